@@ -1,0 +1,27 @@
+/* Time. MPI_Wtime when MPI is up, CLOCK_MONOTONIC otherwise (never 1-second time()).
+ * A global zero: rank 0's clock after a barrier; each rank's offset to rank 0 is estimated by
+ * ping-pong, keeping the sample with the smallest round trip (its error is at most half that
+ * round trip), so per-call timestamps from different ranks share one zero. */
+#ifndef SONDE_CLOCK_H
+#define SONDE_CLOCK_H
+
+#include <mpi.h>
+
+struct sonde_clock {
+	double offset;	   /* add to a local time to get rank 0's time */
+	double error;	   /* half of the best round trip, seconds */
+	double zero;	   /* the global zero, in rank 0's time */
+};
+
+double sonde_now(void); /* seconds, local clock */
+
+/* Collective: estimates offsets (rounds ping-pongs per rank) and sets a common zero. */
+void sonde_clock_sync(MPI_Comm comm, int rounds, struct sonde_clock *c);
+
+/* Local time -> seconds since the global zero. */
+static inline double sonde_clock_global(const struct sonde_clock *c, double local)
+{
+	return local + c->offset - c->zero;
+}
+
+#endif

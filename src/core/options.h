@@ -1,0 +1,105 @@
+/* Declarative option tables. One table per workload drives parsing, --help and the generated
+ * option reference (docs/options/<workload>.md); nothing about an option is written twice.
+ *
+ * Each entry describes one field of the workload's parameter struct (by offsetof), so defaults
+ * are whatever the workload put in the struct before parsing. */
+#ifndef SONDE_OPTIONS_H
+#define SONDE_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "units.h"
+
+enum sonde_opt_type {
+	SONDE_OPT_FLAG,	    /* int field set to 1 */
+	SONDE_OPT_COUNT,    /* int field incremented each time (-v -v -v, -vvv) */
+	SONDE_OPT_INT,	    /* int field, decimal, within [min, max] */
+	SONDE_OPT_LONG,	    /* int64_t field, decimal, within [min, max] */
+	SONDE_OPT_SIZE,	    /* int64_t field, with the table entry's size style, within [min, max] */
+	SONDE_OPT_DOUBLE,   /* double field */
+	SONDE_OPT_STRING,   /* const char * field (points into argv) */
+	SONDE_OPT_LIST,	    /* struct sonde_strlist field, one value appended per use (-O a=b) */
+	SONDE_OPT_WORDS,    /* struct sonde_strlist field: every following word up to the next one
+			       that starts with '-' (LANL's -hints k v k v, -num_io "1 2") */
+	SONDE_OPT_CALLBACK, /* .parse(cfg, value, err) decides; for values that are not one field */
+	SONDE_OPT_REFUSED,  /* an option of the original that sonde does not implement: using it
+			       is an error that quotes .help as the reason */
+};
+
+/* How words are read. */
+enum sonde_opt_style {
+	/* getopt-like: -b 4k, -b4k, grouped flags -wrC, --long, --long=value, --long value. */
+	SONDE_STYLE_SHORT,
+	/* LANL: -type 1, -nobj 8 (whole words after one dash); --type also accepted. */
+	SONDE_STYLE_WORDS,
+};
+
+struct sonde_strlist {
+	int count;
+	const char **items; /* malloc'd array of pointers into argv (or literal strings) */
+};
+
+struct sonde_option {
+	char letter;	      /* short letter (SHORT style), 0 if none */
+	const char *name;     /* long name: --name (SHORT style) or -name (WORDS style); may be NULL */
+	enum sonde_opt_type type;
+	size_t offset;	      /* offsetof(struct params, field); unused for REFUSED */
+	const char *metavar;  /* "N", "BYTES", "PATH": shown in help; NULL for flags */
+	const char *help;     /* one line; for REFUSED the reason it is refused */
+	int64_t min, max;     /* INT/LONG/SIZE range; both 0 = no range check beyond the type */
+	enum sonde_size_style size_style;
+	int value_optional;   /* value may be absent (mib's -b[gran]); then .implicit is used */
+	const char *implicit; /* value text used when an optional value is absent */
+	int (*parse)(void *cfg, const char *value, char *err, size_t errlen);
+};
+
+struct sonde_option_table {
+	const char *command;  /* "sonde ior" */
+	const char *usage;    /* "[options]" or "[options] [operations...]" */
+	const char *summary;  /* one paragraph shown at the top of --help */
+	enum sonde_opt_style style;
+	const struct sonde_option *options;
+	int count;
+	const char *epilog;   /* text after the option list (positional arguments, examples) */
+};
+
+/* One table and the struct it fills. A parse accepts options from several tables (the
+ * workload's and the common one) in one command line. */
+struct sonde_option_set {
+	const struct sonde_option_table *table;
+	void *cfg;
+	unsigned char *given; /* per option: how many times it appeared (capped at 255); malloc'd */
+};
+
+struct sonde_parse_result {
+	int npositional;
+	char **positional; /* words that are not options, in order (malloc'd array) */
+	int help;	   /* -h/--help was given: caller prints help and exits 0 */
+};
+
+/* Parses argv[first..argc). Returns 0, or -1 with a one-line message in err naming the bad
+ * option or value. sets[0] decides the style. "--" ends options. -h and --help set ->help
+ * unless a table defines 'h' itself. */
+int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char **argv,
+			int first, struct sonde_parse_result *out, char *err, size_t errlen);
+
+/* How many times the named option (long name, or the letter as a one-char string) was given. */
+int sonde_option_given(const struct sonde_option_set *set, const char *name);
+
+/* The option entry for a long name or letter, or NULL. */
+const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name);
+
+void sonde_options_help(const struct sonde_option_table *t, FILE *out);
+/* Markdown table of the options, for docs/options/. */
+void sonde_options_markdown(const struct sonde_option_table *t, FILE *out);
+
+void sonde_parse_result_free(struct sonde_parse_result *r);
+void sonde_strlist_push(struct sonde_strlist *l, const char *s);
+void sonde_strlist_free(struct sonde_strlist *l);
+
+/* Helpers for tables, so entries stay one line each. */
+#define SONDE_FIELD(type, field) offsetof(type, field)
+
+#endif

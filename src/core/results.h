@@ -1,0 +1,56 @@
+/* Results: one schema for every workload (docs/results-schema.md, docs/results.schema.json).
+ *
+ * A run appends to the --json file (JSON Lines): one "header" record, then "measurement" records
+ * as they are measured (each written and flushed at once, so a run killed halfway keeps what it
+ * measured), optional "summary" and "profile" records, and a closing "end" record with the exit
+ * status. --csv appends one row per measurement. Only rank 0 writes; the calls are no-ops on the
+ * other ranks, and when no file was asked for. Human output is printed from the same figures. */
+#ifndef SONDE_RESULTS_H
+#define SONDE_RESULTS_H
+
+#include <stdint.h>
+
+#include "stats.h"
+
+#define SONDE_SCHEMA_VERSION 1
+
+struct sonde_context;
+
+struct sonde_measurement {
+	const char *phase;	 /* "write", "read", "open", "close", "Bcast", "dump", ... */
+	int iteration;		 /* 0-based; -1 when not iterated */
+	int64_t bytes;		 /* aggregate bytes moved in the phase (0 for pure latency) */
+	double seconds;		 /* the phase time as the original defines it */
+	int64_t ops;		 /* calls/transfers in the phase (0 if not counted) */
+	const struct sonde_stats *per_rank;	/* per-rank phase seconds, or NULL */
+	const struct sonde_latency *latency;	/* per-call latency, or NULL */
+	int verified;		 /* 1 checked, 0 not checked */
+	int64_t verify_errors;	 /* mismatching bytes/elements when verified */
+	int64_t bytes_checked;
+	const char *params_json; /* JSON object of the parameters of this measurement, or NULL */
+	const char *extra_json;	 /* JSON object of workload-specific figures (stonewall, ...), or NULL */
+};
+
+/* Rank 0: opens the files for appending (never truncating). Returns 0 or -1 with err. */
+int sonde_results_open(const char *json_path, const char *csv_path, char *err, size_t errlen);
+
+/* Rank 0: writes the header record. params_json: the workload's effective parameters. */
+void sonde_results_header(const struct sonde_context *ctx, const char *params_json);
+
+/* Rank 0: one measurement record (bandwidth_mib_s and ops_per_s are derived here). */
+void sonde_results_measurement(const char *workload, const struct sonde_measurement *m);
+
+/* Rank 0: any other record type ("summary", "profile", ...); body is a JSON object whose
+ * members are added after "type", "run_id" and "workload". */
+void sonde_results_record(const char *type, const char *workload, const char *body_json);
+
+/* Rank 0: writes the "end" record and closes. Safe to call twice and from sonde_exit(). */
+void sonde_results_close(int exit_code);
+
+/* Whether a JSON file is open (so workloads can skip building costly records). */
+int sonde_results_active(void);
+
+/* The run id of this run (UTC start time + pid of rank 0), shared by all its records. */
+const char *sonde_results_run_id(void);
+
+#endif

@@ -1,0 +1,54 @@
+/* Statistics over ranks and over samples. */
+#ifndef SONDE_STATS_H
+#define SONDE_STATS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+struct sonde_stats {
+	int64_t n;
+	double min, max, mean, stddev, sum; /* stddev: population (divide by n), as IOR does */
+	int min_rank, max_rank;		    /* for across-rank stats; -1 for plain samples */
+};
+
+/* Stats of n samples (min/max ranks are the sample indexes). */
+void sonde_stats_of(const double *v, int64_t n, struct sonde_stats *out);
+
+/* Collective: stats of one value per rank, with the ranks that held min and max (lowest rank
+ * wins ties). Every rank gets the result. */
+void sonde_stats_across(MPI_Comm comm, double value, struct sonde_stats *out);
+
+/* Percentile p in [0,100] of sorted[0..n), linear interpolation between closest ranks. */
+double sonde_percentile(const double *sorted, int64_t n, double p);
+
+/* Sorts in place (ascending). */
+void sonde_sort_doubles(double *v, int64_t n);
+
+/* Log2 histogram of latencies in nanoseconds: bucket b counts samples in [2^b, 2^(b+1)) ns,
+ * bucket 0 also holds everything below 2 ns. Mergeable across ranks with MPI_SUM. */
+#define SONDE_HIST_BUCKETS 48
+struct sonde_hist {
+	int64_t count[SONDE_HIST_BUCKETS];
+};
+
+void sonde_hist_add(struct sonde_hist *h, double seconds);
+/* Collective: sums every rank's histogram into *out on every rank. */
+void sonde_hist_merge(MPI_Comm comm, const struct sonde_hist *local, struct sonde_hist *out);
+/* Approximate percentile from a histogram (upper edge of the bucket holding it), seconds. */
+double sonde_hist_percentile(const struct sonde_hist *h, double p);
+
+/* Per-call latency summary for results: exact percentiles from samples when a workload keeps
+ * them, histogram otherwise. */
+struct sonde_latency {
+	int64_t count;
+	double p50, p90, p99, max, mean; /* seconds */
+	struct sonde_hist hist;
+};
+
+/* Collective: latency summary over every rank's samples (gathered to rank 0 in bounded
+ * chunks, exact percentiles when the total fits in max_exact samples, histogram percentiles
+ * otherwise). Result valid on rank 0. */
+void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64_t max_exact,
+			  struct sonde_latency *out);
+
+#endif

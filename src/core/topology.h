@@ -1,0 +1,30 @@
+/* Where ranks run: node ids from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), numbered in the
+ * order of each node's lowest rank (node 0 holds rank 0), node names, tasks per node; and the
+ * Slurm view (SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_NTASKS_PER_NODE...) cross-checked. */
+#ifndef SONDE_TOPOLOGY_H
+#define SONDE_TOPOLOGY_H
+
+#include <mpi.h>
+
+struct sonde_topology {
+	int rank, size;
+	int node_id;	     /* this rank's node */
+	int nnodes;
+	int local_rank;	     /* rank within its node */
+	int local_size;	     /* ranks on this rank's node */
+	int *node_of_rank;   /* [size] node id of every rank */
+	int *tasks_on_node;  /* [nnodes] */
+	int tasks_per_node;  /* ranks on node 0 (IOR's notion), */
+	int tasks_per_node_min, tasks_per_node_max;
+	char **node_names;   /* [nnodes] host name of each node */
+	const char *slurm_job_id; /* NULL outside Slurm */
+	const char *slurm_nodelist;
+};
+
+/* Collective. Returns 0. Warns (rank 0) when SLURM_* variables disagree with MPI's view. */
+int sonde_topology_init(MPI_Comm comm, struct sonde_topology *t);
+/* A one-process topology for runs without MPI. */
+void sonde_topology_single(struct sonde_topology *t);
+void sonde_topology_free(struct sonde_topology *t);
+
+#endif

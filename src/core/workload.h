@@ -1,0 +1,54 @@
+/* What every workload gets from main, and what it gives back. */
+#ifndef SONDE_WORKLOAD_H
+#define SONDE_WORKLOAD_H
+
+#include <mpi.h>
+
+#include "options.h"
+#include "topology.h"
+
+/* Options every workload accepts, besides its own. */
+struct sonde_common {
+	const char *json_path; /* --json FILE: append JSON Lines records */
+	const char *csv_path;  /* --csv FILE: append CSV rows */
+};
+
+struct sonde_context {
+	const char *workload;
+	int mpi;	 /* MPI initialised (0 only for workloads that run without it, mib -M) */
+	MPI_Comm comm;	 /* MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+	int rank, size;
+	struct sonde_topology topo;
+	int argc;	 /* the whole command line, for the results header */
+	char **argv;
+	struct sonde_common common;
+};
+
+struct sonde_workload {
+	const char *name;
+	const char *summary; /* one line for `sonde --help` */
+	const struct sonde_option_table *options;
+	/* argv[0] is the workload name. Returns an exit code (enum sonde_exit). */
+	int (*run)(struct sonde_context *ctx, int argc, char **argv);
+	/* Optional: 0 when this command line runs without MPI (mib -M). NULL = always MPI. */
+	int (*wants_mpi)(int argc, char **argv);
+};
+
+/* Parses a workload's command line together with the common options. On --help, rank 0 prints
+ * the help and every rank exits 0; on a bad command line rank 0 prints one line and every rank
+ * exits SONDE_EXIT_USAGE. Opens the results files named by --json/--csv. Fills *positional
+ * (caller frees with sonde_parse_result_free) and returns the workload's option set (for
+ * sonde_option_given; freed by sonde_exit). */
+struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
+						  const struct sonde_option_table *table,
+						  void *cfg, int argc, char **argv,
+						  struct sonde_parse_result *positional);
+
+/* The common option table (for docs). */
+extern const struct sonde_option_table sonde_common_options;
+
+/* Version strings. */
+extern const char sonde_version[];
+extern const char sonde_git_describe[];
+
+#endif

@@ -1,0 +1,69 @@
+/* Storage backends: one small struct of function pointers. A workload opens files through
+ * sonde_backend_find("POSIX") or ("MPIIO") and never needs to know which it has, except through
+ * the capability flags. Calls return a byte count or 0 on success, and a negative errno value on
+ * failure; sonde_io_last_error() then holds a one-line description (with the MPI error string
+ * for MPI-IO). */
+#ifndef SONDE_IO_BACKEND_H
+#define SONDE_IO_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum sonde_io_flags {
+	SONDE_IO_RDONLY = 1 << 0,
+	SONDE_IO_WRONLY = 1 << 1,
+	SONDE_IO_RDWR = 1 << 2,
+	SONDE_IO_CREATE = 1 << 3,
+	SONDE_IO_EXCL = 1 << 4,
+	SONDE_IO_TRUNC = 1 << 5,
+	SONDE_IO_DIRECT = 1 << 6, /* O_DIRECT (POSIX) / direct_read+direct_write hints (ROMIO) */
+};
+
+enum sonde_io_caps {
+	SONDE_CAP_COLLECTIVE = 1 << 0, /* write_at/read_at can be collective over comm */
+	SONDE_CAP_SHARED_OPEN = 1 << 1, /* open is collective over comm (one handle per comm) */
+	SONDE_CAP_DIRECT = 1 << 2,
+	SONDE_CAP_HINTS = 1 << 3,
+};
+
+struct sonde_io_options {
+	MPI_Comm comm;	   /* who opens the file together: MPI_COMM_SELF for a private file */
+	int collective;	   /* collective data calls (MPI-IO *_at_all) */
+	const char **hints; /* "key=value" strings, or NULL */
+	int nhints;
+	size_t alignment;  /* for O_DIRECT: buffers, offsets and sizes must be multiples */
+};
+
+struct sonde_file; /* backend-specific */
+
+struct sonde_backend {
+	const char *name; /* "POSIX", "MPIIO" */
+	unsigned caps;
+	int (*open)(const char *path, unsigned flags, const struct sonde_io_options *opt,
+		    struct sonde_file **out);
+	/* Moves all len bytes or fails: short transfers and EINTR are retried inside. */
+	ssize_t (*write_at)(struct sonde_file *f, const void *buf, size_t len, int64_t offset);
+	ssize_t (*read_at)(struct sonde_file *f, void *buf, size_t len, int64_t offset);
+	int (*sync)(struct sonde_file *f);
+	int (*close)(struct sonde_file *f);
+	int64_t (*size)(struct sonde_file *f);
+	/* Removes a file (for MPI-IO: MPI_File_delete). Not collective. */
+	int (*remove)(const char *path);
+};
+
+const struct sonde_backend *sonde_backend_find(const char *name); /* case-insensitive */
+extern const struct sonde_backend sonde_backend_posix;
+extern const struct sonde_backend sonde_backend_mpiio;
+
+/* The description of the last failure on this thread. */
+const char *sonde_io_last_error(void);
+/* Backends set it; printf-like. */
+void sonde_io_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Builds an MPI_Info from "key=value" strings; returns MPI_INFO_NULL for none. Returns 0 or -1
+ * with the bad string named in sonde_io_last_error(). */
+int sonde_io_hints_info(const char **hints, int nhints, MPI_Info *out);
+
+#endif

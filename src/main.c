@@ -1,0 +1,132 @@
+/* sonde <workload> [options]: dispatch to a workload, with MPI set up around it.
+ * --version and the help texts need no MPI launcher and never initialise MPI. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "topology.h"
+#include "workload.h"
+
+#define SONDE_WORKLOAD(n) extern const struct sonde_workload sonde_workload_##n;
+#include "workloads.inc"
+#undef SONDE_WORKLOAD
+
+static const struct sonde_workload *const workloads[] = {
+#define SONDE_WORKLOAD(n) &sonde_workload_##n,
+#include "workloads.inc"
+#undef SONDE_WORKLOAD
+	NULL,
+};
+
+static const struct sonde_workload *find_workload(const char *name)
+{
+	for (int i = 0; workloads[i]; i++)
+		if (strcmp(workloads[i]->name, name) == 0)
+			return workloads[i];
+	return NULL;
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "usage: sonde <workload> [options]\n"
+		     "       sonde <workload> --help\n"
+		     "       sonde --version\n\n"
+		     "Parallel I/O and MPI benchmarks. Workloads:\n");
+	for (int i = 0; workloads[i]; i++)
+		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
+	fprintf(out, "\nOptions every workload accepts:\n");
+	for (int i = 0; i < sonde_common_options.count; i++) {
+		const struct sonde_option *o = &sonde_common_options.options[i];
+		fprintf(out, "  --%s %s  %s\n", o->name, o->metavar, o->help);
+	}
+	fprintf(out, "\nLaunch with mpirun or srun, e.g. mpirun -n 4 sonde ior -w -r -o /scratch/f\n");
+}
+
+static void print_version(void)
+{
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0, major = 0, minor = 0;
+	/* Both calls are allowed before MPI_Init. */
+	MPI_Get_library_version(lib, &len);
+	MPI_Get_version(&major, &minor);
+	char *nl = strchr(lib, '\n');
+	if (nl)
+		*nl = '\0';
+	printf("sonde %s (%s)\nMPI %d.%d: %s\n", sonde_version, sonde_git_describe, major, minor,
+	       lib);
+}
+
+/* The help a user asked for: --help always; -h (getopt style) or -help (LANL style) when the
+ * workload does not use that word for something else. */
+static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
+{
+	const struct sonde_option_table *t = w->options;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "--help") == 0)
+			return 1;
+		if (t->style == SONDE_STYLE_SHORT && strcmp(argv[i], "-h") == 0 &&
+		    !sonde_option_find(t, "h"))
+			return 1;
+		if (t->style == SONDE_STYLE_WORDS && strcmp(argv[i], "-help") == 0 &&
+		    !sonde_option_find(t, "help"))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_usage(stderr);
+		return SONDE_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		print_version();
+		return 0;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_usage(stdout);
+		return 0;
+	}
+	const struct sonde_workload *w = find_workload(argv[1]);
+	if (!w) {
+		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
+			argv[1]);
+		return SONDE_EXIT_USAGE;
+	}
+	sonde_fail_set_workload(w->name);
+	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
+		sonde_options_markdown(w->options, stdout);
+		return 0;
+	}
+	if (asks_for_help(w, argc, argv)) {
+		sonde_options_help(w->options, stdout);
+		return 0;
+	}
+
+	struct sonde_context ctx = {
+		.workload = w->name,
+		.comm = MPI_COMM_NULL,
+		.size = 1,
+		.argc = argc,
+		.argv = argv,
+	};
+	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1)) {
+		MPI_Init(&argc, &argv);
+		ctx.mpi = 1;
+		ctx.comm = MPI_COMM_WORLD;
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		MPI_Comm_rank(ctx.comm, &ctx.rank);
+		MPI_Comm_size(ctx.comm, &ctx.size);
+		sonde_topology_init(ctx.comm, &ctx.topo);
+	} else {
+		sonde_topology_single(&ctx.topo);
+	}
+	int code = w->run(&ctx, argc - 1, argv + 1);
+	sonde_topology_free(&ctx.topo);
+	sonde_exit(code);
+}

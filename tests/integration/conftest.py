@@ -1,0 +1,93 @@
+"""Shared fixtures for the integration tests: run sonde under a real MPI launcher.
+
+SONDE_BIN names the binary (default build/sonde); SONDE_MPIRUN the launcher (default mpirun),
+so the same tests run against Open MPI and MPICH.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SONDE = os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde"))
+MPIRUN = os.environ.get("SONDE_MPIRUN", "mpirun")
+UTS_AGENT = REPO / "tests" / "uts-agent.sh"
+
+
+def _is_open_mpi(launcher):
+    try:
+        out = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Open MPI" in out.stdout + out.stderr or "OpenRTE" in out.stdout + out.stderr
+
+
+OPEN_MPI = _is_open_mpi(MPIRUN)
+
+
+def mpi_env(extra=None):
+    env = dict(os.environ)
+    env.update(
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        OMPI_MCA_rmaps_base_oversubscribe="1",
+        # Quiet Open MPI's warnings about missing network hardware in containers.
+        OMPI_MCA_btl="self,vader,tcp",
+        OMPI_MCA_btl_vader_single_copy_mechanism="none",
+    )
+    if extra:
+        env.update(extra)
+    return env
+
+
+def launch_command(np, args, hosts=None):
+    """The argv that launches sonde on np ranks (hosts: e.g. "nodeA:2,nodeB:2")."""
+    cmd = [MPIRUN, "-n", str(np)]
+    if OPEN_MPI:
+        cmd += ["--oversubscribe"]
+        if hosts:
+            cmd += ["--mca", "plm_rsh_agent", str(UTS_AGENT), "--host", hosts]
+    elif hosts:
+        pytest.skip("multi-node launches use Open MPI's rsh launcher")
+    return cmd + [SONDE] + [str(a) for a in args]
+
+
+def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=None, mpi=True):
+    """Runs sonde (under the launcher unless mpi=False) and returns the CompletedProcess.
+
+    check=True asserts exit code 0 and shows stdout/stderr on failure."""
+    cmd = launch_command(np, args, hosts) if mpi else [SONDE] + [str(a) for a in args]
+    proc = subprocess.run(cmd, cwd=cwd, env=mpi_env(env), capture_output=True, text=True,
+                          timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(cmd)} exited {proc.returncode}\n--- stdout\n{proc.stdout}"
+            f"\n--- stderr\n{proc.stderr}")
+    return proc
+
+
+def read_jsonl(path):
+    """Records of a JSON Lines results file."""
+    import json
+
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A scratch directory for test files (on the disk under pytest's tmp)."""
+    return tmp_path
+
+
+@pytest.fixture
+def shm_scratch():
+    """A scratch directory on /dev/shm (tmpfs), removed afterwards."""
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="sonde-test-", dir="/dev/shm")
+    yield Path(d)
+    shutil.rmtree(d, ignore_errors=True)
