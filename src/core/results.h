@@ -34,8 +34,11 @@ struct sonde_measurement {
 /* Rank 0: opens the files for appending (never truncating). Returns 0 or -1 with err. */
 int sonde_results_open(const char *json_path, const char *csv_path, char *err, size_t errlen);
 
-/* Rank 0: writes the header record. params_json: the workload's effective parameters. */
-void sonde_results_header(const struct sonde_context *ctx, const char *params_json);
+/* Rank 0: writes the header record. params_json: the workload's effective parameters (a JSON
+ * object). target: a path on the file system under test (its type and mount go in the
+ * header), or NULL for workloads without files. */
+void sonde_results_header(const struct sonde_context *ctx, const char *params_json,
+			  const char *target);
 
 /* Rank 0: one measurement record (bandwidth_mib_s and ops_per_s are derived here). */
 void sonde_results_measurement(const char *workload, const struct sonde_measurement *m);
