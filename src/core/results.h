@@ -32,7 +32,8 @@ struct sonde_measurement {
 };
 
 /* Rank 0: opens the files for appending (never truncating). Returns 0 or -1 with err. */
-int sonde_results_open(const char *json_path, const char *csv_path, char *err, size_t errlen);
+int sonde_results_open(const char *workload, const char *json_path, const char *csv_path,
+		       char *err, size_t errlen);
 
 /* Rank 0: writes the header record. params_json: the workload's effective parameters (a JSON
  * object). target: a path on the file system under test (its type and mount go in the
