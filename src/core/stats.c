@@ -1,0 +1,225 @@
+#include "stats.h"
+
+#include "fail.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sonde_stats_of(const double *v, int64_t n, struct sonde_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->n = n;
+	out->min_rank = out->max_rank = -1;
+	if (n <= 0)
+		return;
+	out->min = out->max = v[0];
+	out->min_rank = out->max_rank = 0;
+	double sum = 0;
+	for (int64_t i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] < out->min) {
+			out->min = v[i];
+			out->min_rank = (int)i;
+		}
+		if (v[i] > out->max) {
+			out->max = v[i];
+			out->max_rank = (int)i;
+		}
+	}
+	out->sum = sum;
+	out->mean = sum / (double)n;
+	/* Two passes: a sum of squares minus the squared mean loses every digit when the spread is
+	 * small next to the mean, which is the usual case for per-rank times. */
+	double ss = 0;
+	for (int64_t i = 0; i < n; i++)
+		ss += (v[i] - out->mean) * (v[i] - out->mean);
+	out->stddev = sqrt(ss / (double)n);
+}
+
+void sonde_stats_across(MPI_Comm comm, double value, struct sonde_stats *out)
+{
+	int rank, size;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	/* MINLOC picks the lowest rank among equal values; the maximum is the MINLOC of the negated
+	 * value, so both extremes come from one reduction with the same tie rule. */
+	struct {
+		double v;
+		int rank;
+	} in[2] = {{value, rank}, {-value, rank}}, res[2];
+	MPI_Allreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+
+	memset(out, 0, sizeof *out);
+	out->n = size;
+	out->min = res[0].v;
+	out->min_rank = res[0].rank;
+	out->max = -res[1].v;
+	out->max_rank = res[1].rank;
+	MPI_Allreduce(&value, &out->sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+	out->mean = out->sum / size;
+	double dev = (value - out->mean) * (value - out->mean), ss;
+	MPI_Allreduce(&dev, &ss, 1, MPI_DOUBLE, MPI_SUM, comm);
+	out->stddev = sqrt(ss / size);
+}
+
+double sonde_percentile(const double *sorted, int64_t n, double p)
+{
+	if (n <= 0)
+		return 0.0;
+	if (p <= 0)
+		return sorted[0];
+	if (p >= 100)
+		return sorted[n - 1];
+	double h = (double)(n - 1) * p / 100.0;
+	int64_t lo = (int64_t)floor(h);
+	if (lo >= n - 1)
+		return sorted[n - 1];
+	return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void sonde_sort_doubles(double *v, int64_t n)
+{
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, cmp_double);
+}
+
+static int hist_bucket(double seconds)
+{
+	double ns = seconds * 1e9;
+	if (!(ns >= 2.0)) /* also catches NaN */
+		return 0;
+	int e;
+	frexp(ns, &e); /* ns = m * 2^e with m in [0.5, 1): floor(log2(ns)) = e - 1, exactly */
+	return e - 1 < SONDE_HIST_BUCKETS ? e - 1 : SONDE_HIST_BUCKETS - 1;
+}
+
+void sonde_hist_add(struct sonde_hist *h, double seconds)
+{
+	h->count[hist_bucket(seconds)]++;
+}
+
+void sonde_hist_merge(MPI_Comm comm, const struct sonde_hist *local, struct sonde_hist *out)
+{
+	MPI_Allreduce(local->count, out->count, SONDE_HIST_BUCKETS, MPI_INT64_T, MPI_SUM, comm);
+}
+
+double sonde_hist_percentile(const struct sonde_hist *h, double p)
+{
+	int64_t total = 0;
+	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+		total += h->count[b];
+	if (total == 0)
+		return 0.0;
+	/* The sample of rank ceil(p% of total), counted from 1. */
+	int64_t want = (int64_t)ceil(p * (double)total / 100.0);
+	if (want < 1)
+		want = 1;
+	int64_t seen = 0;
+	int b = 0;
+	for (; b < SONDE_HIST_BUCKETS - 1; b++) {
+		seen += h->count[b];
+		if (seen >= want)
+			break;
+	}
+	return ldexp(1.0, b + 1) * 1e-9;
+}
+
+/* Samples travel to rank 0 in pieces of this many, so no message (and no count) grows with the
+ * number of calls, and no rank ever needs a second copy of its samples. */
+#define LATENCY_CHUNK (1 << 16)
+#define LATENCY_TAG   0x5347
+
+static void send_samples(MPI_Comm comm, const double *samples, int64_t n)
+{
+	for (int64_t i = 0; i < n; i += LATENCY_CHUNK) {
+		int64_t len = n - i < LATENCY_CHUNK ? n - i : LATENCY_CHUNK;
+		MPI_Send(samples + i, (int)len, MPI_DOUBLE, 0, LATENCY_TAG, comm);
+	}
+}
+
+static void recv_samples(MPI_Comm comm, int from, double *dst, int64_t n)
+{
+	for (int64_t i = 0; i < n; i += LATENCY_CHUNK) {
+		int64_t len = n - i < LATENCY_CHUNK ? n - i : LATENCY_CHUNK;
+		MPI_Recv(dst + i, (int)len, MPI_DOUBLE, from, LATENCY_TAG, comm, MPI_STATUS_IGNORE);
+	}
+}
+
+/* Rank 0 gathers every sample (total fits in max_exact) and takes exact percentiles. */
+static void exact_percentiles(MPI_Comm comm, const double *samples, int64_t n, int64_t total,
+                              struct sonde_latency *out)
+{
+	int rank, size;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	if (rank != 0) {
+		MPI_Send(&n, 1, MPI_INT64_T, 0, LATENCY_TAG + 1, comm);
+		send_samples(comm, samples, n);
+		return;
+	}
+	double *all = malloc((size_t)total * sizeof *all);
+	if (!all)
+		sonde_fatal("out of memory for %lld latency samples", (long long)total);
+	if (n > 0)
+		memcpy(all, samples, (size_t)n * sizeof *all);
+	int64_t at = n;
+	for (int r = 1; r < size; r++) {
+		int64_t theirs;
+		MPI_Recv(&theirs, 1, MPI_INT64_T, r, LATENCY_TAG + 1, comm, MPI_STATUS_IGNORE);
+		recv_samples(comm, r, all + at, theirs);
+		at += theirs;
+	}
+	sonde_sort_doubles(all, total);
+	out->p50 = sonde_percentile(all, total, 50);
+	out->p90 = sonde_percentile(all, total, 90);
+	out->p99 = sonde_percentile(all, total, 99);
+	free(all);
+}
+
+void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64_t max_exact,
+                          struct sonde_latency *out)
+{
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	memset(out, 0, sizeof *out);
+
+	struct sonde_hist local;
+	memset(&local, 0, sizeof local);
+	double sum = 0, max = 0;
+	for (int64_t i = 0; i < n; i++) {
+		sonde_hist_add(&local, samples[i]);
+		sum += samples[i];
+		if (i == 0 || samples[i] > max)
+			max = samples[i];
+	}
+	/* A rank without samples must not pull the maximum towards its zero. */
+	double lmax = n > 0 ? max : -HUGE_VAL;
+	double totals[2], local_totals[2] = {sum, (double)n};
+	int64_t total;
+	MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+	MPI_Reduce(local.count, out->hist.count, SONDE_HIST_BUCKETS, MPI_INT64_T, MPI_SUM, 0, comm);
+	MPI_Reduce(local_totals, totals, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+	MPI_Reduce(&lmax, &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+	if (total == 0)
+		return;
+
+	if (total <= max_exact) {
+		exact_percentiles(comm, samples, n, total, out);
+	} else if (rank == 0) {
+		out->p50 = sonde_hist_percentile(&out->hist, 50);
+		out->p90 = sonde_hist_percentile(&out->hist, 90);
+		out->p99 = sonde_hist_percentile(&out->hist, 99);
+	}
+	if (rank == 0) {
+		out->count = total;
+		out->mean = totals[0] / (double)total;
+		out->max = max;
+	}
+}

@@ -1,0 +1,245 @@
+// ranks: 4
+/* Statistics: exact expected values for known inputs, across 4 ranks and 2-rank halves. */
+#include <math.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "stats.h"
+
+static void test_stats_of(void)
+{
+	const double v[] = {2, 4, 4, 4, 5, 5, 7, 9};
+	struct sonde_stats s;
+	sonde_stats_of(v, 8, &s);
+	CHECK_INT(s.n, 8);
+	CHECK_NEAR(s.mean, 5.0, 1e-12);
+	CHECK_NEAR(s.stddev, 2.0, 1e-12); /* population: sqrt(32 / 8) */
+	CHECK_NEAR(s.sum, 40.0, 1e-12);
+	CHECK_NEAR(s.min, 2.0, 0);
+	CHECK_NEAR(s.max, 9.0, 0);
+	CHECK_INT(s.min_rank, 0);
+	CHECK_INT(s.max_rank, 7);
+
+	const double ties[] = {3, 1, 1, 5, 5};
+	sonde_stats_of(ties, 5, &s);
+	CHECK_INT(s.min_rank, 1);
+	CHECK_INT(s.max_rank, 3);
+
+	/* Small spread on a large mean: a naive sum of squares would lose it. */
+	const double close[] = {1e9 + 1, 1e9 + 3};
+	sonde_stats_of(close, 2, &s);
+	CHECK_NEAR(s.stddev, 1.0, 1e-9);
+
+	sonde_stats_of(NULL, 0, &s);
+	CHECK_INT(s.n, 0);
+	CHECK_INT(s.min_rank, -1);
+	CHECK_NEAR(s.mean, 0.0, 0);
+}
+
+static void test_percentile(void)
+{
+	double v[100];
+	for (int i = 0; i < 100; i++)
+		v[i] = (double)((i * 37) % 100 + 1); /* 1..100, shuffled */
+	sonde_sort_doubles(v, 100);
+	for (int i = 0; i < 100; i++)
+		CHECK_NEAR(v[i], i + 1, 0);
+	CHECK_NEAR(sonde_percentile(v, 100, 0), 1.0, 1e-12);
+	CHECK_NEAR(sonde_percentile(v, 100, 25), 25.75, 1e-12);
+	CHECK_NEAR(sonde_percentile(v, 100, 50), 50.5, 1e-12);
+	CHECK_NEAR(sonde_percentile(v, 100, 90), 90.1, 1e-12);
+	CHECK_NEAR(sonde_percentile(v, 100, 99), 99.01, 1e-12);
+	CHECK_NEAR(sonde_percentile(v, 100, 100), 100.0, 1e-12);
+	const double one = 7;
+	CHECK_NEAR(sonde_percentile(&one, 1, 50), 7.0, 0);
+	CHECK_NEAR(sonde_percentile(v, 0, 50), 0.0, 0);
+}
+
+static int bucket_of(double seconds)
+{
+	struct sonde_hist h;
+	memset(&h, 0, sizeof h);
+	sonde_hist_add(&h, seconds);
+	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+		if (h.count[b])
+			return b;
+	return -1;
+}
+
+static void test_hist(int rank)
+{
+	CHECK_INT(bucket_of(0), 0);
+	CHECK_INT(bucket_of(-1e-3), 0);
+	CHECK_INT(bucket_of(NAN), 0);
+	CHECK_INT(bucket_of(1.999e-9), 0);
+	CHECK_INT(bucket_of(2.001e-9), 1);
+	CHECK_INT(bucket_of(3.999e-9), 1);
+	CHECK_INT(bucket_of(4.001e-9), 2);
+	CHECK_INT(bucket_of(1023.5e-9), 9);
+	CHECK_INT(bucket_of(1024.5e-9), 10);
+	CHECK_INT(bucket_of(1.0), 29); /* 2^29 ns = 0.54 s <= 1 s < 2^30 ns */
+	CHECK_INT(bucket_of(1e9), SONDE_HIST_BUCKETS - 1);
+
+	struct sonde_hist h;
+	memset(&h, 0, sizeof h);
+	for (int i = 0; i < 90; i++)
+		sonde_hist_add(&h, 100e-9); /* bucket 6: [64, 128) ns */
+	for (int i = 0; i < 9; i++)
+		sonde_hist_add(&h, 1000e-9); /* bucket 9: [512, 1024) ns */
+	sonde_hist_add(&h, 1e-3);            /* bucket 19: [2^19, 2^20) ns */
+	CHECK_NEAR(sonde_hist_percentile(&h, 0), 128e-9, 1e-15);
+	CHECK_NEAR(sonde_hist_percentile(&h, 50), 128e-9, 1e-15);
+	CHECK_NEAR(sonde_hist_percentile(&h, 90), 128e-9, 1e-15);
+	CHECK_NEAR(sonde_hist_percentile(&h, 91), 1024e-9, 1e-15);
+	CHECK_NEAR(sonde_hist_percentile(&h, 99), 1024e-9, 1e-15);
+	CHECK_NEAR(sonde_hist_percentile(&h, 100), 1048576e-9, 1e-15);
+	struct sonde_hist empty;
+	memset(&empty, 0, sizeof empty);
+	CHECK_NEAR(sonde_hist_percentile(&empty, 50), 0.0, 0);
+
+	/* Rank r adds r+1 samples to bucket r. */
+	struct sonde_hist local, merged;
+	memset(&local, 0, sizeof local);
+	for (int i = 0; i <= rank; i++)
+		sonde_hist_add(&local, ldexp(1.5, rank) * 1e-9);
+	sonde_hist_merge(MPI_COMM_WORLD, &local, &merged);
+	int size;
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+		CHECK_INT(merged.count[b], b < size ? b + 1 : 0);
+}
+
+static void test_across(MPI_Comm world, MPI_Comm half, int rank)
+{
+	/* 4 ranks: 3 1 1 3 -> min 1 on rank 1 (not 2), max 3 on rank 0 (not 3). */
+	const double vals[] = {3, 1, 1, 3};
+	struct sonde_stats s;
+	sonde_stats_across(world, vals[rank], &s);
+	CHECK_INT(s.n, 4);
+	CHECK_NEAR(s.min, 1, 0);
+	CHECK_NEAR(s.max, 3, 0);
+	CHECK_INT(s.min_rank, 1);
+	CHECK_INT(s.max_rank, 0);
+	CHECK_NEAR(s.mean, 2, 1e-12);
+	CHECK_NEAR(s.stddev, 1, 1e-12);
+	CHECK_NEAR(s.sum, 8, 1e-12);
+
+	/* 4 ranks, distinct: 10 40 20 30. */
+	const double d[] = {10, 40, 20, 30};
+	sonde_stats_across(world, d[rank], &s);
+	CHECK_INT(s.min_rank, 0);
+	CHECK_INT(s.max_rank, 1);
+	CHECK_NEAR(s.stddev, sqrt(125.0), 1e-9);
+
+	/* 2 ranks, all equal: both extremes belong to the lowest rank. */
+	sonde_stats_across(half, 5.0, &s);
+	CHECK_INT(s.n, 2);
+	CHECK_INT(s.min_rank, 0);
+	CHECK_INT(s.max_rank, 0);
+	CHECK_NEAR(s.stddev, 0, 0);
+
+	/* 2 ranks: the upper half's ranks are 0 and 1 in their communicator. */
+	int hrank;
+	MPI_Comm_rank(half, &hrank);
+	sonde_stats_across(half, hrank ? -2.0 : 6.0, &s);
+	CHECK_NEAR(s.min, -2, 0);
+	CHECK_NEAR(s.max, 6, 0);
+	CHECK_INT(s.min_rank, 1);
+	CHECK_INT(s.max_rank, 0);
+	CHECK_NEAR(s.mean, 2, 1e-12);
+	CHECK_NEAR(s.stddev, 4, 1e-12);
+}
+
+static void test_latency(MPI_Comm world, MPI_Comm half, int rank)
+{
+	int hrank;
+	MPI_Comm_rank(half, &hrank);
+	/* 2 ranks: 1..100 us, rank 0 holds the odd values, rank 1 the even ones, in reverse. */
+	double s[50];
+	for (int i = 0; i < 50; i++)
+		s[i] = (hrank ? 100 - 2 * i : 2 * i + 1) * 1e-6;
+	struct sonde_latency l;
+	sonde_latency_across(half, s, 50, 1000, &l);
+	if (hrank == 0) {
+		CHECK_INT(l.count, 100);
+		CHECK_NEAR(l.p50, 50.5e-6, 1e-15);
+		CHECK_NEAR(l.p90, 90.1e-6, 1e-15);
+		CHECK_NEAR(l.p99, 99.01e-6, 1e-15);
+		CHECK_NEAR(l.max, 100e-6, 1e-15);
+		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);
+		int64_t n = 0;
+		for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+			n += l.hist.count[b];
+		CHECK_INT(n, 100);
+	}
+	/* Histogram path: 50th sample 50 us lies in [2^15, 2^16) ns, 90th and 99th in
+	 * [2^16, 2^17) ns; mean and max stay exact. */
+	sonde_latency_across(half, s, 50, 10, &l);
+	if (hrank == 0) {
+		CHECK_INT(l.count, 100);
+		CHECK_NEAR(l.p50, 65536e-9, 1e-15);
+		CHECK_NEAR(l.p90, 131072e-9, 1e-15);
+		CHECK_NEAR(l.p99, 131072e-9, 1e-15);
+		CHECK_NEAR(l.max, 100e-6, 1e-15);
+		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);
+	}
+
+	/* More samples than one message carries, from rank 1 only; rank 0 has none. */
+	const int64_t big = 200000;
+	double *b = malloc(big * sizeof *b);
+	for (int64_t i = 0; i < big; i++)
+		b[i] = (double)(big - i) * 1e-9;
+	sonde_latency_across(half, b, hrank ? big : 0, 1000000, &l);
+	if (hrank == 0) {
+		CHECK_INT(l.count, big);
+		CHECK_NEAR(l.p50, 100000.5e-9, 1e-15);
+		CHECK_NEAR(l.max, 200000e-9, 1e-15);
+		CHECK_NEAR(l.mean, 100000.5e-9, 1e-15);
+	}
+	free(b);
+
+	/* 4 ranks: rank r holds 10r+1 .. 10r+10 ms. */
+	double w[10];
+	for (int i = 0; i < 10; i++)
+		w[i] = (10 * rank + i + 1) * 1e-3;
+	sonde_latency_across(world, w, 10, 40, &l);
+	if (rank == 0) {
+		CHECK_INT(l.count, 40);
+		CHECK_NEAR(l.p50, 20.5e-3, 1e-12);
+		CHECK_NEAR(l.p90, 36.1e-3, 1e-12);
+		CHECK_NEAR(l.max, 40e-3, 1e-12);
+	}
+
+	/* No samples anywhere. */
+	sonde_latency_across(world, NULL, 0, 40, &l);
+	if (rank == 0) {
+		CHECK_INT(l.count, 0);
+		CHECK_NEAR(l.p99, 0, 0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	int rank, size;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	CHECK_INT(size, 4);
+	MPI_Comm half;
+	MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &half);
+
+	test_stats_of();
+	test_percentile();
+	test_hist(rank);
+	test_across(MPI_COMM_WORLD, half, rank);
+	test_latency(MPI_COMM_WORLD, half, rank);
+
+	MPI_Comm_free(&half);
+	int failed = check_finish("test_stats");
+	int any;
+	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Finalize();
+	return any;
+}
