@@ -17,7 +17,7 @@ static const struct sonde_workload *const workloads[] = {
 #define SONDE_WORKLOAD(n) &sonde_workload_##n,
 #include "workloads.inc"
 #undef SONDE_WORKLOAD
-	NULL,
+    NULL,
 };
 
 static const struct sonde_workload *find_workload(const char *name)
@@ -31,9 +31,9 @@ static const struct sonde_workload *find_workload(const char *name)
 static void print_usage(FILE *out)
 {
 	fprintf(out, "usage: sonde <workload> [options]\n"
-		     "       sonde <workload> --help\n"
-		     "       sonde --version\n\n"
-		     "Parallel I/O and MPI benchmarks. Workloads:\n");
+	             "       sonde <workload> --help\n"
+	             "       sonde --version\n\n"
+	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(out, "\nOptions every workload accepts:\n");
@@ -41,7 +41,8 @@ static void print_usage(FILE *out)
 		const struct sonde_option *o = &sonde_common_options.options[i];
 		fprintf(out, "  --%s %s  %s\n", o->name, o->metavar, o->help);
 	}
-	fprintf(out, "\nLaunch with mpirun or srun, e.g. mpirun -n 4 sonde ior -w -r -o /scratch/f\n");
+	fprintf(out,
+	        "\nLaunch with mpirun or srun, e.g. mpirun -n 4 sonde ior -w -r -o /scratch/f\n");
 }
 
 static void print_version(void)
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
 		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
-			argv[1]);
+		        argv[1]);
 		return SONDE_EXIT_USAGE;
 	}
 	sonde_fail_set_workload(w->name);
@@ -109,11 +110,11 @@ int main(int argc, char **argv)
 	}
 
 	struct sonde_context ctx = {
-		.workload = w->name,
-		.comm = MPI_COMM_NULL,
-		.size = 1,
-		.argc = argc,
-		.argv = argv,
+	    .workload = w->name,
+	    .comm = MPI_COMM_NULL,
+	    .size = 1,
+	    .argc = argc,
+	    .argv = argv,
 	};
 	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1)) {
 		MPI_Init(&argc, &argv);

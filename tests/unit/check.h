@@ -9,43 +9,43 @@ extern int check_failures;
 extern int check_count;
 
 void check_fail(const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Prints a summary; returns the process exit code (0 when every check passed). */
 int check_finish(const char *name);
 
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		check_count++;                                                        \
-		if (!(cond))                                                          \
-			check_fail(__FILE__, __LINE__, "%s", #cond);                  \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		check_count++;                                                                     \
+		if (!(cond))                                                                       \
+			check_fail(__FILE__, __LINE__, "%s", #cond);                               \
 	} while (0)
 
-#define CHECK_INT(a, b)                                                               \
-	do {                                                                          \
-		long long check_a_ = (long long)(a), check_b_ = (long long)(b);       \
-		check_count++;                                                        \
-		if (check_a_ != check_b_)                                             \
-			check_fail(__FILE__, __LINE__, "%s == %lld, expected %s == %lld", \
-				   #a, check_a_, #b, check_b_);                       \
+#define CHECK_INT(a, b)                                                                            \
+	do {                                                                                       \
+		long long check_a_ = (long long)(a), check_b_ = (long long)(b);                    \
+		check_count++;                                                                     \
+		if (check_a_ != check_b_)                                                          \
+			check_fail(__FILE__, __LINE__, "%s == %lld, expected %s == %lld", #a,      \
+			           check_a_, #b, check_b_);                                        \
 	} while (0)
 
-#define CHECK_NEAR(a, b, tol)                                                         \
-	do {                                                                          \
-		double check_a_ = (a), check_b_ = (b);                                \
-		check_count++;                                                        \
-		if (!(check_a_ - check_b_ <= (tol) && check_b_ - check_a_ <= (tol)))  \
-			check_fail(__FILE__, __LINE__, "%s == %.9g, expected %.9g", #a, \
-				   check_a_, check_b_);                               \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+	do {                                                                                       \
+		double check_a_ = (a), check_b_ = (b);                                             \
+		check_count++;                                                                     \
+		if (!(check_a_ - check_b_ <= (tol) && check_b_ - check_a_ <= (tol)))               \
+			check_fail(__FILE__, __LINE__, "%s == %.9g, expected %.9g", #a, check_a_,  \
+			           check_b_);                                                      \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                               \
-	do {                                                                          \
-		const char *check_a_ = (a), *check_b_ = (b);                          \
-		check_count++;                                                        \
-		if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0)        \
-			check_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", #a, \
-				   check_a_ ? check_a_ : "(null)",                    \
-				   check_b_ ? check_b_ : "(null)");                   \
+#define CHECK_STR(a, b)                                                                            \
+	do {                                                                                       \
+		const char *check_a_ = (a), *check_b_ = (b);                                       \
+		check_count++;                                                                     \
+		if (!check_a_ || !check_b_ || strcmp(check_a_, check_b_) != 0)                     \
+			check_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", #a,        \
+			           check_a_ ? check_a_ : "(null)",                                 \
+			           check_b_ ? check_b_ : "(null)");                                \
 	} while (0)
 
 #endif

@@ -1,0 +1,393 @@
+#include "options.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "workload.h"
+
+void sonde_strlist_push(struct sonde_strlist *l, const char *s)
+{
+	const char **items = realloc(l->items, sizeof *items * (size_t)(l->count + 1));
+	if (!items)
+		abort();
+	items[l->count++] = s;
+	l->items = items;
+}
+
+void sonde_strlist_free(struct sonde_strlist *l)
+{
+	free(l->items);
+	l->items = NULL;
+	l->count = 0;
+}
+
+void sonde_parse_result_free(struct sonde_parse_result *r)
+{
+	free(r->positional);
+	r->positional = NULL;
+	r->npositional = 0;
+}
+
+static int takes_value(const struct sonde_option *o)
+{
+	return o->type != SONDE_OPT_FLAG && o->type != SONDE_OPT_COUNT &&
+	       o->type != SONDE_OPT_REFUSED;
+}
+
+const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		if (name[0] && !name[1] && o->letter == name[0])
+			return o;
+		if (o->name && strcmp(o->name, name) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+int sonde_option_given(const struct sonde_option_set *set, const char *name)
+{
+	const struct sonde_option *o = sonde_option_find(set->table, name);
+	return o && set->given ? set->given[o - set->table->options] : 0;
+}
+
+/* The option a word names, searched in every set; *set_out tells which set owns it. */
+static const struct sonde_option *lookup(struct sonde_option_set *sets, int nsets, char letter,
+                                         const char *name, size_t namelen, int *set_out)
+{
+	for (int s = 0; s < nsets; s++) {
+		const struct sonde_option_table *t = sets[s].table;
+		for (int i = 0; i < t->count; i++) {
+			const struct sonde_option *o = &t->options[i];
+			int hit = letter ? o->letter == letter
+			                 : (o->name && strlen(o->name) == namelen &&
+			                    strncmp(o->name, name, namelen) == 0);
+			if (hit) {
+				*set_out = s;
+				return o;
+			}
+		}
+	}
+	return NULL;
+}
+
+static int range_ok(const struct sonde_option *o, int64_t v, int64_t type_min, int64_t type_max,
+                    const char *shown, const char *value, char *err, size_t errlen)
+{
+	int64_t lo = type_min, hi = type_max;
+	if (o->min || o->max) {
+		lo = o->min;
+		hi = o->max;
+	}
+	if (v >= lo && v <= hi)
+		return 0;
+	if (hi == INT64_MAX || hi == INT_MAX)
+		snprintf(err, errlen, "option %s: '%s': must be at least %lld", shown, value,
+		         (long long)lo);
+	else
+		snprintf(err, errlen, "option %s: '%s': must be between %lld and %lld", shown,
+		         value, (long long)lo, (long long)hi);
+	return -1;
+}
+
+static int apply(const struct sonde_option *o, void *cfg, const char *shown, const char *value,
+                 char *err, size_t errlen)
+{
+	char *field = (char *)cfg + o->offset;
+	char why[256];
+	int64_t v;
+	switch (o->type) {
+	case SONDE_OPT_FLAG:
+		*(int *)field = 1;
+		return 0;
+	case SONDE_OPT_COUNT:
+		++*(int *)field;
+		return 0;
+	case SONDE_OPT_INT:
+	case SONDE_OPT_LONG: {
+		int is_int = o->type == SONDE_OPT_INT;
+		int64_t lo = is_int ? INT_MIN : INT64_MIN, hi = is_int ? INT_MAX : INT64_MAX;
+		if (sonde_parse_int(value, INT64_MIN, INT64_MAX, &v, why, sizeof why) < 0)
+			break;
+		if (range_ok(o, v, lo, hi, shown, value, err, errlen) < 0)
+			return -1;
+		if (is_int)
+			*(int *)field = (int)v;
+		else
+			*(int64_t *)field = v;
+		return 0;
+	}
+	case SONDE_OPT_SIZE:
+		if (sonde_parse_size(value, o->size_style, &v, why, sizeof why) < 0)
+			break;
+		if (range_ok(o, v, 0, INT64_MAX, shown, value, err, errlen) < 0)
+			return -1;
+		*(int64_t *)field = v;
+		return 0;
+	case SONDE_OPT_DOUBLE:
+		if (sonde_parse_double(value, (double *)field, why, sizeof why) < 0)
+			break;
+		return 0;
+	case SONDE_OPT_STRING:
+		*(const char **)field = value;
+		return 0;
+	case SONDE_OPT_LIST:
+	case SONDE_OPT_WORDS:
+		sonde_strlist_push((struct sonde_strlist *)field, value);
+		return 0;
+	case SONDE_OPT_CALLBACK:
+		why[0] = '\0';
+		if (o->parse(cfg, value, why, sizeof why) < 0)
+			break;
+		return 0;
+	case SONDE_OPT_REFUSED:
+		snprintf(err, errlen, "option %s is not supported by sonde: %s", shown, o->help);
+		return -1;
+	}
+	snprintf(err, errlen, "option %s: %s", shown, why);
+	return -1;
+}
+
+static void count_use(struct sonde_option_set *set, const struct sonde_option *o)
+{
+	unsigned char *g = &set->given[o - set->table->options];
+	if (*g < 255)
+		++*g;
+}
+
+static int is_option_word(const char *w)
+{
+	return w[0] == '-' && w[1] != '\0';
+}
+
+/* Value of an option that needs one: attached text, or the next word. */
+static int take_value(const struct sonde_option *o, const char *attached, int argc, char **argv,
+                      int *i, const char *shown, const char **value, char *err, size_t errlen)
+{
+	if (attached && *attached) {
+		*value = attached;
+		return 0;
+	}
+	if (o->value_optional) {
+		/* A separate value is taken only when it cannot be the next option. */
+		if (*i + 1 < argc && !is_option_word(argv[*i + 1]))
+			*value = argv[++*i];
+		else
+			*value = o->implicit;
+		return 0;
+	}
+	if (*i + 1 >= argc) {
+		snprintf(err, errlen, "option %s needs a value%s%s", shown, o->metavar ? " " : "",
+		         o->metavar ? o->metavar : "");
+		return -1;
+	}
+	*value = argv[++*i];
+	return 0;
+}
+
+/* Several values: every following word up to the next option word. */
+static int take_words(const struct sonde_option *o, struct sonde_option_set *set, int argc,
+                      char **argv, int *i, const char *shown, char *err, size_t errlen)
+{
+	int n = 0;
+	while (*i + 1 < argc && !is_option_word(argv[*i + 1])) {
+		if (apply(o, set->cfg, shown, argv[++*i], err, errlen) < 0)
+			return -1;
+		n++;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "option %s needs at least one value", shown);
+		return -1;
+	}
+	return 0;
+}
+
+static int handle(const struct sonde_option *o, struct sonde_option_set *set, const char *shown,
+                  const char *attached, int argc, char **argv, int *i, char *err, size_t errlen)
+{
+	count_use(set, o);
+	if (o->type == SONDE_OPT_WORDS && !attached)
+		return take_words(o, set, argc, argv, i, shown, err, errlen);
+	const char *value = NULL;
+	if (takes_value(o)) {
+		if (take_value(o, attached, argc, argv, i, shown, &value, err, errlen) < 0)
+			return -1;
+	} else if (attached) {
+		snprintf(err, errlen, "option %s takes no value", shown);
+		return -1;
+	}
+	return apply(o, set->cfg, shown, value, err, errlen);
+}
+
+static int long_word(struct sonde_option_set *sets, int nsets, const char *word, int dashes,
+                     int argc, char **argv, int *i, struct sonde_parse_result *out, char *err,
+                     size_t errlen)
+{
+	const char *name = word + dashes;
+	const char *eq = dashes == 2 ? strchr(name, '=') : NULL;
+	size_t namelen = eq ? (size_t)(eq - name) : strlen(name);
+	int s;
+	const struct sonde_option *o = lookup(sets, nsets, 0, name, namelen, &s);
+	char shown[128];
+	snprintf(shown, sizeof shown, "%.*s", (int)(namelen + (size_t)dashes), word);
+	if (!o) {
+		if (namelen == 4 && strncmp(name, "help", 4) == 0) {
+			out->help = 1;
+			return 0;
+		}
+		snprintf(err, errlen, "unknown option %s", shown);
+		return -1;
+	}
+	return handle(o, &sets[s], shown, eq ? eq + 1 : NULL, argc, argv, i, err, errlen);
+}
+
+static int short_word(struct sonde_option_set *sets, int nsets, const char *word, int argc,
+                      char **argv, int *i, struct sonde_parse_result *out, char *err, size_t errlen)
+{
+	for (const char *p = word + 1; *p; p++) {
+		int s;
+		const struct sonde_option *o = lookup(sets, nsets, *p, NULL, 0, &s);
+		char shown[3] = {'-', *p, '\0'};
+		if (!o) {
+			if (*p == 'h') {
+				out->help = 1;
+				continue;
+			}
+			snprintf(err, errlen, "unknown option -%c%s", *p,
+			         p == word + 1 && p[1]
+			             ? " (options of several letters take two dashes)"
+			             : "");
+			return -1;
+		}
+		if (takes_value(o) || o->type == SONDE_OPT_REFUSED)
+			return handle(o, &sets[s], shown, p[1] ? p + 1 : NULL, argc, argv, i, err,
+			              errlen);
+		if (handle(o, &sets[s], shown, NULL, argc, argv, i, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char **argv, int first,
+                        struct sonde_parse_result *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	for (int s = 0; s < nsets; s++)
+		if (!sets[s].given)
+			sets[s].given = calloc((size_t)sets[s].table->count + 1, 1);
+	out->positional = calloc((size_t)argc + 1, sizeof *out->positional);
+	enum sonde_opt_style style = sets[0].table->style;
+	int only_positional = 0;
+	for (int i = first; i < argc; i++) {
+		const char *w = argv[i];
+		int rc = 0;
+		if (only_positional || !is_option_word(w))
+			out->positional[out->npositional++] = argv[i];
+		else if (strcmp(w, "--") == 0)
+			only_positional = 1;
+		else if (w[1] == '-')
+			rc = long_word(sets, nsets, w, 2, argc, argv, &i, out, err, errlen);
+		else if (style == SONDE_STYLE_WORDS)
+			rc = long_word(sets, nsets, w, 1, argc, argv, &i, out, err, errlen);
+		else
+			rc = short_word(sets, nsets, w, argc, argv, &i, out, err, errlen);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "-b, --blockSize N" / "-nobj N" as the help and docs show an option. */
+static void spelling(const struct sonde_option_table *t, const struct sonde_option *o, char *buf,
+                     size_t len)
+{
+	const char *dash = t->style == SONDE_STYLE_WORDS ? "-" : "--";
+	int n = 0;
+	if (o->letter)
+		n = snprintf(buf, len, "-%c%s", o->letter, o->name ? ", " : "");
+	if (o->name)
+		n += snprintf(buf + n, len - (size_t)n, "%s%s", dash, o->name);
+	if (o->metavar && takes_value(o))
+		snprintf(buf + n, len - (size_t)n, o->value_optional ? "[%s]" : " %s", o->metavar);
+}
+
+static void print_section(const struct sonde_option_table *t, int refused, FILE *out)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		if ((o->type == SONDE_OPT_REFUSED) != refused)
+			continue;
+		char sp[96];
+		spelling(t, o, sp, sizeof sp);
+		if (strlen(sp) > 26)
+			fprintf(out, "  %s\n  %-26s  %s\n", sp, "", o->help);
+		else
+			fprintf(out, "  %-26s  %s\n", sp, o->help);
+	}
+}
+
+static int has_refused(const struct sonde_option_table *t)
+{
+	for (int i = 0; i < t->count; i++)
+		if (t->options[i].type == SONDE_OPT_REFUSED)
+			return 1;
+	return 0;
+}
+
+void sonde_options_help(const struct sonde_option_table *t, FILE *out)
+{
+	fprintf(out, "usage: %s %s\n\n", t->command, t->usage);
+	if (t->summary)
+		fprintf(out, "%s\n\n", t->summary);
+	fprintf(out, "Options:\n");
+	print_section(t, 0, out);
+	if (has_refused(t)) {
+		fprintf(out, "\nOptions of the original that sonde refuses:\n");
+		print_section(t, 1, out);
+	}
+	if (t != &sonde_common_options) {
+		fprintf(out, "\nCommon options:\n");
+		print_section(&sonde_common_options, 0, out);
+	}
+	if (t->epilog)
+		fprintf(out, "\n%s\n", t->epilog);
+}
+
+static void markdown_cell(const char *s, FILE *out)
+{
+	for (; *s; s++)
+		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, out);
+}
+
+static void markdown_rows(const struct sonde_option_table *t, FILE *out)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		char sp[96];
+		spelling(t, o, sp, sizeof sp);
+		fputs("| `", out);
+		markdown_cell(sp, out);
+		fputs("` | ", out);
+		if (o->type == SONDE_OPT_REFUSED)
+			fputs("refused: ", out);
+		markdown_cell(o->help, out);
+		fputs(" |\n", out);
+	}
+}
+
+void sonde_options_markdown(const struct sonde_option_table *t, FILE *out)
+{
+	fprintf(out, "# `%s` options\n\n", t->command);
+	fprintf(out, "Generated by `%s --help-markdown`; do not edit by hand.\n\n", t->command);
+	fprintf(out, "Usage: `%s %s`\n\n", t->command, t->usage);
+	if (t->summary)
+		fprintf(out, "%s\n\n", t->summary);
+	fprintf(out, "| option | meaning |\n| --- | --- |\n");
+	markdown_rows(t, out);
+	fprintf(out, "\nCommon options (every workload):\n\n| option | meaning |\n| --- | --- |\n");
+	markdown_rows(&sonde_common_options, out);
+	if (t->epilog)
+		fprintf(out, "\n%s\n", t->epilog);
+}

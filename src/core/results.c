@@ -1,0 +1,347 @@
+#include "results.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "workload.h"
+
+static struct {
+	FILE *json, *csv;
+	int open;
+	char run_id[64];
+	double start;
+	int64_t measurements;
+	const char *workload;
+	struct sonde_json rec;
+} R;
+
+static int is_rank0(void)
+{
+	int init = 0, fin = 0, rank = 0;
+	MPI_Initialized(&init);
+	MPI_Finalized(&fin);
+	if (init && !fin)
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	return rank == 0;
+}
+
+static void make_run_id(void)
+{
+	if (R.run_id[0])
+		return;
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	char stamp[32];
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(R.run_id, sizeof R.run_id, "%s-%ld", stamp, (long)getpid());
+}
+
+const char *sonde_results_run_id(void)
+{
+	make_run_id();
+	return R.run_id;
+}
+
+int sonde_results_active(void)
+{
+	return R.json != NULL;
+}
+
+static FILE *open_append(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "a");
+	if (!f)
+		snprintf(err, errlen, "cannot open results file %s: %s", path, strerror(errno));
+	return f;
+}
+
+int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
+                       size_t errlen)
+{
+	R.workload = workload;
+	R.start = sonde_now();
+	make_run_id();
+	R.open = 1;
+	if (!is_rank0())
+		return 0;
+	if (json_path && !(R.json = open_append(json_path, err, errlen)))
+		return -1;
+	if (csv_path && !(R.csv = open_append(csv_path, err, errlen)))
+		return -1;
+	if (R.csv) {
+		struct stat st;
+		if (fstat(fileno(R.csv), &st) == 0 && st.st_size == 0)
+			fputs("run_id,workload,phase,iteration,bytes,seconds,bandwidth_mib_s,ops,"
+			      "ops_per_s,rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,"
+			      "rank_mean_s,rank_stddev_s,lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,"
+			      "verify_checked,verify_errors,params\n",
+			      R.csv);
+		fflush(R.csv);
+	}
+	return 0;
+}
+
+/* Each record is one line, written with one call and flushed, so a killed run leaves whole
+ * lines behind. */
+static void write_record(void)
+{
+	fputs(R.rec.buf, R.json);
+	fputc('\n', R.json);
+	fflush(R.json);
+}
+
+static void begin_record(const char *type, const char *workload)
+{
+	sonde_json_reset(&R.rec);
+	sonde_json_object_begin(&R.rec, NULL);
+	sonde_json_string(&R.rec, "type", type);
+	sonde_json_string(&R.rec, "run_id", R.run_id);
+	sonde_json_string(&R.rec, "workload", workload);
+}
+
+static void iso_time(char *buf, size_t len)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void mpi_identity(const struct sonde_context *ctx)
+{
+	char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "none";
+	char ver[16] = "none";
+	if (ctx->mpi) {
+		int len, major, minor;
+		MPI_Get_library_version(lib, &len);
+		char *nl = strchr(lib, '\n');
+		if (nl)
+			*nl = '\0';
+		MPI_Get_version(&major, &minor);
+		snprintf(ver, sizeof ver, "%d.%d", major, minor);
+	}
+	sonde_json_string(&R.rec, "mpi_library", lib);
+	sonde_json_string(&R.rec, "mpi_version", ver);
+}
+
+static void filesystem(const char *target)
+{
+	struct sonde_fsinfo fs;
+	if (!target || sonde_fsinfo_get(target, &fs) < 0) {
+		sonde_json_null(&R.rec, "filesystem");
+		return;
+	}
+	sonde_json_object_begin(&R.rec, "filesystem");
+	sonde_json_string(&R.rec, "path", target);
+	sonde_json_string(&R.rec, "type", fs.type);
+	sonde_json_string(&R.rec, "mount", fs.mount);
+	sonde_json_int(&R.rec, "total_bytes", fs.total_bytes);
+	sonde_json_int(&R.rec, "free_bytes", fs.free_bytes);
+	sonde_json_bool(&R.rec, "parallel", fs.parallel);
+	sonde_json_object_end(&R.rec);
+}
+
+void sonde_results_header(const struct sonde_context *ctx, const char *params_json,
+                          const char *target)
+{
+	if (!R.json)
+		return;
+	const struct sonde_topology *t = &ctx->topo;
+	char start[40];
+	iso_time(start, sizeof start);
+	begin_record("header", ctx->workload);
+	sonde_json_int(&R.rec, "schema_version", SONDE_SCHEMA_VERSION);
+	sonde_json_string(&R.rec, "sonde_version", sonde_version);
+	sonde_json_string(&R.rec, "git_describe", sonde_git_describe);
+	sonde_json_array_begin(&R.rec, "command_line");
+	for (int i = 0; i < ctx->argc; i++)
+		sonde_json_string(&R.rec, NULL, ctx->argv[i]);
+	sonde_json_array_end(&R.rec);
+	mpi_identity(ctx);
+	sonde_json_int(&R.rec, "ranks", ctx->size);
+	sonde_json_int(&R.rec, "nodes", t->nnodes);
+	sonde_json_int(&R.rec, "tasks_per_node", t->tasks_per_node);
+	sonde_json_array_begin(&R.rec, "hostnames");
+	for (int i = 0; i < t->nnodes; i++)
+		sonde_json_string(&R.rec, NULL, t->node_names[i]);
+	sonde_json_array_end(&R.rec);
+	if (t->slurm_job_id) {
+		sonde_json_object_begin(&R.rec, "slurm");
+		sonde_json_string(&R.rec, "job_id", t->slurm_job_id);
+		sonde_json_string(&R.rec, "nodelist", t->slurm_nodelist);
+		sonde_json_object_end(&R.rec);
+	} else {
+		sonde_json_null(&R.rec, "slurm");
+	}
+	sonde_json_string(&R.rec, "start_time", start);
+	sonde_json_raw(&R.rec, "params", params_json ? params_json : "{}");
+	filesystem(target);
+	sonde_json_object_end(&R.rec);
+	write_record();
+}
+
+static double ratio(double num, double den)
+{
+	return den > 0 ? num / den : NAN;
+}
+
+static void csv_number(double v)
+{
+	if (isfinite(v))
+		fprintf(R.csv, ",%.9g", v);
+	else
+		fputs(",", R.csv);
+}
+
+static void csv_row(const char *workload, const struct sonde_measurement *m)
+{
+	const struct sonde_stats *s = m->per_rank;
+	const struct sonde_latency *l = m->latency;
+	fprintf(R.csv, "%s,%s,%s,%d,%lld", R.run_id, workload, m->phase, m->iteration,
+	        (long long)m->bytes);
+	csv_number(m->seconds);
+	csv_number(ratio((double)m->bytes / (double)SONDE_MIB, m->seconds));
+	fprintf(R.csv, ",%lld", (long long)m->ops);
+	csv_number(ratio((double)m->ops, m->seconds));
+	csv_number(s ? s->min : NAN);
+	fprintf(R.csv, ",%s", "");
+	if (s)
+		fprintf(R.csv, "%d", s->min_rank);
+	csv_number(s ? s->max : NAN);
+	fputs(",", R.csv);
+	if (s)
+		fprintf(R.csv, "%d", s->max_rank);
+	csv_number(s ? s->mean : NAN);
+	csv_number(s ? s->stddev : NAN);
+	csv_number(l ? l->p50 : NAN);
+	csv_number(l ? l->p90 : NAN);
+	csv_number(l ? l->p99 : NAN);
+	csv_number(l ? l->max : NAN);
+	fprintf(R.csv, ",%s,%lld,\"", m->verified ? "true" : "false", (long long)m->verify_errors);
+	for (const char *p = m->params_json ? m->params_json : "{}"; *p; p++) {
+		if (*p == '"')
+			fputc('"', R.csv);
+		fputc(*p, R.csv);
+	}
+	fputs("\"\n", R.csv);
+	fflush(R.csv);
+}
+
+static void per_rank(const struct sonde_stats *s)
+{
+	if (!s) {
+		sonde_json_null(&R.rec, "per_rank");
+		return;
+	}
+	sonde_json_object_begin(&R.rec, "per_rank");
+	sonde_json_int(&R.rec, "n", s->n);
+	sonde_json_double(&R.rec, "min", s->min);
+	sonde_json_int(&R.rec, "min_rank", s->min_rank);
+	sonde_json_double(&R.rec, "max", s->max);
+	sonde_json_int(&R.rec, "max_rank", s->max_rank);
+	sonde_json_double(&R.rec, "mean", s->mean);
+	sonde_json_double(&R.rec, "stddev", s->stddev);
+	sonde_json_object_end(&R.rec);
+}
+
+static void latency(const struct sonde_latency *l)
+{
+	if (!l) {
+		sonde_json_null(&R.rec, "latency");
+		return;
+	}
+	sonde_json_object_begin(&R.rec, "latency");
+	sonde_json_int(&R.rec, "count", l->count);
+	sonde_json_double(&R.rec, "p50", l->p50);
+	sonde_json_double(&R.rec, "p90", l->p90);
+	sonde_json_double(&R.rec, "p99", l->p99);
+	sonde_json_double(&R.rec, "max", l->max);
+	sonde_json_double(&R.rec, "mean", l->mean);
+	sonde_json_array_begin(&R.rec, "histogram_log2_ns");
+	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+		sonde_json_int(&R.rec, NULL, l->hist.count[b]);
+	sonde_json_array_end(&R.rec);
+	sonde_json_object_end(&R.rec);
+}
+
+void sonde_results_measurement(const char *workload, const struct sonde_measurement *m)
+{
+	R.measurements++;
+	if (R.csv)
+		csv_row(workload, m);
+	if (!R.json)
+		return;
+	begin_record("measurement", workload);
+	sonde_json_string(&R.rec, "phase", m->phase);
+	sonde_json_int(&R.rec, "iteration", m->iteration);
+	sonde_json_int(&R.rec, "bytes", m->bytes);
+	sonde_json_double(&R.rec, "seconds", m->seconds);
+	sonde_json_double(&R.rec, "bandwidth_mib_s",
+	                  ratio((double)m->bytes / (double)SONDE_MIB, m->seconds));
+	sonde_json_int(&R.rec, "ops", m->ops);
+	sonde_json_double(&R.rec, "ops_per_s", ratio((double)m->ops, m->seconds));
+	per_rank(m->per_rank);
+	latency(m->latency);
+	sonde_json_object_begin(&R.rec, "verify");
+	sonde_json_bool(&R.rec, "checked", m->verified);
+	sonde_json_int(&R.rec, "errors", m->verify_errors);
+	sonde_json_int(&R.rec, "bytes_checked", m->bytes_checked);
+	sonde_json_object_end(&R.rec);
+	sonde_json_raw(&R.rec, "params", m->params_json ? m->params_json : "{}");
+	sonde_json_raw(&R.rec, "extra", m->extra_json ? m->extra_json : "{}");
+	sonde_json_object_end(&R.rec);
+	write_record();
+}
+
+/* Members of body (a JSON object) are spliced after the common ones. */
+void sonde_results_record(const char *type, const char *workload, const char *body_json)
+{
+	if (!R.json)
+		return;
+	begin_record(type, workload);
+	const char *body = body_json ? body_json : "{}";
+	while (*body == ' ' || *body == '\n')
+		body++;
+	/* The record is still open ({"type":..,"workload":..), so the body's members follow a
+	 * comma, and the body's own closing brace closes the record. */
+	if (*body == '{' && body[1] != '}') {
+		fputs(R.rec.buf, R.json);
+		fprintf(R.json, ",%s\n", body + 1);
+	} else {
+		fprintf(R.json, "%s}\n", R.rec.buf);
+	}
+	fflush(R.json);
+}
+
+void sonde_results_close(int exit_code)
+{
+	if (!R.open)
+		return;
+	R.open = 0;
+	if (R.json) {
+		begin_record("end", R.workload ? R.workload : "");
+		sonde_json_int(&R.rec, "exit_code", exit_code);
+		sonde_json_double(&R.rec, "elapsed_seconds", sonde_now() - R.start);
+		sonde_json_int(&R.rec, "measurements", R.measurements);
+		sonde_json_object_end(&R.rec);
+		write_record();
+		fclose(R.json);
+		R.json = NULL;
+	}
+	if (R.csv) {
+		fclose(R.csv);
+		R.csv = NULL;
+	}
+	sonde_json_free(&R.rec);
+}

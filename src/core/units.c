@@ -1,0 +1,205 @@
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *text, const char *why)
+{
+	snprintf(err, errlen, "'%s': %s", text, why);
+	return -1;
+}
+
+/* Whole decimal digits only: strtoll would accept leading blanks, '+' and hex-like junk. */
+static int parse_digits(const char *text, const char **end, int64_t *out)
+{
+	const char *p = text;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	int64_t v = 0;
+	for (; isdigit((unsigned char)*p); p++) {
+		int d = *p - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -2;
+		v = v * 10 + d;
+	}
+	*end = p;
+	*out = v;
+	return 0;
+}
+
+static int multiply(int64_t v, int64_t mult, int64_t *out)
+{
+	if (mult != 0 && v > INT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+struct suffix {
+	const char *text;
+	int64_t mult;
+};
+
+/* LANL's dd-like set, longest first so "KB" is not read as "K" + junk. */
+static const struct suffix lanl_suffixes[] = {
+    {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
+    {"K", 1024},  {"M", 1 << 20},  {"G", (int64_t)1 << 30},
+    {"w", 2},     {"b", 512},      {"", 1},
+};
+
+static int binary_multiplier(char c, int64_t *mult)
+{
+	switch (tolower((unsigned char)c)) {
+	case 'k':
+		*mult = SONDE_KIB;
+		return 0;
+	case 'm':
+		*mult = SONDE_MIB;
+		return 0;
+	case 'g':
+		*mult = SONDE_GIB;
+		return 0;
+	case 't':
+		*mult = SONDE_GIB * 1024;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int parse_integer_size(const char *text, enum sonde_size_style style, int64_t *out,
+                              char *err, size_t errlen)
+{
+	const char *end;
+	int64_t v;
+	int rc = parse_digits(text, &end, &v);
+	if (rc == -2)
+		return fail(err, errlen, text, "too large");
+	if (rc < 0)
+		return fail(err, errlen, text,
+		            text[0] == '-' ? "must not be negative" : "not a size");
+	int64_t mult = 1;
+	if (style == SONDE_SIZE_BINARY) {
+		if (*end && (end[1] != '\0' || binary_multiplier(*end, &mult) < 0))
+			return fail(err, errlen, text, "unknown unit (use k, m, g or t)");
+	} else {
+		const struct suffix *s = lanl_suffixes;
+		while (strcmp(end, s->text) != 0 && s->text[0])
+			s++;
+		if (strcmp(end, s->text) != 0)
+			return fail(err, errlen, text,
+			            "unknown unit (use w, b, KB, K, MB, M, GB or G)");
+		mult = s->mult;
+	}
+	if (multiply(v, mult, out) < 0)
+		return fail(err, errlen, text, "too large");
+	return 0;
+}
+
+static int parse_mpibench_size(const char *text, int64_t *out, char *err, size_t errlen)
+{
+	const char *p = text;
+	if (*p == '-')
+		return fail(err, errlen, text, "must not be negative");
+	if (!isdigit((unsigned char)*p) && *p != '.')
+		return fail(err, errlen, text, "not a byte string");
+	char *end;
+	errno = 0;
+	double v = strtod(p, &end);
+	if (end == p || errno == ERANGE || !isfinite(v))
+		return fail(err, errlen, text, "not a byte string");
+	int64_t mult = 1;
+	if (*end && *end != 'b' && *end != 'B') {
+		if (binary_multiplier(*end, &mult) < 0 || tolower((unsigned char)*end) == 't')
+			return fail(err, errlen, text, "unexpected byte string (use k, m or g)");
+		end++;
+	}
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return fail(err, errlen, text, "unexpected byte string");
+	double bytes = v * (double)mult;
+	if (bytes >= 9.2e18)
+		return fail(err, errlen, text, "too large");
+	if (bytes != floor(bytes))
+		return fail(err, errlen, text, "not a whole number of bytes");
+	*out = (int64_t)bytes;
+	return 0;
+}
+
+int sonde_parse_size(const char *text, enum sonde_size_style style, int64_t *out, char *err,
+                     size_t errlen)
+{
+	if (!text || !*text)
+		return fail(err, errlen, text ? text : "", "empty size");
+	if (style == SONDE_SIZE_MPIBENCH)
+		return parse_mpibench_size(text, out, err, errlen);
+	return parse_integer_size(text, style, out, err, errlen);
+}
+
+int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, char *err,
+                    size_t errlen)
+{
+	if (!text || !*text)
+		return fail(err, errlen, text ? text : "", "empty number");
+	const char *p = text, *end;
+	int negative = *p == '-';
+	if (negative)
+		p++;
+	int64_t v;
+	int rc = parse_digits(p, &end, &v);
+	if (rc == -2)
+		return fail(err, errlen, text, "too large");
+	if (rc < 0 || *end)
+		return fail(err, errlen, text, "not a whole number");
+	if (negative)
+		v = -v;
+	if (v < min || v > max) {
+		char why[96];
+		snprintf(why, sizeof why, "must be between %" PRId64 " and %" PRId64, min, max);
+		return fail(err, errlen, text, why);
+	}
+	*out = v;
+	return 0;
+}
+
+int sonde_parse_double(const char *text, double *out, char *err, size_t errlen)
+{
+	if (!text || !*text)
+		return fail(err, errlen, text ? text : "", "empty number");
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || *end || isspace((unsigned char)*text))
+		return fail(err, errlen, text, "not a number");
+	if (errno == ERANGE || !isfinite(v))
+		return fail(err, errlen, text, "out of range");
+	*out = v;
+	return 0;
+}
+
+char *sonde_format_size(int64_t bytes, char *buf, size_t buflen)
+{
+	static const char *const names[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	int u = 0;
+	double v = (double)bytes;
+	while (u < 5 &&
+	       (bytes >= ((int64_t)1024 << (10 * u)) || bytes <= -((int64_t)1024 << (10 * u))))
+		u++;
+	if (u == 0) {
+		snprintf(buf, buflen, "%" PRId64 " bytes", bytes);
+		return buf;
+	}
+	int64_t unit = (int64_t)1 << (10 * u);
+	v = (double)bytes / (double)unit;
+	if (bytes % unit == 0)
+		snprintf(buf, buflen, "%" PRId64 " %s", bytes / unit, names[u]);
+	else
+		snprintf(buf, buflen, "%.2f %s", v, names[u]);
+	return buf;
+}

@@ -1,0 +1,52 @@
+#include "workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "results.h"
+
+static const struct sonde_option common_options[] = {
+    {0, "json", SONDE_OPT_STRING, offsetof(struct sonde_common, json_path), "FILE",
+     "append JSON Lines result records to FILE (never truncated)"},
+    {0, "csv", SONDE_OPT_STRING, offsetof(struct sonde_common, csv_path), "FILE",
+     "append one CSV row per measurement to FILE"},
+};
+
+const struct sonde_option_table sonde_common_options = {
+    .command = "sonde <workload>",
+    .usage = "[options]",
+    .style = SONDE_STYLE_SHORT,
+    .options = common_options,
+    .count = (int)(sizeof common_options / sizeof common_options[0]),
+};
+
+static struct sonde_option_set workload_set;
+
+struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
+                                                  const struct sonde_option_table *table, void *cfg,
+                                                  int argc, char **argv,
+                                                  struct sonde_parse_result *positional)
+{
+	struct sonde_option_set sets[2] = {
+	    {.table = table, .cfg = cfg},
+	    {.table = &sonde_common_options, .cfg = &ctx->common},
+	};
+	char err[512];
+	if (sonde_options_parse(sets, 2, argc, argv, 1, positional, err, sizeof err) < 0) {
+		sonde_error("%s (%s --help lists the options)", err, table->command);
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
+	free(sets[1].given);
+	if (positional->help) {
+		if (ctx->rank == 0)
+			sonde_options_help(table, stdout);
+		sonde_exit(SONDE_EXIT_OK);
+	}
+	int ok = sonde_results_open(ctx->workload, ctx->common.json_path, ctx->common.csv_path, err,
+	                            sizeof err) == 0;
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		sonde_exit(SONDE_EXIT_USAGE);
+	workload_set = sets[0];
+	return &workload_set;
+}
