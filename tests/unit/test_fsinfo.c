@@ -1,0 +1,73 @@
+/* File-system facts: tmpfs on /dev/shm, files that do not exist yet, missing directories. */
+#include <errno.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fsinfo.h"
+
+int main(int argc, char **argv)
+{
+	MPI_Init(&argc, &argv);
+	struct sonde_fsinfo fi;
+
+	CHECK_INT(sonde_fsinfo_get("/dev/shm", &fi), 0);
+	CHECK_STR(fi.type, "tmpfs");
+	CHECK_INT(fi.magic, 0x01021994);
+	CHECK_INT(fi.parallel, 0);
+	CHECK_STR(fi.mount, "/dev/shm");
+	CHECK(fi.total_bytes > 0);
+	CHECK(fi.free_bytes >= 0 && fi.free_bytes <= fi.total_bytes);
+	/* Same figures through another interface (tmpfs with nothing written meanwhile: the free
+	 * space may still move, by others' files; allow 64 MiB). */
+	struct statvfs sv;
+	CHECK_INT(statvfs("/dev/shm", &sv), 0);
+	CHECK_INT(fi.total_bytes, (int64_t)sv.f_blocks * (int64_t)sv.f_frsize);
+	CHECK_NEAR((double)fi.free_bytes, (double)sv.f_bavail * (double)sv.f_frsize,
+	           64.0 * 1048576);
+
+	/* A file about to be created: its directory answers. */
+	char path[256];
+	snprintf(path, sizeof path, "/dev/shm/sonde-test-fsinfo-%d-absent", (int)getpid());
+	CHECK_INT(sonde_fsinfo_get(path, &fi), 0);
+	CHECK_STR(fi.type, "tmpfs");
+	CHECK_STR(fi.mount, "/dev/shm");
+
+	/* An existing file. */
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK_INT(sonde_fsinfo_get(path, &fi), 0);
+	CHECK_STR(fi.type, "tmpfs");
+	unlink(path);
+
+	/* A missing directory is an error, not the parent's facts. */
+	CHECK_INT(sonde_fsinfo_get("/dev/shm/sonde-no-such-dir/file", &fi), -ENOENT);
+	CHECK_INT(sonde_fsinfo_get("/dev/shm/sonde-no-such-dir/sub/", &fi), -ENOENT);
+	/* A file in place of a directory. */
+	CHECK_INT(sonde_fsinfo_get("/proc/self/status/x", &fi), -ENOTDIR);
+
+	/* The root, and a mount point below it: the longest prefix wins, on a component boundary.
+	 */
+	CHECK_INT(sonde_fsinfo_get("/", &fi), 0);
+	CHECK_STR(fi.mount, "/");
+	CHECK(fi.type[0] != '\0' && strncmp(fi.type, "0x", 2) != 0);
+	if (fi.magic == 0xEF53)
+		CHECK(strncmp(fi.type, "ext", 3) == 0);
+	CHECK_INT(sonde_fsinfo_get("/proc/self", &fi), 0);
+	CHECK_STR(fi.type, "proc");
+	CHECK_STR(fi.mount, "/proc");
+
+	/* A relative name in the working directory. */
+	CHECK_INT(chdir("/dev/shm"), 0);
+	CHECK_INT(sonde_fsinfo_get("sonde-relative-absent", &fi), 0);
+	CHECK_STR(fi.mount, "/dev/shm");
+
+	int failed = check_finish("test_fsinfo");
+	MPI_Finalize();
+	return failed;
+}
