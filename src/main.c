@@ -28,6 +28,20 @@ static const struct sonde_workload *find_workload(const char *name)
 	return NULL;
 }
 
+/* Before MPI_Init a process knows its rank only from the launcher's environment; errors found
+ * then are printed by rank 0 alone, like every later error. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+	                                   "SLURM_PROCID"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return atoi(v);
+	}
+	return 0;
+}
+
 static void print_usage(FILE *out)
 {
 	fprintf(out, "usage: sonde <workload> [options]\n"
@@ -82,7 +96,8 @@ static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		print_usage(stderr);
+		if (launcher_rank() == 0)
+			print_usage(stderr);
 		return SONDE_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
@@ -95,8 +110,10 @@ int main(int argc, char **argv)
 	}
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
-		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
-		        argv[1]);
+		if (launcher_rank() == 0)
+			fprintf(stderr,
+			        "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
+			        argv[1]);
 		return SONDE_EXIT_USAGE;
 	}
 	sonde_fail_set_workload(w->name);

@@ -1,0 +1,78 @@
+"""The sonde command itself: version, help, dispatch, and bad command lines on 1 and 4 ranks."""
+
+import re
+import subprocess
+
+import pytest
+
+from conftest import SONDE, mpi_env, run_sonde
+
+
+def workloads():
+    out = subprocess.run([SONDE, "--help"], capture_output=True, text=True, timeout=30)
+    names = re.findall(r"^  (\w+) ", out.stdout.split("Options every workload")[0], re.M)
+    return names
+
+
+def test_version_without_launcher():
+    out = subprocess.run([SONDE, "--version"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    first, second = out.stdout.splitlines()[:2]
+    assert re.fullmatch(r"sonde \d+\.\d+\.\d+ \(\S+\)", first)
+    assert re.match(r"MPI \d\.\d: \S", second)
+
+
+def test_help_lists_workloads_and_common_options():
+    out = subprocess.run([SONDE, "--help"], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    assert "usage: sonde <workload> [options]" in out.stdout
+    assert "--json FILE" in out.stdout
+
+
+def test_no_arguments_is_a_usage_error():
+    out = subprocess.run([SONDE], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2
+    assert "usage: sonde" in out.stderr
+
+
+@pytest.mark.parametrize("np", [1, 4])
+def test_unknown_workload_one_line(np):
+    out = run_sonde(["no-such-workload"], np=np, check=False, timeout=60)
+    assert out.returncode != 0
+    lines = [ln for ln in out.stderr.splitlines() if "unknown workload" in ln]
+    # Ranks leave before MPI starts; the launcher's rank variable keeps it to one line.
+    assert len(lines) == 1, out.stderr
+
+
+@pytest.mark.parametrize("workload", workloads())
+def test_workload_help_without_launcher(workload):
+    out = subprocess.run([SONDE, workload, "--help"], capture_output=True, text=True,
+                         timeout=30, env=mpi_env())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"usage: sonde {workload}")
+    assert "--json FILE" in out.stdout
+    md = subprocess.run([SONDE, workload, "--help-markdown"], capture_output=True, text=True,
+                        timeout=30)
+    assert md.returncode == 0
+    assert md.stdout.startswith(f"# `sonde {workload}` options")
+
+
+@pytest.mark.parametrize("np", [1, 4])
+@pytest.mark.parametrize("workload", workloads())
+def test_bad_option_one_line_nonzero_no_hang(workload, np):
+    out = run_sonde([workload, "--no-such-option-anywhere"], np=np, check=False, timeout=120)
+    assert out.returncode == 2
+    errors = [ln for ln in out.stderr.splitlines() if "error" in ln]
+    assert len(errors) == 1, out.stderr
+    assert "--no-such-option-anywhere" in errors[0]
+    assert errors[0].startswith(f"sonde {workload}: error: ")
+
+
+@pytest.mark.parametrize("workload", workloads())
+def test_json_results_file_that_cannot_be_opened(workload, tmp_path):
+    bad = tmp_path / "missing-dir" / "r.jsonl"
+    out = run_sonde([workload, "--json", bad], np=2, check=False, timeout=120)
+    assert out.returncode != 0
+    errors = [ln for ln in out.stderr.splitlines() if "error" in ln]
+    assert len(errors) == 1, out.stderr
+    assert "cannot open results file" in errors[0]
