@@ -177,3 +177,8 @@ void sonde_json_raw(struct sonde_json *j, const char *key, const char *json)
 	member(j, key);
 	puts_(j, json && *json ? json : "null");
 }
+
+void sonde_json_raw_text_append(struct sonde_json *j, const char *text)
+{
+	puts_(j, text);
+}

@@ -33,4 +33,7 @@ void sonde_json_null(struct sonde_json *j, const char *key);
 /* Inserts already-encoded JSON text (an object built by another writer). */
 void sonde_json_raw(struct sonde_json *j, const char *key, const char *json);
 
+/* Appends text as it is, outside the member logic (record terminators, spliced bodies). */
+void sonde_json_raw_text_append(struct sonde_json *j, const char *text);
+
 #endif

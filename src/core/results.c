@@ -1,7 +1,9 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,16 +12,20 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fail.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "workload.h"
 
 static struct {
-	FILE *json, *csv;
+	int json; /* descriptor + 1, so the zeroed struct means "no file" */
+	FILE *csv;
 	int open;
 	char run_id[64];
 	double start;
 	int64_t measurements;
+	int rank0;
+	struct timespec start_mono; /* for the signal handler, which cannot call MPI_Wtime */
 	const char *workload;
 	struct sonde_json rec;
 } R;
@@ -54,15 +60,96 @@ const char *sonde_results_run_id(void)
 
 int sonde_results_active(void)
 {
-	return R.json != NULL;
+	return R.json != 0;
 }
 
-static FILE *open_append(const char *path, char *err, size_t errlen)
+/* Appends, never truncates, never follows a symlink planted at the path. */
+static int open_append(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "a");
-	if (!f)
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
 		snprintf(err, errlen, "cannot open results file %s: %s", path, strerror(errno));
-	return f;
+	return fd;
+}
+
+/* Async-signal-safe text building for the handler: no stdio, no malloc. */
+static size_t append(char *buf, size_t at, size_t cap, const char *s)
+{
+	while (*s && at + 1 < cap)
+		buf[at++] = *s++;
+	buf[at] = '\0';
+	return at;
+}
+
+static size_t append_uint(char *buf, size_t at, size_t cap, unsigned long long v)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	char text[24];
+	for (int i = 0; i < n; i++)
+		text[i] = digits[n - 1 - i];
+	text[n] = '\0';
+	return append(buf, at, cap, text);
+}
+
+/* SIGTERM (Slurm's time limit, the launcher) or SIGINT: every finished measurement is already
+ * on disk; close the file with an "end" record naming the signal and leave at once. */
+static void on_stop_signal(int sig)
+{
+	const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+	char line[512];
+	size_t n = 0;
+	if (R.json) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long ms = (now.tv_sec - R.start_mono.tv_sec) * 1000LL +
+		               (now.tv_nsec - R.start_mono.tv_nsec) / 1000000;
+		n = append(line, n, sizeof line, "{\"type\":\"end\",\"run_id\":\"");
+		n = append(line, n, sizeof line, R.run_id);
+		n = append(line, n, sizeof line, "\",\"workload\":\"");
+		n = append(line, n, sizeof line, R.workload ? R.workload : "");
+		n = append(line, n, sizeof line, "\",\"exit_code\":");
+		n = append_uint(line, n, sizeof line, SONDE_EXIT_SIGNAL);
+		n = append(line, n, sizeof line, ",\"signal\":\"");
+		n = append(line, n, sizeof line, name);
+		n = append(line, n, sizeof line, "\",\"elapsed_seconds\":");
+		n = append_uint(line, n, sizeof line, (unsigned long long)(ms / 1000));
+		char frac[5] = {'.', (char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10),
+		                (char)('0' + ms % 10), '\0'};
+		n = append(line, n, sizeof line, frac);
+		n = append(line, n, sizeof line, ",\"measurements\":");
+		n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
+		n = append(line, n, sizeof line, "}\n");
+		if (write(R.json - 1, line, n) < 0)
+			n = 0;
+	}
+	if (R.rank0) {
+		n = append(line, 0, sizeof line, "sonde ");
+		n = append(line, n, sizeof line, R.workload ? R.workload : "");
+		n = append(line, n, sizeof line, ": stopped by ");
+		n = append(line, n, sizeof line, name);
+		n = append(line, n, sizeof line, " after ");
+		n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
+		n = append(line, n, sizeof line,
+		           " measurements; the results recorded so far are kept\n");
+		if (write(STDERR_FILENO, line, n) < 0)
+			n = 0;
+	}
+	_exit(SONDE_EXIT_SIGNAL);
+}
+
+static void install_stop_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 }
 
 int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
@@ -70,14 +157,24 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 {
 	R.workload = workload;
 	R.start = sonde_now();
+	clock_gettime(CLOCK_MONOTONIC, &R.start_mono);
 	make_run_id();
 	R.open = 1;
-	if (!is_rank0())
+	R.rank0 = is_rank0();
+	install_stop_handlers();
+	if (!R.rank0)
 		return 0;
-	if (json_path && !(R.json = open_append(json_path, err, errlen)))
-		return -1;
-	if (csv_path && !(R.csv = open_append(csv_path, err, errlen)))
-		return -1;
+	if (json_path) {
+		int fd = open_append(json_path, err, errlen);
+		if (fd < 0)
+			return -1;
+		R.json = fd + 1;
+	}
+	if (csv_path) {
+		int fd = open_append(csv_path, err, errlen);
+		if (fd < 0 || !(R.csv = fdopen(fd, "a")))
+			return -1;
+	}
 	if (R.csv) {
 		struct stat st;
 		if (fstat(fileno(R.csv), &st) == 0 && st.st_size == 0)
@@ -91,13 +188,30 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 	return 0;
 }
 
-/* Each record is one line, written with one call and flushed, so a killed run leaves whole
- * lines behind. */
+/* Each record is one line written by one write(2) on an O_APPEND descriptor, so a run killed
+ * at any moment (or stopped by the signal handler below) leaves only whole lines behind. */
+static void write_line(const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(R.json - 1, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "sonde: warning: results file: %s; no more records saved\n",
+			        n < 0 ? strerror(errno) : "short write");
+			close(R.json - 1);
+			R.json = 0;
+			return;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
 static void write_record(void)
 {
-	fputs(R.rec.buf, R.json);
-	fputc('\n', R.json);
-	fflush(R.json);
+	sonde_json_raw_text_append(&R.rec, "\n");
+	write_line(R.rec.buf, R.rec.len);
 }
 
 static void begin_record(const char *type, const char *workload)
@@ -316,12 +430,12 @@ void sonde_results_record(const char *type, const char *workload, const char *bo
 	/* The record is still open ({"type":..,"workload":..), so the body's members follow a
 	 * comma, and the body's own closing brace closes the record. */
 	if (*body == '{' && body[1] != '}') {
-		fputs(R.rec.buf, R.json);
-		fprintf(R.json, ",%s\n", body + 1);
+		sonde_json_raw_text_append(&R.rec, ",");
+		sonde_json_raw_text_append(&R.rec, body + 1);
 	} else {
-		fprintf(R.json, "%s}\n", R.rec.buf);
+		sonde_json_raw_text_append(&R.rec, "}");
 	}
-	fflush(R.json);
+	write_record();
 }
 
 void sonde_results_close(int exit_code)
@@ -336,8 +450,9 @@ void sonde_results_close(int exit_code)
 		sonde_json_int(&R.rec, "measurements", R.measurements);
 		sonde_json_object_end(&R.rec);
 		write_record();
-		fclose(R.json);
-		R.json = NULL;
+		if (R.json)
+			close(R.json - 1);
+		R.json = 0;
 	}
 	if (R.csv) {
 		fclose(R.csv);
