@@ -8,15 +8,15 @@
 
 struct sonde_topology {
 	int rank, size;
-	int node_id;	     /* this rank's node */
+	int node_id; /* this rank's node */
 	int nnodes;
-	int local_rank;	     /* rank within its node */
-	int local_size;	     /* ranks on this rank's node */
-	int *node_of_rank;   /* [size] node id of every rank */
-	int *tasks_on_node;  /* [nnodes] */
-	int tasks_per_node;  /* ranks on node 0 (IOR's notion), */
+	int local_rank;     /* rank within its node */
+	int local_size;     /* ranks on this rank's node */
+	int *node_of_rank;  /* [size] node id of every rank */
+	int *tasks_on_node; /* [nnodes] */
+	int tasks_per_node; /* ranks on node 0 (IOR's notion) */
 	int tasks_per_node_min, tasks_per_node_max;
-	char **node_names;   /* [nnodes] host name of each node */
+	char **node_names;        /* [nnodes] host name of each node */
 	const char *slurm_job_id; /* NULL outside Slurm */
 	const char *slurm_nodelist;
 };
@@ -26,5 +26,9 @@ int sonde_topology_init(MPI_Comm comm, struct sonde_topology *t);
 /* A one-process topology for runs without MPI. */
 void sonde_topology_single(struct sonde_topology *t);
 void sonde_topology_free(struct sonde_topology *t);
+
+/* Slurm's compressed tasks per node ("2(x3),1" = 2,2,2,1, as in SLURM_TASKS_PER_NODE): stores
+ * the first max counts and returns how many nodes the string describes, or -1 if malformed. */
+int sonde_slurm_tasks_per_node_parse(const char *s, int *counts, int max);
 
 #endif
