@@ -43,23 +43,32 @@ def mpi_env(extra=None):
     return env
 
 
-def launch_command(np, args, hosts=None):
-    """The argv that launches sonde on np ranks (hosts: e.g. "nodeA:2,nodeB:2")."""
+def launch_command(np, args, hosts=None, program=None):
+    """The argv that launches sonde (or program, e.g. a unit-test binary) on np ranks.
+
+    hosts, e.g. "nodeA:2,nodeB:2", makes one machine look like several nodes: each host name
+    is a UTS namespace of its own (tests/uts-agent.sh, needs root). Ranks on different names
+    do not share memory in Open MPI's eyes, so they talk TCP, over loopback (which Open MPI
+    leaves out by default), as does the launcher's own out-of-band channel."""
     cmd = [MPIRUN, "-n", str(np)]
     if OPEN_MPI:
         cmd += ["--oversubscribe"]
         if hosts:
-            cmd += ["--mca", "plm_rsh_agent", str(UTS_AGENT), "--host", hosts]
+            cmd += ["--mca", "plm_rsh_agent", str(UTS_AGENT), "--host", hosts,
+                    "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]
     elif hosts:
         pytest.skip("multi-node launches use Open MPI's rsh launcher")
-    return cmd + [SONDE] + [str(a) for a in args]
+    return cmd + [str(program or SONDE)] + [str(a) for a in args]
 
 
-def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=None, mpi=True):
-    """Runs sonde (under the launcher unless mpi=False) and returns the CompletedProcess.
+def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=None, mpi=True,
+              program=None):
+    """Runs sonde, or program instead (under the launcher unless mpi=False), and returns the
+    CompletedProcess.
 
     check=True asserts exit code 0 and shows stdout/stderr on failure."""
-    cmd = launch_command(np, args, hosts) if mpi else [SONDE] + [str(a) for a in args]
+    cmd = (launch_command(np, args, hosts, program) if mpi
+           else [str(program or SONDE)] + [str(a) for a in args])
     proc = subprocess.run(cmd, cwd=cwd, env=mpi_env(env), capture_output=True, text=True,
                           timeout=timeout)
     if check and proc.returncode != 0:

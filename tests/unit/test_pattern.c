@@ -161,16 +161,17 @@ static void test_check(void)
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
-	int rank;
+	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	test_fill();
 	test_check();
 
 	struct sonde_verify v = {.errors = rank + 1, .bytes_checked = 100 * (rank + 1)};
 	int64_t errors, bytes;
 	sonde_verify_total(MPI_COMM_WORLD, &v, &errors, &bytes);
-	CHECK_INT(errors, 3);
-	CHECK_INT(bytes, 300);
+	CHECK_INT(errors, size * (size + 1) / 2);
+	CHECK_INT(bytes, 100 * size * (size + 1) / 2);
 
 	int failed = check_finish("test_pattern"), any;
 	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
