@@ -1,0 +1,110 @@
+/* sonde coll internals: the operations table, the timing kernels, the data checks and the
+ * reporting, shared by src/workloads/coll.c and the files of src/workloads/coll/. */
+#ifndef SONDE_COLL_H
+#define SONDE_COLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum coll_timing {
+	COLL_TIMING_BARRIER, /* mpiBench's default kernel: barrier after each call, inside the loop
+	                      */
+	COLL_TIMING_NOBARRIER, /* mpiBench's NO_BARRIER build: back-to-back calls */
+	COLL_TIMING_PERCALL,   /* OSU/IMB: barrier, then one call timed alone */
+};
+
+/* The parsed command line, with the effective values after validation. */
+struct coll_cfg {
+	int64_t begin, end, mem_limit;
+	int iters;
+	int64_t time_limit_us;
+	int dims, part_min;
+	int check_last, check_all;
+	int no_barrier, per_call;
+	int percentiles;
+	int overlap;
+	enum coll_timing timing;
+};
+
+/* Message buffers, sized once for the largest size and the world size. */
+struct coll_buffers {
+	char *sbuf, *rbuf;
+	size_t len; /* bytes of each of sbuf and rbuf */
+	int *scounts, *sdispls, *rcounts, *rdispls;
+	size_t allocated; /* bytes of all the above, for "Message buffers (KB):" */
+};
+
+/* One test: an operation at one size on one communicator. */
+struct coll_call {
+	const struct coll_op *op;
+	MPI_Comm comm;
+	int rank, nranks, world_rank;
+	int64_t size; /* the "Bytes:" figure: per-process message size */
+	int count;    /* elements per process (per peer for the all-to-all family) */
+	int my_count; /* v-variants: this rank's own contribution */
+	int chunk;    /* v-variants: max(1, count / nranks) */
+	MPI_Datatype type;
+	struct coll_buffers *b;
+	int64_t checked; /* bytes compared by the checks so far */
+};
+
+enum coll_op_flags {
+	COLL_MPIBENCH = 1 << 0,    /* one of mpiBench 1.5's 11, run when no operation is named */
+	COLL_REDUCTION = 1 << 1,   /* MPI_DOUBLE + MPI_SUM; sizes below 8 bytes skipped */
+	COLL_NO_SIZE = 1 << 2,     /* Barrier: run once, reported with Bytes 0 */
+	COLL_NONBLOCKING = 1 << 3, /* start + MPI_Wait; overlap measured with --overlap */
+};
+
+struct coll_op {
+	const char *name;
+	unsigned flags;
+	/* Counts and displacements for this call (v-variants); NULL when none are needed. */
+	void (*setup)(struct coll_call *c);
+	/* Blocking: the call itself. Non-blocking: starts it into *req. Returns an MPI code. */
+	int (*call)(struct coll_call *c, MPI_Request *req);
+	/* Checks the buffers after a call; reports the first mismatch as mpiBench words it and
+	 * returns the number of bad bytes. NULL = not checked (reductions, Barrier). */
+	int64_t (*check)(struct coll_call *c);
+};
+
+extern const struct coll_op coll_ops[];
+extern const int coll_nops;
+
+/* ops.c */
+int coll_buffers_alloc(struct coll_buffers *b, int64_t max_size, int world_size);
+void coll_buffers_free(struct coll_buffers *b);
+/* mpiBench's fill: byte j of the send buffer of comm rank r is (j+1)(r+1)+j; receive zeroed. */
+void coll_fill(struct coll_call *c);
+/* The test hook SONDE_TEST_CORRUPT_RECV=<rank>:<offset> (see docs/workloads/coll.md). */
+int coll_corrupt_hook_init(char *err, size_t errlen);
+int coll_corrupt_hook_active(void);
+void coll_corrupt_hook_apply(struct coll_call *c);
+/* Elements of size bytes of the op's type; and whether the op runs at that size at all. */
+int coll_op_runs_at(const struct coll_op *op, int64_t size);
+
+/* kernel.c */
+struct coll_result {
+	int iters;         /* iterations reported */
+	double per_iter_s; /* this rank's time per iteration */
+	double *samples;   /* per-call mode: one duration per reported iteration */
+	int64_t nsamples;
+	int64_t check_errors; /* bad bytes found by this rank */
+	int64_t bytes_checked;
+	int estimate_only; /* the 5-iteration estimate was reported (too few iterations fit) */
+	double overall_s, pure_s, compute_s; /* --overlap, non-blocking ops */
+};
+
+/* Primes, estimates, picks the iteration count (rank 0 decides) and measures, as mpiBench's
+ * get_time does, with the kernel the configuration names. Collective over MPI_COMM_WORLD. */
+void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_result *r);
+void coll_result_free(struct coll_result *r);
+const char *coll_timing_name(enum coll_timing t);
+
+/* report.c */
+void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const char *comm_name,
+                 int comm_ranks, const struct coll_result *r, int64_t total_errors);
+
+#endif
