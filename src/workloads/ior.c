@@ -1,0 +1,994 @@
+/* sonde ior: IOR's benchmark, phase by phase as IOR runs it.
+ *
+ * For every test (one, or one per RUN of an -f script) and every repetition: write (timed
+ * open, transfers, close, with barriers where IOR puts them), optional -W check, read (from
+ * another rank's data with -C/-Z), optional remove. Each phase is reduced with IOR's formulas
+ * (earliest start to latest stop, bytes actually moved over total time, IOPS over access time,
+ * best rank's mean latency) and printed in IOR's layout; the same figures go to --json. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "clock.h"
+#include "fail.h"
+#include "json.h"
+#include "pattern.h"
+#include "results.h"
+#include "stats.h"
+#include "workload.h"
+#include "workloads/ior/ior.h"
+#include "workloads/ior/layout.h"
+#include "workloads/ior/reorder.h"
+
+enum access { WRITE, READ, WRITECHECK, READCHECK };
+enum { T_OPEN0, T_OPEN1, T_XFER0, T_XFER1, T_CLOSE0, T_CLOSE1, T_N };
+
+/* What a run shares between its phases. */
+struct run {
+	struct sonde_context *ctx;
+	MPI_Comm comm;
+	int rank, ntasks;
+	struct ior_mapping map;
+	struct sonde_clock clock;
+	const struct sonde_backend *backend;
+	struct sonde_strlist hints;
+	void *buf;
+	uint64_t seed; /* pattern seed of this repetition */
+	int64_t stream_rep;
+	FILE *out; /* IOR's text output (NULL when a summary format replaces it) */
+	FILE *rank_csv;
+	int64_t verify_errors;
+	int drop_report;
+	int64_t pairs_limit; /* stoneWallingWearOutIterations in force */
+	double *lat;         /* per-call latencies of the current phase */
+	int64_t nlat, caplat;
+};
+
+static double now(const struct run *r)
+{
+	return sonde_clock_global(&r->clock, sonde_now());
+}
+
+static void add_latency(struct run *r, double s)
+{
+	if (r->nlat == r->caplat) {
+		r->caplat = r->caplat ? 2 * r->caplat : 4096;
+		r->lat = realloc(r->lat, sizeof *r->lat * (size_t)r->caplat);
+		if (!r->lat)
+			sonde_fatal("out of memory for latency samples");
+	}
+	r->lat[r->nlat++] = s;
+}
+
+/* The rank whose data this rank handles in a phase, and the file it is in. */
+struct target {
+	int pretend;
+	char path[4096];
+	struct sonde_pattern pat;
+};
+
+static void target_of(const struct run *r, const struct ior_params *p, int offset, int rep,
+                      struct target *tg)
+{
+	tg->pretend = (r->rank + offset) % r->ntasks;
+	if (ior_file_name(p->test_file, p->fpp, p->unique_dir, tg->pretend,
+	                  p->multi_file ? rep : -1, tg->path, sizeof tg->path) < 0)
+		sonde_fatal("test file name too long: %s", p->test_file);
+	tg->pat.seed = r->seed;
+	tg->pat.stream = sonde_pattern_stream(tg->pretend, p->fpp ? tg->pretend : 0, r->stream_rep);
+}
+
+static int64_t stat_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Opens as IOR does: a shared POSIX file is created by rank 0 alone, the others open it once
+ * it exists; MPI-IO opens collectively over the ranks sharing the file. */
+static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
+                                      const struct target *tg, int writing, int *err)
+{
+	struct sonde_io_options opt = {
+	    .comm = p->fpp ? MPI_COMM_SELF : r->comm,
+	    .collective = p->collective,
+	    .hints = r->hints.items,
+	    .nhints = r->hints.count,
+	    .alignment = p->odirect ? 4096 : 0,
+	};
+	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;
+	if (writing && !p->use_existing)
+		flags |= SONDE_IO_TRUNC;
+	if (p->odirect)
+		flags |= SONDE_IO_DIRECT;
+	struct sonde_file *f = NULL;
+	int rc = 0;
+	if (writing && !p->fpp && !(r->backend->caps & SONDE_CAP_SHARED_OPEN)) {
+		if (r->rank == 0)
+			rc = r->backend->open(tg->path, flags, &opt, &f);
+		MPI_Barrier(r->comm);
+		if (r->rank != 0)
+			rc = r->backend->open(tg->path,
+			                      flags & ~(unsigned)(SONDE_IO_CREATE | SONDE_IO_TRUNC),
+			                      &opt, &f);
+	} else {
+		rc = r->backend->open(tg->path, flags, &opt, &f);
+	}
+	*err = rc;
+	return rc < 0 ? NULL : f;
+}
+
+/* One transfer; returns bytes moved, or -1 after a failure (reported with sonde_agree by the
+ * caller's phase check). */
+static int64_t single(struct run *r, const struct ior_params *p, struct sonde_file *f,
+                      const struct target *tg, enum access acc, int64_t offset,
+                      struct sonde_verify *v)
+{
+	size_t len = (size_t)p->xfer;
+	ssize_t n;
+	double t0;
+	if (acc == WRITE) {
+		if (p->packet != IOR_PACKET_TIMESTAMP)
+			sonde_pattern_fill(&tg->pat, r->buf, len, (uint64_t)offset);
+		t0 = sonde_now();
+		n = r->backend->write_at(f, r->buf, len, offset);
+		add_latency(r, sonde_now() - t0);
+		if (n == (ssize_t)len && p->fsync_per_write && r->backend->sync(f) < 0)
+			return -1;
+	} else {
+		t0 = sonde_now();
+		n = r->backend->read_at(f, r->buf, len, offset);
+		add_latency(r, sonde_now() - t0);
+		if (n == (ssize_t)len && (acc == WRITECHECK || acc == READCHECK)) {
+			/* timestamp packets repeat one buffer, so every transfer is checked
+			 * against its start; mismatches are reported at their file offset */
+			uint64_t base = p->packet == IOR_PACKET_TIMESTAMP ? 0 : (uint64_t)offset;
+			int kept = v->kept;
+			sonde_pattern_check(&tg->pat, r->buf, len, base, v);
+			for (int k = kept; k < v->kept; k++)
+				v->first[k].offset += (uint64_t)offset - base;
+		}
+	}
+	return n == (ssize_t)len ? (int64_t)len : -1;
+}
+
+struct phase_out {
+	int64_t moved, pairs;
+	int failed;
+	char why[4096];
+};
+
+/* IOR's transfer loop: segments x transfers, stonewall deadline, and the wear-out that brings
+ * every rank to the same number of transfers as the busiest one. */
+static void transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
+                         const struct target *tg, enum access acc, struct ior_point *pt,
+                         struct sonde_verify *v, struct phase_out *po)
+{
+	struct ior_geometry g = {p->block, p->xfer, p->segments, r->ntasks, p->fpp};
+	int64_t count = p->block / p->xfer, *rnd = NULL;
+	if (p->random_offset) {
+		unsigned seed = (unsigned)p->random_seed;
+		if (p->fpp)
+			seed = (unsigned)(p->random_seed + tg->pretend);
+		rnd = ior_random_offsets(&g, tg->pretend, seed, &count);
+	}
+	int64_t moved = 0, pairs = 0, i = 0, j = 0;
+	int hit = 0;
+	double start = sonde_now();
+#define OFFSET(seg, k)                                                                             \
+	(rnd ? rnd[k] + (seg) * (p->fpp ? p->block : r->ntasks * p->block)                         \
+	     : ior_offset(&g, seg, k, tg->pretend))
+	for (i = 0; i < p->segments && !hit; i++) {
+		for (j = 0; j < count && !hit; j++) {
+			int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
+			if (n < 0) {
+				snprintf(po->why, sizeof po->why, "%s %.3000s at offset %lld: %s",
+				         acc == WRITE ? "cannot write" : "cannot read", tg->path,
+				         (long long)OFFSET(i, j), sonde_io_last_error());
+				po->failed = 1;
+				goto out;
+			}
+			moved += n;
+			pairs++;
+			hit = (p->deadline && sonde_now() - start > p->deadline) ||
+			      (r->pairs_limit && pairs == r->pairs_limit);
+			if (p->collective && p->deadline)
+				MPI_Bcast(&hit, 1, MPI_INT, 0, r->comm);
+		}
+	}
+	if (p->wearout) {
+		long long mine = pairs, max = 0, min = 0, moved_ll = moved, min_moved = 0, sum = 0;
+		MPI_Allreduce(&mine, &max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);
+		pt->sw_time = sonde_now() - start;
+		MPI_Allreduce(&mine, &min, 1, MPI_LONG_LONG, MPI_MIN, r->comm);
+		MPI_Allreduce(&moved_ll, &min_moved, 1, MPI_LONG_LONG, MPI_MIN, r->comm);
+		MPI_Allreduce(&moved_ll, &sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
+		pt->pairs = max;
+		pt->sw_min_bytes = min_moved;
+		pt->sw_total_bytes = sum;
+		if (r->rank == 0 && r->out)
+			fprintf(r->out,
+			        "stonewalling pairs accessed min: %lld max: %lld -- min data: %.1f "
+			        "GiB mean data: %.1f GiB time: %.1fs\n",
+			        min, max, min_moved / 1073741824.0,
+			        (double)sum / r->ntasks / 1073741824.0, pt->sw_time);
+		if (pairs != max) {
+			/* finish the block in progress, then whole blocks, wrapping around */
+			i--;
+			if (j == count) {
+				j = 0;
+				i++;
+			}
+			for (; pairs < max; i++) {
+				if (i == p->segments)
+					i = 0;
+				for (; j < count && pairs < max; j++) {
+					int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
+					if (n < 0) {
+						snprintf(po->why, sizeof po->why,
+						         "cannot %s %.3000s during wear-out: %s",
+						         acc == WRITE ? "write" : "read", tg->path,
+						         sonde_io_last_error());
+						po->failed = 1;
+						goto out;
+					}
+					moved += n;
+					pairs++;
+				}
+				j = 0;
+			}
+		}
+	} else {
+		pt->pairs = pairs;
+	}
+#undef OFFSET
+	if (acc == WRITE && p->fsync && r->backend->sync(f) < 0) {
+		snprintf(po->why, sizeof po->why, "fsync of %.3000s failed: %s", tg->path,
+		         sonde_io_last_error());
+		po->failed = 1;
+	}
+out:
+	free(rnd);
+	po->moved = moved;
+	po->pairs = pairs;
+}
+
+/* --drop-cache: ask the kernel to forget the pages of the file this rank will read, then
+ * count with mincore() how many are still resident. Returns resident and total pages. */
+static void drop_cache(const char *path, int64_t *resident, int64_t *total)
+{
+	*resident = *total = 0;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	fdatasync(fd); /* dirty pages cannot be dropped */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	struct stat st;
+	long page = sysconf(_SC_PAGESIZE);
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED) {
+			size_t npages = (size_t)((st.st_size + page - 1) / page);
+			unsigned char *vec = malloc(npages);
+			if (vec && mincore(m, (size_t)st.st_size, vec) == 0) {
+				*total = (int64_t)npages;
+				for (size_t k = 0; k < npages; k++)
+					*resident += vec[k] & 1;
+			}
+			free(vec);
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	close(fd);
+}
+
+static const char *phase_name(enum access acc)
+{
+	return acc == WRITE ? "write" : acc == READ || acc == READCHECK ? "read" : "check";
+}
+
+/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
+static void rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+                         const double *tm, int64_t moved)
+{
+	double mine[4] = {tm[T_CLOSE1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0], (double)moved, 0};
+	double *all = r->rank == 0 ? malloc(sizeof *all * 4 * (size_t)r->ntasks) : NULL;
+	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, r->comm);
+	if (r->rank != 0)
+		return;
+	if (r->rank_csv) {
+		for (int k = 0; k < r->ntasks; k++) {
+			double *d = all + 4 * k;
+			fprintf(r->rank_csv, "%s,%d,%.6f,%.6f,%.1f,%.1f\n", phase_name(acc), k,
+			        d[0], d[1], d[0] > 0 ? d[2] / d[0] : 0, d[1] > 0 ? d[2] / d[1] : 0);
+		}
+		fflush(r->rank_csv);
+	}
+	if (p->rank_details && r->out) {
+		int slow = 0;
+		fprintf(r->out, "\n%s rank details (iteration %d):\n", phase_name(acc), rep);
+		fprintf(r->out, "%-6s %-14s %-12s %-12s %-12s\n", "rank", "bytes", "total(s)",
+		        "wr/rd(s)", "bw(MiB/s)");
+		for (int k = 0; k < r->ntasks; k++) {
+			double *d = all + 4 * k;
+			fprintf(r->out, "%-6d %-14.0f %-12.6f %-12.6f %-12.2f\n", k, d[2], d[0],
+			        d[1], d[1] > 0 ? d[2] / d[1] / 1048576.0 : 0);
+			if (d[0] > all[4 * slow])
+				slow = k;
+		}
+		fprintf(r->out, "slowest rank: %d (%.6f s, %s)\n\n", slow, all[4 * slow],
+		        r->ctx->topo.node_names[r->ctx->topo.node_of_rank[slow]]);
+	}
+	free(all);
+}
+
+static void json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
+                        const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
+                        int verified, int64_t errors)
+{
+	struct sonde_stats per_rank;
+	struct sonde_latency lat;
+	sonde_stats_across(r->comm, my_xfer, &per_rank);
+	sonde_latency_across(r->comm, r->lat, r->nlat, 1 << 20, &lat);
+	int64_t checked = 0, errs = 0;
+	sonde_verify_total(r->comm, v, &errs, &checked);
+	if (r->rank == 0 && t->p.latency_lines && r->out)
+		fprintf(
+		    r->out,
+		    "%s latency (iteration %d, %lld calls): p50 %.6f s  p90 %.6f s  p99 %.6f s  "
+		    "max %.6f s\n",
+		    phase_name(acc), rep, (long long)lat.count, lat.p50, lat.p90, lat.p99, lat.max);
+	if (r->rank != 0 || !sonde_results_active())
+		return;
+	const struct ior_params *p = &t->p;
+	struct sonde_json pj, ej;
+	sonde_json_init(&pj);
+	sonde_json_object_begin(&pj, NULL);
+	sonde_json_string(&pj, "api", p->api);
+	sonde_json_int(&pj, "test", p->id);
+	sonde_json_int(&pj, "transfer_size", p->xfer);
+	sonde_json_int(&pj, "block_size", p->block);
+	sonde_json_int(&pj, "segments", p->segments);
+	sonde_json_bool(&pj, "file_per_process", p->fpp);
+	sonde_json_bool(&pj, "collective", p->collective);
+	sonde_json_int(&pj, "tasks", r->ntasks);
+	sonde_json_object_end(&pj);
+	sonde_json_init(&ej);
+	sonde_json_object_begin(&ej, NULL);
+	sonde_json_double(&ej, "open_s", pt->open);
+	sonde_json_double(&ej, "wrrd_s", pt->xfer);
+	sonde_json_double(&ej, "close_s", pt->close);
+	sonde_json_double(&ej, "iops", pt->iops);
+	sonde_json_double(&ej, "latency_s", pt->latency);
+	sonde_json_int(&ej, "stat_bytes", pt->stat_bytes);
+	sonde_json_int(&ej, "pairs", pt->pairs);
+	if (p->wearout) {
+		sonde_json_double(&ej, "stonewall_s", pt->sw_time);
+		sonde_json_int(&ej, "stonewall_min_bytes", pt->sw_min_bytes);
+		sonde_json_int(&ej, "stonewall_total_bytes", pt->sw_total_bytes);
+		sonde_json_double(&ej, "stonewall_aggregate_mib_s",
+		                  pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / 1048576.0
+		                                  : 0);
+	}
+	sonde_json_object_end(&ej);
+	struct sonde_measurement m = {
+	    .phase = phase_name(acc),
+	    .iteration = rep,
+	    .bytes = pt->bytes,
+	    .seconds = pt->total,
+	    .ops = p->xfer ? pt->bytes / p->xfer : 0,
+	    .per_rank = &per_rank,
+	    .latency = &lat,
+	    .verified = verified,
+	    .verify_errors = errors,
+	    .bytes_checked = checked,
+	    .params_json = pj.buf,
+	    .extra_json = ej.buf,
+	};
+	sonde_results_measurement("ior", &m);
+	sonde_json_free(&pj);
+	sonde_json_free(&ej);
+}
+
+/* -j: IOR's outlier warnings, one per rank and timer that is far from the mean. */
+static void outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm)
+{
+	const char *names[] = {"start time", "elapsed create time", "elapsed transfer time",
+	                       "elapsed close time", "end time"};
+	double v[5] = {tm[T_OPEN0], tm[T_OPEN1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0],
+	               tm[T_CLOSE1] - tm[T_CLOSE0], tm[T_CLOSE1]};
+	for (int k = 0; k < 5; k++) {
+		double sum = 0, sq = 0;
+		MPI_Allreduce(&v[k], &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
+		double mean = sum / r->ntasks, d = (v[k] - mean) * (v[k] - mean);
+		MPI_Allreduce(&d, &sq, 1, MPI_DOUBLE, MPI_SUM, r->comm);
+		if (fabs(v[k] - mean) > p->outlier)
+			fprintf(stderr,
+			        "sonde ior: warning: for %s, task %d, %s %s is %f (mean=%f, "
+			        "stddev=%f)\n",
+			        r->ctx->topo.node_names[r->ctx->topo.node_id], r->rank,
+			        phase_name(acc), names[k], v[k], mean, sqrt(sq / r->ntasks));
+	}
+}
+
+/* One timed phase. Returns 0, or an exit code after a failure every rank agreed on. */
+static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, int offset)
+{
+	const struct ior_params *p = &t->p;
+	struct ior_point scratch = {0};
+	struct ior_point *pt = acc == WRITE        ? &t->write[rep]
+	                       : acc == WRITECHECK ? &scratch
+	                                           : &t->read[rep];
+	struct target tg;
+	struct sonde_verify v = {0};
+	struct phase_out po = {0};
+	double tm[T_N] = {0};
+	int writing = acc == WRITE, err = 0;
+	target_of(r, p, offset, rep, &tg);
+	r->nlat = 0;
+
+	if (writing && p->unique_dir) {
+		char dir[4096];
+		ior_dir_of(tg.path, dir, sizeof dir);
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			err = -errno;
+		if (!sonde_agree(r->comm, err == 0, "cannot create directory %s: %s", dir,
+		                 sonde_strerror(-err)))
+			return SONDE_EXIT_RUNTIME;
+	}
+	if (!writing && p->drop_cache && (p->fpp || r->ctx->topo.local_rank == 0)) {
+		int64_t res = 0, tot = 0, sum[2] = {0, 0}, mine[2];
+		drop_cache(tg.path, &res, &tot);
+		mine[0] = res;
+		mine[1] = tot;
+		MPI_Reduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
+		if (r->rank == 0 && r->out)
+			fprintf(r->out,
+			        "drop-cache: %lld of %lld pages still resident after "
+			        "posix_fadvise(DONTNEED) (%s)\n",
+			        (long long)sum[0], (long long)sum[1],
+			        sum[1] == 0       ? "nothing to check"
+			        : sum[0] == 0     ? "honoured"
+			        : sum[0] < sum[1] ? "partly honoured"
+			                          : "not honoured");
+	} else if (!writing && p->drop_cache) {
+		int64_t zero[2] = {0, 0}, sum[2];
+		MPI_Reduce(zero, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
+	}
+	if (acc == WRITE || acc == READ || acc == READCHECK)
+		if (p->delay > 0)
+			sleep((unsigned)p->delay);
+
+	MPI_Barrier(r->comm);
+	tm[T_OPEN0] = now(r);
+	struct sonde_file *f = open_target(r, p, &tg, writing, &err);
+	tm[T_OPEN1] = now(r);
+	if (!sonde_agree(r->comm, f != NULL, "cannot open %s: %s", tg.path,
+	                 err < 0 ? sonde_io_last_error() : "unknown error"))
+		return acc == WRITE ? SONDE_EXIT_RUNTIME : SONDE_EXIT_USAGE;
+	if (p->barriers)
+		MPI_Barrier(r->comm);
+	if (r->rank == 0 && p->verbose >= 3 && r->out && acc != WRITECHECK) {
+		char ts[40];
+		ior_time_string(ts, sizeof ts);
+		fprintf(r->out, "Commencing %s performance test: %s\n", phase_name(acc), ts);
+	}
+	tm[T_XFER0] = now(r);
+	transfer_all(r, p, f, &tg, acc, pt, &v, &po);
+	tm[T_XFER1] = now(r);
+	if (p->barriers)
+		MPI_Barrier(r->comm);
+	tm[T_CLOSE0] = now(r);
+	int crc = r->backend->close(f);
+	tm[T_CLOSE1] = now(r);
+	if (!po.failed && crc < 0) {
+		po.failed = 1;
+		snprintf(po.why, sizeof po.why, "close of %.3000s failed: %s", tg.path,
+		         sonde_io_last_error());
+	}
+	if (!sonde_agree(r->comm, !po.failed, "%s", po.why))
+		return SONDE_EXIT_RUNTIME;
+	if (writing)
+		MPI_Barrier(r->comm);
+
+	/* verification (-W untimed pass, -R during the timed read) */
+	int64_t errors = 0, checked = 0;
+	if (acc == WRITECHECK || acc == READCHECK) {
+		if (v.errors)
+			sonde_verify_report(&v, r->rank, tg.path);
+		sonde_verify_total(r->comm, &v, &errors, &checked);
+		if (errors && r->rank == 0)
+			fprintf(stderr,
+			        "sonde ior: error: incorrect data on %s (%lld bytes differ of %lld "
+			        "checked)\n",
+			        acc == WRITECHECK ? "write" : "read", (long long)errors,
+			        (long long)checked);
+		r->verify_errors += errors;
+		if (acc == WRITECHECK) {
+			if (r->rank == 0 && p->verbose >= 1 && r->out && !errors)
+				fprintf(r->out, "Verified %lld bytes: no errors.\n",
+				        (long long)checked);
+			return 0;
+		}
+		pt->errors = errors;
+	}
+
+	/* IOR's CheckFileSize: stat sizes against the bytes actually moved */
+	long long st = stat_size(tg.path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
+	          mv_sum = 0;
+	if (p->fpp) {
+		MPI_Allreduce(&st, &st_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
+	} else {
+		MPI_Allreduce(&st, &st_min, 1, MPI_LONG_LONG, MPI_MIN, r->comm);
+		MPI_Allreduce(&st, &st_max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);
+		if (st_min != st_max && r->rank == 0)
+			sonde_warn("inconsistent file size by different tasks");
+		st_sum = st_min;
+	}
+	MPI_Allreduce(&mv, &mv_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
+	pt->stat_bytes = st_sum;
+	pt->bytes = mv_sum;
+	if (r->rank == 0 && (t->expected != mv_sum || st_sum != mv_sum)) {
+		sonde_warn("Expected aggregate file size       = %lld", (long long)t->expected);
+		sonde_warn("Stat() of aggregate file size      = %lld", st_sum);
+		sonde_warn("Using actual aggregate bytes moved = %lld", mv_sum);
+		if (p->deadline)
+			sonde_warn("Maybe caused by deadlineForStonewalling");
+	}
+
+	/* IOR's ReduceIterResults: earliest start and latest stop of each span */
+	double red[T_N], send[T_N];
+	for (int k = 0; k < T_N; k++)
+		send[k] = k % 2 ? tm[k] : -tm[k];
+	MPI_Allreduce(send, red, T_N, MPI_DOUBLE, MPI_MAX, r->comm);
+	for (int k = 0; k < T_N; k += 2)
+		red[k] = -red[k];
+	pt->open = red[T_OPEN1] - red[T_OPEN0];
+	pt->xfer = red[T_XFER1] - red[T_XFER0];
+	pt->close = red[T_CLOSE1] - red[T_CLOSE0];
+	pt->total = red[T_CLOSE1] - red[T_OPEN0];
+	pt->bw = pt->total > 0 ? (double)pt->bytes / pt->total : 0;
+	pt->iops = pt->xfer > 0 ? (double)(pt->bytes / p->xfer) / pt->xfer : 0;
+	double my_xfer = tm[T_XFER1] - tm[T_XFER0];
+	double lat = pt->pairs ? my_xfer / (double)pt->pairs : 0;
+	MPI_Allreduce(&lat, &pt->latency, 1, MPI_DOUBLE, MPI_MIN, r->comm);
+	pt->done = 1;
+	if (p->outlier > 0)
+		outliers(r, p, acc, tm);
+	if (r->rank == 0 && r->out)
+		ior_print_row(r->out, p, phase_name(acc), pt, rep);
+	rank_details(r, p, acc, rep, tm, po.moved);
+	json_record(r, t, acc, rep, pt, my_xfer, &v, acc == READCHECK, errors);
+	return 0;
+}
+
+/* The read-back offset of this rank for repetition rep, and the line that explains it. */
+static int read_offset(const struct run *r, const struct ior_params *p, int rep, int rank)
+{
+	if (p->reorder)
+		return ior_offset_constant(&r->map, p->task_offset);
+	if (p->reorder_random == 1)
+		return ior_offset_random(&r->map, p->task_offset, p->reorder_seed, rep, rank);
+	if (p->reorder_random > 1)
+		return ior_offset_shuffle(&r->map, p->reorder_seed, rep, rank);
+	return 0;
+}
+
+static void describe_shift(const struct run *r, const struct ior_params *p, char *line, size_t len)
+{
+	line[0] = '\0';
+	if (!p->reorder && !p->reorder_random)
+		return;
+	int n = r->ntasks, *offs = malloc(sizeof *offs * (size_t)n);
+	for (int k = 0; k < n; k++)
+		offs[k] = read_offset(r, p, 0, k);
+	int same = ior_same_node_reads(r->ctx->topo.node_of_rank, n, offs);
+	const char *placement = r->map.block ? "block" : "round-robin";
+	if (p->reorder) {
+		int off = offs[0], stride = ior_node_stride(&r->map);
+		snprintf(line, len, "%d ranks = %d node(s) of %d tasks (%s placement)", off,
+		         stride ? off / stride : 0, r->map.tasks_on_node0, placement);
+	} else {
+		snprintf(line, len, "%s per rank (%s placement)",
+		         p->reorder_random > 1 ? "shuffled" : "random", placement);
+	}
+	if (r->rank == 0 && same > 0) {
+		if (r->map.nnodes == 1)
+			sonde_warn("all %d ranks run on one node: reads come from the node that "
+			           "wrote the data (its page cache may serve them)",
+			           n);
+		else
+			sonde_warn("%s: %d of %d ranks read data written on their own node%s",
+			           p->reorder ? "-C" : "-Z", same, n,
+			           p->reorder && offs[0] == 0
+			               ? " (the shift wraps to 0: -Q x tasks on node 0 is a "
+			                 "multiple of the task count)"
+			               : "");
+	}
+	free(offs);
+}
+
+static void remove_files(struct run *r, const struct ior_test *t, int rep)
+{
+	struct target tg;
+	target_of(r, &t->p, 0, rep, &tg);
+	if (t->p.fpp || r->rank == 0)
+		if (r->backend->remove(tg.path) < 0 && r->rank == 0)
+			sonde_warn("cannot remove %s: %s", tg.path, sonde_io_last_error());
+}
+
+static uint64_t time_seed(struct run *r)
+{
+	uint64_t s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	MPI_Bcast(&s, 1, MPI_UINT64_T, 0, r->comm);
+	return s;
+}
+
+static int read_status_file(struct run *r, const char *path, int64_t *pairs)
+{
+	long long v = -1;
+	if (r->rank == 0) {
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%lld", &v) != 1)
+				v = -1;
+			fclose(f);
+		}
+	}
+	MPI_Bcast(&v, 1, MPI_LONG_LONG, 0, r->comm);
+	*pairs = v;
+	return v < 0 ? -1 : 0;
+}
+
+static int run_test(struct run *r, struct ior_test *t)
+{
+	struct ior_params *p = &t->p;
+	r->backend = sonde_backend_find(p->api);
+	t->expected = p->block * p->segments * r->ntasks;
+	t->ntasks = r->ntasks;
+	t->write = calloc((size_t)p->reps, sizeof *t->write);
+	t->read = calloc((size_t)p->reps, sizeof *t->read);
+	if (posix_memalign(&r->buf, 4096, (size_t)p->xfer) != 0)
+		sonde_fatal("cannot allocate a %lld-byte transfer buffer", (long long)p->xfer);
+	if (p->random_offset && p->random_seed == -1) {
+		/* IOR: a time seed, shared by all ranks for a shared file */
+		int64_t s = (int64_t)time(NULL);
+		if (!p->fpp)
+			MPI_Bcast(&s, 1, MPI_INT64_T, 0, r->comm);
+		p->random_seed = s & 0x7fffffff;
+	}
+	char shift[256];
+	describe_shift(r, p, shift, sizeof shift);
+	ior_time_string(t->start_time, sizeof t->start_time);
+	ior_file_name(p->test_file, p->fpp, p->unique_dir, 0, p->multi_file ? 0 : -1, t->path,
+	              sizeof t->path);
+	if (r->rank == 0 && r->out) {
+		ior_print_test_start(r->out, t, r->ntasks);
+		ior_print_options(r->out, t, r->map.nnodes, r->ntasks, r->map.tasks_on_node0,
+		                  shift);
+	}
+	if (p->dry_run) {
+		if (r->rank == 0 && r->out)
+			fprintf(r->out, "\ndry run: parameters checked, no I/O done\n");
+		free(r->buf);
+		return 0;
+	}
+	if (r->rank == 0 && r->out)
+		ior_print_table_header(r->out);
+	if ((p->write || p->check_write) && (p->fpp || r->rank == 0)) {
+		char name[4096];
+		ior_file_name(p->test_file, p->fpp, p->unique_dir, r->rank, p->multi_file ? 0 : -1,
+		              name, sizeof name);
+		if (access(name, F_OK) == 0)
+			fprintf(stderr,
+			        "sonde ior: warning: the file \"%s\" exists already and will "
+			        "be %s\n",
+			        name, p->use_existing ? "overwritten" : "truncated");
+	}
+	uint64_t base_seed = p->signature ? (uint64_t)p->signature : time_seed(r);
+	r->stream_rep = 0;
+	int64_t saved_limit = p->wearout_pairs;
+	double start = MPI_Wtime();
+	int code = 0;
+	for (int rep = 0; rep < p->reps && !code; rep++) {
+		if (p->max_minutes && MPI_Wtime() - start >= p->max_minutes * 60.0)
+			break;
+		r->seed = base_seed;
+		r->stream_rep = p->signature ? 0 : rep;
+		if (p->packet == IOR_PACKET_TIMESTAMP) {
+			struct target tg;
+			target_of(r, p, 0, rep, &tg);
+			sonde_pattern_fill(&tg.pat, r->buf, (size_t)p->xfer, 0);
+		}
+		int wrote = 0;
+		if (p->write) {
+			r->pairs_limit = saved_limit;
+			code = phase(r, t, rep, WRITE, 0);
+			if (code)
+				break;
+			wrote = 1;
+			if (p->deadline > 0)
+				r->pairs_limit = t->write[rep].pairs;
+		}
+		if (p->check_write) {
+			MPI_Barrier(r->comm);
+			if (r->rank == 0 && p->verbose >= 1 && r->out) {
+				char ts[40];
+				ior_time_string(ts, sizeof ts);
+				fprintf(r->out,
+				        "Verifying contents of the file(s) just written.\n%s\n",
+				        ts);
+			}
+			int off = p->reorder ? ior_offset_check(&r->map) : 0;
+			code = phase(r, t, rep, WRITECHECK, off);
+			if (code)
+				break;
+		}
+		if (p->read || p->check_read) {
+			if (p->status_file &&
+			    read_status_file(r, p->status_file, &r->pairs_limit) < 0) {
+				if (r->rank == 0)
+					sonde_warn(
+					    "Could not read back the stonewalling status from "
+					    "the file!");
+				r->pairs_limit = 0;
+			}
+			code = phase(r, t, rep, p->check_read ? READCHECK : READ,
+			             read_offset(r, p, rep, r->rank));
+			if (code)
+				break;
+		}
+		t->reps_done = rep + 1;
+		int keep_for_error = r->verify_errors && p->keep_on_error;
+		if (wrote && !p->keep && !keep_for_error) {
+			MPI_Barrier(r->comm);
+			double t0 = now(r);
+			remove_files(r, t, rep);
+			MPI_Barrier(r->comm);
+			if (r->rank == 0 && r->out)
+				ior_print_remove(r->out, now(r) - t0, rep);
+		} else {
+			MPI_Barrier(r->comm);
+		}
+	}
+	if (!code && r->rank == 0 && r->out)
+		ior_print_max(r->out, t);
+	if (!code && p->wearout && p->write && t->reps_done > 0 && r->rank == 0) {
+		long long pairs = t->write[t->reps_done - 1].pairs;
+		if (p->status_file) {
+			FILE *f = fopen(p->status_file, "w");
+			if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
+				sonde_warn("cannot write the stonewalling status file %s",
+				           p->status_file);
+		} else if (r->out) {
+			fprintf(r->out, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
+		}
+	}
+	free(r->buf);
+	r->buf = NULL;
+	return code;
+}
+
+/* JSON summary records: IOR's summary figures per test and operation. */
+static void json_summary(const struct run *r, const struct ior_test *t)
+{
+	if (r->rank != 0 || !sonde_results_active())
+		return;
+	for (int w = 1; w >= 0; w--) {
+		struct ior_summary s;
+		if ((w ? !t->p.write : !(t->p.read || t->p.check_read)) ||
+		    ior_summarize(t, w, r->ntasks, &s) < 0)
+			continue;
+		struct sonde_json j;
+		sonde_json_init(&j);
+		sonde_json_object_begin(&j, NULL);
+		sonde_json_string(&j, "operation", w ? "write" : "read");
+		sonde_json_int(&j, "test", t->p.id);
+		sonde_json_int(&j, "repetitions", s.n);
+		sonde_json_double(&j, "bw_max_mib_s", s.bw_max);
+		sonde_json_double(&j, "bw_min_mib_s", s.bw_min);
+		sonde_json_double(&j, "bw_mean_mib_s", s.bw_mean);
+		sonde_json_double(&j, "bw_stddev_mib_s", s.bw_sd);
+		sonde_json_double(&j, "ops_max", s.ops_max);
+		sonde_json_double(&j, "ops_min", s.ops_min);
+		sonde_json_double(&j, "ops_mean", s.ops_mean);
+		sonde_json_double(&j, "ops_stddev", s.ops_sd);
+		sonde_json_double(&j, "mean_time_s", s.mean_time);
+		if (s.stonewall) {
+			sonde_json_double(&j, "stonewall_s", s.sw_time);
+			sonde_json_double(&j, "stonewall_mib_s_per_rank", s.sw_mib);
+			sonde_json_double(&j, "stonewall_aggregate_mib_s", s.sw_aggregate_mib);
+		}
+		sonde_json_int(&j, "aggregate_bytes", s.agg_bytes);
+		sonde_json_object_end(&j);
+		sonde_results_record("summary", "ior", j.buf);
+		sonde_json_free(&j);
+	}
+}
+
+static void params_json(const struct ior_params *p, struct sonde_json *j)
+{
+	sonde_json_object_begin(j, NULL);
+	sonde_json_string(j, "api", p->api);
+	sonde_json_string(j, "test_file", p->test_file);
+	sonde_json_int(j, "transfer_size", p->xfer);
+	sonde_json_int(j, "block_size", p->block);
+	sonde_json_int(j, "segments", p->segments);
+	sonde_json_int(j, "repetitions", p->reps);
+	sonde_json_bool(j, "file_per_process", p->fpp);
+	sonde_json_bool(j, "collective", p->collective);
+	sonde_json_bool(j, "reorder_tasks", p->reorder);
+	sonde_json_int(j, "task_per_node_offset", p->task_offset);
+	sonde_json_int(j, "reorder_tasks_random", p->reorder_random);
+	sonde_json_bool(j, "intra_test_barriers", p->barriers);
+	sonde_json_int(j, "deadline_s", p->deadline);
+	sonde_json_bool(j, "stonewall_wear_out", p->wearout);
+	sonde_json_string(j, "preset", p->preset);
+	sonde_json_object_end(j);
+}
+
+/* Options given on the command line become every test's defaults; -O applies in order. */
+static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
+                       const struct sonde_option_set *given, struct ior_test **tests, int *ntests)
+{
+	char err[512] = "";
+	int ok = 1;
+	for (int k = 0; k < cli->directives.count && ok; k++)
+		ok = ior_directive(cli, cli->directives.items[k], err, sizeof err) == 0;
+	if (ok && cli->preset)
+		ok = ior_preset_apply(cli, given, ctx->topo.tasks_per_node, err, sizeof err) == 0;
+	if (ok && cli->script) {
+		ok = ior_script_read(cli->script, cli, tests, ntests, err, sizeof err) == 0;
+	} else if (ok) {
+		*tests = calloc(1, sizeof **tests);
+		(*tests)[0].p = *cli;
+		*ntests = 1;
+	}
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		return -1;
+	for (int k = 0; k < *ntests && ok; k++) {
+		struct ior_params *p = &(*tests)[k].p;
+		p->id = k;
+		/* IOR: neither -w nor -r means both */
+		if (!p->write && !p->read && !p->check_write && !p->check_read)
+			p->write = p->read = 1;
+		ok = ior_validate(p, ctx->size, err, sizeof err) == 0;
+	}
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		return -1;
+	/* the directory of the test file must exist (checked where each rank writes) */
+	for (int k = 0; k < *ntests && ok; k++) {
+		const struct ior_params *p = &(*tests)[k].p;
+		char name[4096], dir[4096];
+		ior_file_name(p->test_file, p->fpp, 0, ctx->rank, -1, name, sizeof name);
+		ior_dir_of(name, dir, sizeof dir);
+		struct stat st;
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, sizeof err,
+			         "directory %.200s of test file %.200s does not exist", dir,
+			         p->test_file);
+			ok = 0;
+		}
+	}
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		return -1;
+	return 0;
+}
+
+static int run(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct ior_params cli;
+	ior_params_defaults(&cli);
+	struct sonde_parse_result pos;
+	const struct sonde_option_set *given =
+	    sonde_parse_command_line(ctx, &ior_option_table, &cli, argc, argv, &pos);
+	if (pos.npositional > 0) {
+		sonde_error("unexpected argument '%s' (sonde ior --help lists the options)",
+		            pos.positional[0]);
+		return SONDE_EXIT_USAGE;
+	}
+	sonde_parse_result_free(&pos);
+
+	struct ior_test *tests = NULL;
+	int ntests = 0;
+	if (setup_tests(ctx, &cli, given, &tests, &ntests) < 0)
+		return SONDE_EXIT_USAGE;
+
+	struct run r = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .ntasks = ctx->size};
+	r.map.ntasks = ctx->size;
+	r.map.tasks_on_node0 = ctx->topo.tasks_per_node;
+	r.map.nnodes = ctx->topo.nnodes;
+	r.map.block = ctx->size > 1 && ctx->topo.node_of_rank[1] == ctx->topo.node_of_rank[0];
+	sonde_clock_sync(ctx->comm, 10, &r.clock);
+
+	char err[512] = "";
+	int ignored = 0;
+	int ok = ior_hints_collect(ctx->comm, tests[0].p.hints_file, &r.hints, &ignored, err,
+	                           sizeof err) == 0;
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		return SONDE_EXIT_USAGE;
+	if (r.hints.count && strcmp(tests[0].p.api, "MPIIO") != 0)
+		sonde_warn("%d MPI-IO hint(s) given, but -a %s does not use them", r.hints.count,
+		           tests[0].p.api);
+	if (ignored)
+		sonde_warn("%d IOR_HINT__ variable(s) for other layers than MPI ignored", ignored);
+
+	/* text output goes to stdout unless a summary format takes its place there */
+	const struct ior_params *p0 = &tests[0].p;
+	r.out = (p0->format == IOR_FORMAT_DEFAULT || p0->summary_file) ? stdout : NULL;
+	if (p0->rank_csv && ctx->rank == 0) {
+		r.rank_csv = fopen(p0->rank_csv, "w");
+		if (r.rank_csv)
+			fprintf(r.rank_csv, "access,rank,runtime-with-openclose,runtime,"
+			                    "throughput-withopenclose,throughput\n");
+	}
+	if (!sonde_agree(ctx->comm, !p0->rank_csv || ctx->rank != 0 || r.rank_csv,
+	                 "cannot create %s: %s", p0->rank_csv ? p0->rank_csv : "",
+	                 sonde_strerror(errno)))
+		return SONDE_EXIT_USAGE;
+
+	if (ctx->rank == 0) {
+		struct sonde_json j;
+		sonde_json_init(&j);
+		params_json(p0, &j);
+		sonde_results_header(ctx, j.buf, p0->test_file);
+		sonde_json_free(&j);
+	}
+	char began[40];
+	ior_time_string(began, sizeof began);
+	if (ctx->rank == 0 && r.out) {
+		ior_print_header(r.out, began, argc + 1, argv - 1, p0->verbose);
+		if (p0->preset) {
+			char line[1024];
+			ior_command_line(p0, line, sizeof line);
+			fprintf(r.out, "Preset              : %s = %s\n", p0->preset, line);
+		}
+	}
+
+	int code = 0;
+	for (int k = 0; k < ntests && !code; k++) {
+		code = run_test(&r, &tests[k]);
+		if (!code)
+			json_summary(&r, &tests[k]);
+	}
+	if (!code && !p0->dry_run && ctx->rank == 0) {
+		if (r.out) {
+			ior_print_summary(r.out, tests, ntests, ctx->size, r.map.tasks_on_node0);
+			ior_print_finished(r.out);
+		}
+		if (p0->format != IOR_FORMAT_DEFAULT &&
+		    ior_summary_file(tests, ntests, began, argc + 1, argv - 1, ctx->size,
+		                     r.map.tasks_on_node0, err, sizeof err) < 0) {
+			sonde_error("%s", err);
+			code = SONDE_EXIT_RUNTIME;
+		}
+	}
+	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
+	if (r.rank_csv)
+		fclose(r.rank_csv);
+	fflush(stdout);
+	for (int k = 0; k < ntests; k++) {
+		free(tests[k].write);
+		free(tests[k].read);
+	}
+	free(tests);
+	free(r.lat);
+	if (!code && r.verify_errors)
+		code = SONDE_EXIT_VERIFY;
+	return code;
+}
+
+const struct sonde_workload sonde_workload_ior = {
+    .name = "ior",
+    .summary = "IOR-compatible bandwidth benchmark (POSIX, MPI-IO; -C/-Q/-Z reordering)",
+    .options = &ior_option_table,
+    .run = run,
+};

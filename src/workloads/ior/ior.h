@@ -1,0 +1,166 @@
+/* sonde ior: the parts of the IOR workload shared by its files (src/workloads/ior.c and
+ * src/workloads/ior/[*].c). One struct of parameters per test, as IOR's IOR_param_t, and the
+ * figures of each phase of each repetition. */
+#ifndef SONDE_IOR_H
+#define SONDE_IOR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mpi.h>
+
+#include "options.h"
+#include "stats.h"
+
+struct sonde_context;
+
+enum ior_packet {
+	IOR_PACKET_TIMESTAMP,
+	IOR_PACKET_OFFSET,
+	IOR_PACKET_INCOMPRESSIBLE,
+	IOR_PACKET_RANDOM
+};
+enum ior_format { IOR_FORMAT_DEFAULT, IOR_FORMAT_JSON, IOR_FORMAT_CSV };
+
+struct ior_params {
+	/* IOR's own parameters, with its defaults */
+	const char *api;                 /* -a */
+	int refnum;                      /* -A */
+	int64_t block;                   /* -b */
+	int collective;                  /* -c */
+	int reorder;                     /* -C */
+	int delay;                       /* -d seconds before each phase */
+	int deadline;                    /* -D seconds */
+	int fsync;                       /* -e */
+	int use_existing;                /* -E */
+	const char *script;              /* -f */
+	int fpp;                         /* -F */
+	int barriers;                    /* -g */
+	int64_t signature;               /* -G */
+	int reps;                        /* -i */
+	int outlier;                     /* -j seconds */
+	int keep;                        /* -k */
+	int keep_on_error;               /* -K */
+	const char *packet_name;         /* -l */
+	int multi_file;                  /* -m */
+	const char *test_file;           /* -o */
+	struct sonde_strlist directives; /* -O */
+	int task_offset;                 /* -Q */
+	int read, check_read;            /* -r -R */
+	int write, check_write;          /* -w -W */
+	int64_t segments;                /* -s */
+	int64_t xfer;                    /* -t */
+	int max_minutes;                 /* -T */
+	const char *hints_file;          /* -U, --mpiio.hintsFileName */
+	int unique_dir;                  /* -u */
+	int verbose;                     /* -v */
+	int reorder_seed;                /* -X */
+	int fsync_per_write;             /* -Y */
+	int random_offset;               /* -z (count) */
+	int reorder_random;              /* -Z (count) */
+	int dry_run;                     /* --dryRun */
+	int odirect;                     /* --posix.odirect */
+	int64_t random_seed;             /* --random-offset-seed, -1 = time */
+	/* -O directives (and script keys) */
+	int wearout;
+	int64_t wearout_pairs;   /* stoneWallingWearOutIterations */
+	const char *status_file; /* stoneWallingStatusFile */
+	const char *summary_format;
+	const char *summary_file;
+	const char *rank_csv; /* saveRankPerformanceDetailsCSV */
+	/* sonde's additions */
+	const char *preset;
+	int rank_details;
+	int drop_cache;
+	int latency_lines;
+	/* derived */
+	enum ior_packet packet;
+	enum ior_format format;
+	int id; /* test number in a script */
+};
+
+/* Figures of one phase (write or read) of one repetition, as IOR reduces them. */
+struct ior_point {
+	int done;
+	double open, xfer, close, total; /* latest stop - earliest start of each span */
+	int64_t bytes;                   /* aggregate bytes moved */
+	int64_t stat_bytes;              /* aggregate size from stat() */
+	double bw, iops, latency;        /* B/s, transfers/s (access time), s per transfer */
+	int64_t pairs;                   /* transfers per rank: local, or MAX with wear-out */
+	double sw_time;                  /* stonewall time (wear-out only) */
+	int64_t sw_min_bytes, sw_total_bytes;
+	int64_t errors; /* verification errors (-R) */
+};
+
+struct ior_test {
+	struct ior_params p;
+	int reps_done;
+	struct ior_point *write, *read; /* [reps] */
+	int64_t expected;               /* expected aggregate file size */
+	int ntasks;
+	char start_time[40];
+	char path[4096]; /* rank 0's test file, as IOR's "Path" */
+};
+
+/* options.c */
+extern const struct sonde_option_table ior_option_table;
+void ior_params_defaults(struct ior_params *p);
+/* Applies one "key=value" directive (-O or script line). Returns 0 or -1 with err. */
+int ior_directive(struct ior_params *p, const char *kv, char *err, size_t errlen);
+/* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
+int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);
+
+/* preset.c: applies --preset, refusing a conflicting fixed option; prints nothing. */
+int ior_preset_apply(struct ior_params *p, const struct sonde_option_set *given, int tasks_per_node,
+                     char *err, size_t errlen);
+/* The expanded IOR command line of a test, for the log. */
+void ior_command_line(const struct ior_params *p, char *buf, size_t len);
+
+/* script.c: reads -f FILE into tests (malloc'd array), each starting from *defaults. */
+int ior_script_read(const char *path, const struct ior_params *defaults, struct ior_test **tests,
+                    int *ntests, char *err, size_t errlen);
+
+/* hints.c: MPI-IO hints from IOR_HINT__MPI__key=value in the environment and the hints
+ * file; "key=value" strings (malloc'd). Returns 0 or -1 with err. */
+int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlist *out,
+                      int *ignored, char *err, size_t errlen);
+
+/* output.c: IOR's text layout (rank 0 only) */
+struct ior_shift_info;
+void ior_print_header(FILE *out, const char *began, int argc, char **argv, int verbose);
+void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks);
+void ior_print_options(FILE *out, const struct ior_test *t, int nnodes, int ntasks, int tpn,
+                       const char *shift_line);
+void ior_print_table_header(FILE *out);
+void ior_print_row(FILE *out, const struct ior_params *p, const char *access,
+                   const struct ior_point *pt, int rep);
+void ior_print_remove(FILE *out, double seconds, int rep);
+void ior_print_max(FILE *out, const struct ior_test *t);
+void ior_print_summary(FILE *out, const struct ior_test *tests, int ntests, int ntasks, int tpn);
+void ior_print_finished(FILE *out);
+/* Summary statistics of one operation over the repetitions done (IOR's formulas). */
+struct ior_summary {
+	int n;
+	double bw_max, bw_min, bw_mean, bw_sd;     /* MiB/s */
+	double ops_max, ops_min, ops_mean, ops_sd; /* bw / transfer size */
+	double mean_time;
+	int stonewall;           /* stonewall columns apply */
+	double sw_time, sw_mib;  /* IOR's Stonewall(s), Stonewall(MiB) */
+	double sw_aggregate_mib; /* sonde: aggregate bandwidth at the deadline, MiB/s */
+	int64_t agg_bytes;       /* bytes of repetition 0 */
+};
+int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_summary *s);
+void ior_time_string(char *buf, size_t len);
+
+/* summary.c: -O summaryFormat=JSON|CSV into summaryFile (or stdout) */
+int ior_summary_file(const struct ior_test *tests, int ntests, const char *began, int argc,
+                     char **argv, int ntasks, int tpn, char *err, size_t errlen);
+/* The file system line of IOR ("FS : 24.0 GiB   Used FS: ..."), parts for JSON. */
+struct ior_fs {
+	double size;
+	const char *unit;
+	double used_pct, inodes_mi, used_inodes_pct;
+};
+int ior_fs_of(const char *path, struct ior_fs *fs);
+
+#endif

@@ -1,0 +1,392 @@
+/* sonde ior's options: IOR's letters and long names in one table, IOR's -O / script keys, and
+ * IOR's parameter rules with its messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ior.h"
+#include "units.h"
+
+#define F(field) SONDE_FIELD(struct ior_params, field)
+#define BIG      INT64_MAX
+
+static const struct sonde_option options[] = {
+    {'a', "api", SONDE_OPT_STRING, F(api), "API", "I/O interface: POSIX or MPIIO"},
+    {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
+    {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
+     "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
+    {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO)"},
+    {'C', "reorderTasks", SONDE_OPT_FLAG, F(reorder), NULL,
+     "read back what another node wrote: constant shift of -Q nodes"},
+    {'d', "interTestDelay", SONDE_OPT_INT, F(delay), "S", "seconds to wait before each phase", 0,
+     1000000},
+    {'D', "deadlineForStonewalling", SONDE_OPT_INT, F(deadline), "S",
+     "stop each phase after S seconds (0 = never)", 0, 100000000},
+    {'e', "fsync", SONDE_OPT_FLAG, F(fsync), NULL, "fsync at the end of the write phase (timed)"},
+    {'E', "useExistingTestFile", SONDE_OPT_FLAG, F(use_existing), NULL,
+     "write into the existing file instead of truncating it"},
+    {'f', "scriptFile", SONDE_OPT_STRING, F(script), "FILE",
+     "run the tests of an IOR script (IOR START ... RUN ... IOR STOP)"},
+    {'F', "filePerProc", SONDE_OPT_FLAG, F(fpp), NULL, "one file per process"},
+    {'g', "intraTestBarriers", SONDE_OPT_FLAG, F(barriers), NULL,
+     "barriers between open, transfer and close"},
+    {'G', "setTimeStampSignature", SONDE_OPT_LONG, F(signature), "N",
+     "data signature (pattern seed); needed by -R without -w", 0, 4294967295LL},
+    {'i', "repetitions", SONDE_OPT_INT, F(reps), "N", "number of repetitions", 1, 1000000},
+    {'j', "outlierThreshold", SONDE_OPT_INT, F(outlier), "S",
+     "warn about ranks whose times are S seconds off the mean", 0, 1000000},
+    {'k', "keepFile", SONDE_OPT_FLAG, F(keep), NULL, "keep the files at the end"},
+    {'K', "keepFileWithError", SONDE_OPT_FLAG, F(keep_on_error), NULL,
+     "keep the files when verification found errors"},
+    {'l', "dataPacketType", SONDE_OPT_STRING, F(packet_name), "TYPE",
+     "timestamp (one buffer per repetition), offset, incompressible or random (regenerated per "
+     "transfer)"},
+    {'m', "multiFile", SONDE_OPT_FLAG, F(multi_file), NULL,
+     "a new file name for each repetition (suffix .<rep>)"},
+    {'M', "memoryPerNode", SONDE_OPT_REFUSED, 0, NULL,
+     "memory hogging is not implemented; use --drop-cache to defeat the page cache"},
+    {'N', "numTasks", SONDE_OPT_REFUSED, 0, NULL,
+     "every launched rank takes part; launch as many ranks as should run"},
+    {'o', "testFile", SONDE_OPT_STRING, F(test_file), "PATH",
+     "test file name (a@b@c: several, round-robin, with -F)"},
+    {'O', NULL, SONDE_OPT_LIST, F(directives), "K=V[,K=V]",
+     "IOR directives: stoneWallingWearOut, stoneWallingWearOutIterations, "
+     "stoneWallingStatusFile, summaryFormat, summaryFile, saveRankPerformanceDetailsCSV, or any "
+     "script key"},
+    {'Q', "taskPerNodeOffset", SONDE_OPT_INT, F(task_offset), "N",
+     "read-back shift for -C/-Z, in nodes (IOR's arithmetic)", 0, 1 << 30},
+    {'r', "readFile", SONDE_OPT_FLAG, F(read), NULL, "read phase"},
+    {'R', "checkRead", SONDE_OPT_FLAG, F(check_read), NULL,
+     "verify the data during the timed read"},
+    {'s', "segmentCount", SONDE_OPT_LONG, F(segments), "N", "number of segments", 1, BIG},
+    {'t', "transferSize", SONDE_OPT_SIZE, F(xfer), "N", "bytes per I/O call", 0, BIG},
+    {'T', "maxTimeDuration", SONDE_OPT_INT, F(max_minutes), "MIN",
+     "stop starting repetitions after MIN minutes", 0, 100000000},
+    {'u', "uniqueDir", SONDE_OPT_FLAG, F(unique_dir), NULL,
+     "file per process in its own directory <dir>/<rank>/"},
+    {'U', "hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE",
+     "MPI-IO hints file (lines IOR_HINT__MPI__key=value)"},
+    {0, "mpiio.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE", "same as -U"},
+    {'v', "verbose", SONDE_OPT_COUNT, F(verbose), NULL, "more detail (repeatable)"},
+    {'w', "writeFile", SONDE_OPT_FLAG, F(write), NULL, "write phase"},
+    {'W', "checkWrite", SONDE_OPT_FLAG, F(check_write), NULL,
+     "read back and verify after the write (untimed)"},
+    {'x', "singleXferAttempt", SONDE_OPT_REFUSED, 0, NULL,
+     "sonde's backends always complete short transfers"},
+    {'X', "reorderTasksRandomSeed", SONDE_OPT_INT, F(reorder_seed), "N",
+     "seed for -Z (negative: different for each repetition)"},
+    {'y', "dualMount", SONDE_OPT_REFUSED, 0, NULL, "dual-mount paths are not implemented"},
+    {'Y', "fsyncPerWrite", SONDE_OPT_FLAG, F(fsync_per_write), NULL, "fsync after every write"},
+    {'z', "randomOffset", SONDE_OPT_COUNT, F(random_offset), NULL,
+     "shuffled transfer offsets within each block"},
+    {'Z', "reorderTasksRandom", SONDE_OPT_COUNT, F(reorder_random), NULL,
+     "read back a random rank's data (-Z -Z: a shuffled permutation)"},
+    {0, "dryRun", SONDE_OPT_FLAG, F(dry_run), NULL,
+     "check the parameters and show the setup without any I/O"},
+    {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (direct I/O hints for MPIIO)"},
+    {0, "random-offset-seed", SONDE_OPT_LONG, F(random_seed), "N", "seed for -z", -1, 2147483647},
+    {0, "randomPrefill", SONDE_OPT_REFUSED, 0, NULL, "random prefill is not implemented"},
+    {0, "warningAsErrors", SONDE_OPT_REFUSED, 0, NULL, "not implemented"},
+    {0, "mpiio.showHints", SONDE_OPT_REFUSED, 0, NULL, "not implemented"},
+    {0, "mpiio.preallocate", SONDE_OPT_REFUSED, 0, NULL, "not implemented"},
+    {0, "mpiio.useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
+    {0, "mpiio.useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
+     "strided datatypes are not implemented"},
+    {0, "preset", SONDE_OPT_STRING, F(preset), "NAME",
+     "jupiter-easy or jupiter-hard: the JUPITER procurement's fixed parameters"},
+    {0, "rank-details", SONDE_OPT_FLAG, F(rank_details), NULL,
+     "per-rank bytes, time and bandwidth of every phase, slowest ranks named"},
+    {0, "drop-cache", SONDE_OPT_FLAG, F(drop_cache), NULL,
+     "drop the files' page cache (posix_fadvise DONTNEED) before reading, and report it"},
+    {0, "latency", SONDE_OPT_FLAG, F(latency_lines), NULL,
+     "print per-call latency percentiles of every phase"},
+};
+
+const struct sonde_option_table ior_option_table = {
+    .command = "sonde ior",
+    .usage = "[options]",
+    .summary = "IOR-compatible parallel I/O bandwidth benchmark: IOR's options, output and "
+               "formulas, with verified data, per-call latencies and per-rank figures.",
+    .style = SONDE_STYLE_SHORT,
+    .options = options,
+    .count = (int)(sizeof options / sizeof options[0]),
+    .epilog = "Example: mpirun -n 8 sonde ior -a POSIX -F -t 16m -b 1g -i 3 -w -r -C -g -v "
+              "-o /scratch/testFile\n",
+};
+
+void ior_params_defaults(struct ior_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->api = "POSIX";
+	p->block = 1048576;
+	p->xfer = 262144;
+	p->segments = 1;
+	p->reps = 1;
+	p->task_offset = 1;
+	p->test_file = "testFile";
+	p->packet_name = "timestamp";
+	p->random_seed = -1;
+	p->summary_format = "default";
+}
+
+enum dtype { D_INT, D_LONG, D_SIZE, D_STR, D_REFUSED };
+struct directive {
+	const char *key;
+	enum dtype type;
+	size_t offset;
+	const char *why; /* D_REFUSED */
+};
+
+/* IOR's script/-O keys (matched without case). */
+static const struct directive directives[] = {
+    {"api", D_STR, F(api)},
+    {"refNum", D_INT, F(refnum)},
+    {"blockSize", D_SIZE, F(block)},
+    {"collective", D_INT, F(collective)},
+    {"reorderTasks", D_INT, F(reorder)},
+    {"reorderTasksConstant", D_INT, F(reorder)},
+    {"interTestDelay", D_INT, F(delay)},
+    {"deadlineForStonewalling", D_INT, F(deadline)},
+    {"fsync", D_INT, F(fsync)},
+    {"useExistingTestFile", D_INT, F(use_existing)},
+    {"filePerProc", D_INT, F(fpp)},
+    {"intraTestBarriers", D_INT, F(barriers)},
+    {"setTimeStampSignature", D_LONG, F(signature)},
+    {"repetitions", D_INT, F(reps)},
+    {"outlierThreshold", D_INT, F(outlier)},
+    {"keepFile", D_INT, F(keep)},
+    {"keepFileWithError", D_INT, F(keep_on_error)},
+    {"dataPacketType", D_STR, F(packet_name)},
+    {"multiFile", D_INT, F(multi_file)},
+    {"testFile", D_STR, F(test_file)},
+    {"taskPerNodeOffset", D_INT, F(task_offset)},
+    {"tasksPerNodeOffset", D_INT, F(task_offset)},
+    {"readFile", D_INT, F(read)},
+    {"checkRead", D_INT, F(check_read)},
+    {"writeFile", D_INT, F(write)},
+    {"checkWrite", D_INT, F(check_write)},
+    {"segmentCount", D_LONG, F(segments)},
+    {"transferSize", D_SIZE, F(xfer)},
+    {"maxTimeDuration", D_INT, F(max_minutes)},
+    {"uniqueDir", D_INT, F(unique_dir)},
+    {"verbose", D_INT, F(verbose)},
+    {"reorderTasksRandomSeed", D_INT, F(reorder_seed)},
+    {"fsyncPerWrite", D_INT, F(fsync_per_write)},
+    {"randomOffset", D_INT, F(random_offset)},
+    {"reorderTasksRandom", D_INT, F(reorder_random)},
+    {"hintsFileName", D_STR, F(hints_file)},
+    {"stoneWallingWearOut", D_INT, F(wearout)},
+    {"stoneWallingWearOutIterations", D_LONG, F(wearout_pairs)},
+    {"stoneWallingStatusFile", D_STR, F(status_file)},
+    {"summaryFormat", D_STR, F(summary_format)},
+    {"summaryFile", D_STR, F(summary_file)},
+    {"saveRankPerformanceDetailsCSV", D_STR, F(rank_csv)},
+    {"numTasks", D_REFUSED, 0, "every launched rank takes part"},
+    {"memoryPerNode", D_REFUSED, 0, "memory hogging is not implemented"},
+    {"memoryPerTask", D_REFUSED, 0, "memory hogging is not implemented"},
+    {"minTimeDuration", D_REFUSED, 0,
+     "looping over the file for a minimum time is not implemented"},
+    {"savePerOpDataCSV", D_REFUSED, 0,
+     "per-operation CSV files are not written; per-call latencies are in --json"},
+    {"interIODelay", D_REFUSED, 0, "not implemented"},
+    {"singleXferAttempt", D_REFUSED, 0, "sonde's backends always complete short transfers"},
+};
+
+static int one_directive(struct ior_params *p, const char *key, size_t keylen, const char *value,
+                         char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++) {
+		const struct directive *d = &directives[i];
+		if (strlen(d->key) != keylen || strncasecmp(d->key, key, keylen) != 0)
+			continue;
+		char *field = (char *)p + d->offset;
+		char why[200];
+		int64_t v;
+		switch (d->type) {
+		case D_INT:
+		case D_LONG:
+			if (sonde_parse_int(value, d->type == D_INT ? -2147483647LL : INT64_MIN,
+			                    d->type == D_INT ? 2147483647LL : INT64_MAX, &v, why,
+			                    sizeof why) < 0)
+				goto bad;
+			if (d->type == D_INT)
+				*(int *)field = (int)v;
+			else
+				*(int64_t *)field = v;
+			return 0;
+		case D_SIZE:
+			if (sonde_parse_size(value, SONDE_SIZE_BINARY, &v, why, sizeof why) < 0)
+				goto bad;
+			*(int64_t *)field = v;
+			return 0;
+		case D_STR:
+			*(const char **)field = value;
+			return 0;
+		case D_REFUSED:
+			snprintf(err, errlen, "directive %s is not supported by sonde: %s", d->key,
+			         d->why);
+			return -1;
+		}
+	bad:
+		snprintf(err, errlen, "directive %s: %s", d->key, why);
+		return -1;
+	}
+	snprintf(err, errlen, "unknown directive '%.*s'", (int)keylen, key);
+	return -1;
+}
+
+int ior_directive(struct ior_params *p, const char *kv, char *err, size_t errlen)
+{
+	/* "a=1,b=2": IOR splits on commas; the values point into a private copy kept for the
+	 * run (they are referenced by the parameters) */
+	char *copy = strdup(kv);
+	if (!copy)
+		abort();
+	for (char *item = copy, *next; item; item = next) {
+		next = strchr(item, ',');
+		if (next)
+			*next++ = '\0';
+		while (*item == ' ' || *item == '\t')
+			item++;
+		if (!*item)
+			continue;
+		char *eq = strchr(item, '=');
+		if (!eq) {
+			snprintf(err, errlen, "directive '%s' is not key=value", item);
+			return -1;
+		}
+		char *end = eq;
+		while (end > item && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		char *value = eq + 1;
+		while (*value == ' ' || *value == '\t')
+			value++;
+		size_t vl = strlen(value);
+		while (vl && (value[vl - 1] == ' ' || value[vl - 1] == '\t' ||
+		              value[vl - 1] == '\n' || value[vl - 1] == '\r'))
+			value[--vl] = '\0';
+		if (one_directive(p, item, (size_t)(end - item), value, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int packet_of(const char *s, enum ior_packet *out)
+{
+	static const struct {
+		const char *name, *letter;
+		enum ior_packet v;
+	} names[] = {
+	    {"timestamp", "t", IOR_PACKET_TIMESTAMP},
+	    {"offset", "o", IOR_PACKET_OFFSET},
+	    {"incompressible", "i", IOR_PACKET_INCOMPRESSIBLE},
+	    {"random", "r", IOR_PACKET_RANDOM},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcasecmp(s, names[i].name) == 0 || strcasecmp(s, names[i].letter) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		return -1;                                                                         \
+	} while (0)
+
+int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
+{
+	static const char *other_apis[] = {
+	    "HDF5",  "NCMPI",  "MMAP",  "DUMMY", "AIO",     "PMDK",   "DFS", "HDFS",  "IME",
+	    "RADOS", "CEPHFS", "Gfarm", "CHFS",  "FINCHFS", "LIBNFS", "S3",  "S3-4c", "S3-libs3"};
+	if (strcasecmp(p->api, "POSIX") == 0)
+		p->api = "POSIX";
+	else if (strcasecmp(p->api, "MPIIO") == 0)
+		p->api = "MPIIO";
+	else {
+		for (size_t i = 0; i < sizeof other_apis / sizeof other_apis[0]; i++)
+			if (strcasecmp(p->api, other_apis[i]) == 0)
+				FAIL("API %s is not available in sonde ior (POSIX, MPIIO)", p->api);
+		FAIL("unrecognized I/O API '%s' (POSIX, MPIIO)", p->api);
+	}
+	if (packet_of(p->packet_name, &p->packet) < 0)
+		FAIL("unknown data packet type '%s' (timestamp, offset, incompressible, random)",
+		     p->packet_name);
+	if (strcasecmp(p->summary_format, "default") == 0)
+		p->format = IOR_FORMAT_DEFAULT;
+	else if (strcasecmp(p->summary_format, "JSON") == 0)
+		p->format = IOR_FORMAT_JSON;
+	else if (strcasecmp(p->summary_format, "CSV") == 0)
+		p->format = IOR_FORMAT_CSV;
+	else
+		FAIL("summaryFormat must be default, JSON or CSV, not '%s'", p->summary_format);
+
+	/* IOR's rules, in IOR's order and words */
+	if (p->status_file && !p->keep)
+		FAIL("a StoneWallingStatusFile is only sensible when splitting write/read into "
+		     "multiple executions of ior, please use -k");
+	if (p->status_file && !p->wearout && p->write)
+		FAIL("the StoneWallingStatusFile is only sensible for a write test when using "
+		     "stoneWallingWearOut");
+	if (p->deadline == 0 && p->wearout > 0)
+		FAIL("the stoneWallingWearOut is only sensible when setting a stonewall deadline "
+		     "with -D");
+	if (p->reps <= 0)
+		FAIL("too few test repetitions");
+	if (!p->read && !p->write && !p->check_read && !p->check_write)
+		FAIL("test must write, read, or check read/write file");
+	if (!p->signature && !p->write && p->check_read)
+		FAIL("using readCheck only requires to write a timeStampSignature -- use -G");
+	if (p->segments < 0)
+		FAIL("segment count must be positive value");
+	if (p->block % 8 != 0)
+		FAIL("block size must be a multiple of access size");
+	if (p->xfer % 8 != 0)
+		FAIL("transfer size must be a multiple of access size");
+	if (p->xfer == 0)
+		FAIL("test will not complete with zero transfer size");
+	if (p->block % p->xfer != 0)
+		FAIL("block size must be a multiple of transfer size");
+	if (p->block < p->xfer)
+		FAIL("block size must not be smaller than transfer size");
+	if (p->random_offset == 1 && p->block == p->xfer)
+		FAIL(
+		    "IOR will randomize access within a block and repeats the same pattern for all "
+		    "segments, therefore choose blocksize > transferSize");
+	if (p->reorder && p->reorder_random)
+		FAIL(
+		    "Both Constant and Random task re-ordering specified. Choose one and resubmit");
+	if (p->random_offset && p->reorder_random && !p->fpp)
+		FAIL("random offset and random reorder tasks specified with single-shared-file. "
+		     "Choose one and resubmit");
+	if (p->random_offset && p->reorder && !p->fpp)
+		FAIL("random offset and constant reorder tasks specified with single-shared-file. "
+		     "Choose one and resubmit");
+	if (p->random_offset && p->check_read && p->random_seed == -1)
+		FAIL("random offset with read check option requires to set the random seed");
+	/* sonde's own limits, said plainly */
+	if (p->random_offset > 1)
+		FAIL("-z -z (random offsets over the whole file) is not implemented; use -z");
+	if (p->reorder_random > 2)
+		FAIL("-Z given %d times: -Z is random, -Z -Z a shuffle", p->reorder_random);
+	if (p->collective && strcmp(p->api, "MPIIO") != 0)
+		FAIL("-c (collective) needs -a MPIIO");
+	if (p->collective && p->random_offset && !p->fpp)
+		FAIL(
+		    "-c with -z on a shared file: ranks would make different numbers of collective "
+		    "calls");
+	if (p->odirect && (p->xfer % 512 != 0))
+		FAIL("--posix.odirect needs a transfer size that is a multiple of 512 bytes");
+	if (p->unique_dir && !p->fpp)
+		FAIL("-u (unique directory per process) needs -F");
+	if (strchr(p->test_file, '@') && p->unique_dir)
+		FAIL("cannot use multiple file names with unique directories");
+	if (!p->test_file[0])
+		FAIL("empty test file name (-o)");
+	if (p->block > INT64_MAX / (p->segments ? p->segments : 1) / ntasks)
+		FAIL("aggregate file size overflows (-b x -s x tasks)");
+	return 0;
+}

@@ -1,0 +1,301 @@
+/* IOR's text output, section for section: header, test start, Options:, Results: rows,
+ * remove rows, Max Write/Read, Summary of all tests (28 columns), Finished. Field widths are
+ * IOR's, so scripts that parse IOR's output parse these lines. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "ior.h"
+#include "units.h"
+#include "workload.h"
+
+#define MIB 1048576.0
+
+void ior_time_string(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm);
+}
+
+static void kv(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "%-20s: %s\n", key, value);
+}
+
+static void kvi(FILE *out, const char *key, long long value)
+{
+	fprintf(out, "%-20s: %lld\n", key, value);
+}
+
+void ior_print_header(FILE *out, const char *began, int argc, char **argv, int verbose)
+{
+	struct utsname u;
+	fprintf(out, "IOR-4.1.0 (sonde %s): MPI Coordinated Test of Parallel I/O\n", sonde_version);
+	kv(out, "Began", began);
+	fprintf(out, "%-20s: sonde", "Command line");
+	for (int i = 1; i < argc; i++)
+		fprintf(out, " %s", argv[i]);
+	fprintf(out, "\n");
+	if (uname(&u) != 0) {
+		kv(out, "Machine", "Unknown");
+	} else {
+		fprintf(out, "%-20s: %s %s", "Machine", u.sysname, u.nodename);
+		if (verbose >= 2)
+			fprintf(out, " %s %s %s", u.release, u.version, u.machine);
+		fprintf(out, "\n");
+	}
+}
+
+int ior_fs_of(const char *path, struct ior_fs *fs)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	struct statvfs s;
+	if (statvfs(dir, &s) != 0 || s.f_blocks == 0)
+		return -1;
+	double total = (double)s.f_blocks * (double)s.f_frsize;
+	fs->size = total / (double)(1 << 30);
+	fs->unit = "GiB";
+	if (fs->size > 1024) {
+		fs->size = total / (double)(1LL << 40);
+		fs->unit = "TiB";
+	}
+	fs->used_pct = (1 - (double)s.f_bfree / (double)s.f_blocks) * 100;
+	fs->inodes_mi = (double)s.f_files / (double)(1 << 20);
+	fs->used_inodes_pct = s.f_files ? (1 - (double)s.f_ffree / (double)s.f_files) * 100 : 0;
+	return 0;
+}
+
+void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks)
+{
+	struct ior_fs fs;
+	kvi(out, "TestID", t->p.id);
+	kv(out, "StartTime", t->start_time);
+	kv(out, "Path", t->path);
+	if (ior_fs_of(t->path, &fs) == 0)
+		fprintf(
+		    out,
+		    "%-20s: %.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: %2.1f%%\n",
+		    "FS", fs.size, fs.unit, fs.used_pct, fs.inodes_mi, fs.used_inodes_pct);
+	if (t->p.verbose >= 1)
+		kvi(out, "Participating tasks", ntasks);
+}
+
+void ior_print_options(FILE *out, const struct ior_test *t, int nnodes, int ntasks, int tpn,
+                       const char *shift_line)
+{
+	const struct ior_params *p = &t->p;
+	char b[64];
+	fprintf(out, "\nOptions: \n");
+	kv(out, "api", p->api);
+	kv(out, "apiVersion", "");
+	kv(out, "test filename", p->test_file);
+	kv(out, "access", p->fpp ? "file-per-process" : "single-shared-file");
+	kv(out, "type", p->collective ? "collective" : "independent");
+	kvi(out, "segments", p->segments);
+	kv(out, "ordering in a file", p->random_offset ? "random" : "sequential");
+	if (p->reorder) {
+		kv(out, "ordering inter file", "constant task offset");
+		kvi(out, "task offset", p->task_offset);
+	} else if (p->reorder_random) {
+		kv(out, "ordering inter file", "random task offset");
+		kvi(out, "task offset", p->task_offset);
+		kvi(out, "reorder random seed", p->reorder_seed);
+	} else {
+		kv(out, "ordering inter file", "no tasks offsets");
+	}
+	if (shift_line && shift_line[0])
+		kv(out, "read-back shift", shift_line);
+	kvi(out, "nodes", nnodes);
+	kvi(out, "tasks", ntasks);
+	kvi(out, "clients per node", tpn);
+	kv(out, "memoryBuffer", "CPU");
+	kv(out, "dataAccess", "CPU");
+	kvi(out, "GPUDirect", 0);
+	kvi(out, "repetitions", p->reps);
+	kv(out, "xfersize", sonde_format_size(p->xfer, b, sizeof b));
+	kv(out, "blocksize", sonde_format_size(p->block, b, sizeof b));
+	kv(out, "aggregate filesize", sonde_format_size(t->expected, b, sizeof b));
+	if (p->verbose)
+		kvi(out, "verbose", p->verbose);
+	if (p->deadline > 0) {
+		kvi(out, "stonewallingTime", p->deadline);
+		kvi(out, "stoneWallingWearOut", p->wearout);
+	}
+}
+
+void ior_print_table_header(FILE *out)
+{
+	fprintf(out, "\nResults: \n\n");
+	fprintf(out, "access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    "
+	             "wr/rd(s)   close(s)   total(s)   iter\n");
+	fprintf(out, "------    ---------  ----       ----------  ---------- ---------  --------   "
+	             "--------   --------   --------   ----\n");
+}
+
+/* IOR's number style: 6 decimals below 1, 2 below 3600, none above; left-justified in 10. */
+static void pp(FILE *out, double v, const char *append)
+{
+	if (v < 0) {
+		fprintf(out, "   -      %s", append);
+		return;
+	}
+	int prec = v < 1 ? 6 : v < 3600 ? 2 : 0;
+	fprintf(out, "%-10.*f%s", prec, v, append);
+}
+
+void ior_print_row(FILE *out, const struct ior_params *p, const char *access,
+                   const struct ior_point *pt, int rep)
+{
+	fprintf(out, "%-10s", access);
+	pp(out, pt->bw / MIB, " ");
+	pp(out, pt->iops, " ");
+	pp(out, pt->latency, "  ");
+	pp(out, (double)p->block / 1024, " ");
+	pp(out, (double)p->xfer / 1024, " ");
+	pp(out, pt->open, " ");
+	pp(out, pt->xfer, " ");
+	pp(out, pt->close, " ");
+	pp(out, pt->total, " ");
+	fprintf(out, "%-4d\n", rep);
+	fflush(out);
+}
+
+void ior_print_remove(FILE *out, double seconds, int rep)
+{
+	fprintf(out, "remove    -          -          -           -          -          -          "
+	             "-          -          ");
+	pp(out, seconds, " ");
+	fprintf(out, "%-4d\n", rep);
+	fflush(out);
+}
+
+void ior_print_max(FILE *out, const struct ior_test *t)
+{
+	double w = 0, r = 0;
+	for (int i = 0; i < t->reps_done; i++) {
+		if (t->write[i].done && t->write[i].bw > w)
+			w = t->write[i].bw;
+		if (t->read[i].done && t->read[i].bw > r)
+			r = t->read[i].bw;
+	}
+	if (t->p.write)
+		fprintf(out, "Max Write: %.2f MiB/sec (%.2f MB/sec)\n", w / MIB, w / 1e6);
+	if (t->p.read || t->p.check_read)
+		fprintf(out, "Max Read:  %.2f MiB/sec (%.2f MB/sec)\n", r / MIB, r / 1e6);
+	/* IOR's Stonewall(MiB) is a per-rank mean; the aggregate is what users expect */
+	struct ior_summary s;
+	for (int op = 1; op >= 0 && t->p.wearout && t->p.verbose >= 1; op--)
+		if (ior_summarize(t, op, t->ntasks, &s) == 0 && s.stonewall)
+			fprintf(out, "Aggregate %s bandwidth at the stonewall: %.2f MiB/s\n",
+			        op ? "write" : "read", s.sw_aggregate_mib);
+}
+
+int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_summary *s)
+{
+	memset(s, 0, sizeof *s);
+	const struct ior_point *pts = write ? t->write : t->read;
+	double bw[t->reps_done > 0 ? t->reps_done : 1];
+	double sw_bytes = 0, sw_time = 0, sw_total = 0;
+	for (int i = 0; i < t->reps_done; i++) {
+		if (!pts[i].done)
+			continue;
+		if (s->n == 0)
+			s->agg_bytes = pts[i].bytes;
+		bw[s->n++] = pts[i].bw;
+		s->mean_time += pts[i].total;
+		sw_bytes += (double)pts[i].sw_total_bytes / ntasks;
+		sw_total += (double)pts[i].sw_total_bytes;
+		sw_time += pts[i].sw_time;
+	}
+	if (s->n == 0)
+		return -1;
+	s->bw_max = s->bw_min = bw[0];
+	double sum = 0;
+	for (int i = 0; i < s->n; i++) {
+		s->bw_max = fmax(s->bw_max, bw[i]);
+		s->bw_min = fmin(s->bw_min, bw[i]);
+		sum += bw[i];
+	}
+	s->bw_mean = sum / s->n;
+	double var = 0;
+	for (int i = 0; i < s->n; i++)
+		var += (bw[i] - s->bw_mean) * (bw[i] - s->bw_mean);
+	s->bw_sd = sqrt(var / s->n);
+	/* IOR's OPs: the same bandwidths divided by the transfer size (total time, not access) */
+	double x = (double)t->p.xfer;
+	s->ops_max = s->bw_max / x;
+	s->ops_min = s->bw_min / x;
+	s->ops_mean = s->bw_mean / x;
+	s->ops_sd = s->bw_sd / x;
+	s->bw_max /= MIB;
+	s->bw_min /= MIB;
+	s->bw_mean /= MIB;
+	s->bw_sd /= MIB;
+	s->mean_time /= s->n;
+	s->stonewall = t->p.wearout && t->p.deadline > 0;
+	if (s->stonewall && sw_time > 0) {
+		s->sw_time = sw_time / s->n;
+		s->sw_mib = sw_bytes / sw_time / MIB;
+		s->sw_aggregate_mib = sw_total / sw_time / MIB;
+	}
+	return 0;
+}
+
+static void summary_line(FILE *out, const struct ior_test *t, int write, int ntasks, int tpn)
+{
+	struct ior_summary s;
+	const struct ior_params *p = &t->p;
+	if (ior_summarize(t, write, ntasks, &s) < 0)
+		return;
+	fprintf(out, "%-9s ", write ? "write" : "read");
+	fprintf(out, "%10.2f %10.2f %10.2f %10.2f ", s.bw_max, s.bw_min, s.bw_mean, s.bw_sd);
+	fprintf(out, "%10.2f %10.2f %10.2f %10.2f ", s.ops_max, s.ops_min, s.ops_mean, s.ops_sd);
+	fprintf(out, "%10.5f ", s.mean_time);
+	if (s.stonewall)
+		fprintf(out, "%10.2f %13.2f ", s.sw_time, s.sw_mib);
+	else
+		fprintf(out, "%10s %13s ", "NA", "NA");
+	fprintf(out, "%5d %6d %3d %4d %3d %5d %8d %9d %4d ", p->id, ntasks, tpn, p->reps, p->fpp,
+	        p->reorder, p->task_offset, p->reorder_random, p->reorder_seed);
+	fprintf(out, "%6lld %8lld %8lld %9.1f %3s %6d\n", (long long)p->segments,
+	        (long long)p->block, (long long)p->xfer, (double)s.agg_bytes / MIB, p->api,
+	        p->refnum);
+}
+
+void ior_print_summary(FILE *out, const struct ior_test *tests, int ntests, int ntasks, int tpn)
+{
+	fprintf(out, "\nSummary of all tests:\n");
+	fprintf(out, "%-9s %10s %10s %10s %10s %10s %10s %10s %10s %10s", "Operation", "Max(MiB)",
+	        "Min(MiB)", "Mean(MiB)", "StdDev", "Max(OPs)", "Min(OPs)", "Mean(OPs)", "StdDev",
+	        "Mean(s)");
+	fprintf(out,
+	        " Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand "
+	        "seed segcnt ");
+	fprintf(out, "%8s %8s %9s %5s RefNum\n", " blksiz", "xsize", "aggs(MiB)", "API");
+	for (int k = 0; k < ntests; k++) {
+		const struct ior_test *t = &tests[k];
+		if (t->p.write)
+			summary_line(out, t, 1, ntasks, tpn);
+		if (t->p.read || t->p.check_read)
+			summary_line(out, t, 0, ntasks, tpn);
+	}
+}
+
+void ior_print_finished(FILE *out)
+{
+	char ts[40];
+	ior_time_string(ts, sizeof ts);
+	kv(out, "Finished", ts);
+	fflush(out);
+}
