@@ -1,14 +1,35 @@
-"""sonde-suite: runs a suite of sonde launches described in a TOML file (issue 8).
+"""sonde-suite: runs a campaign of sonde launches described in a TOML suite file, checks the
+procurement rules, prints and saves the result tables and the score.
 
-This is the command-line skeleton: every subcommand parses its arguments as specified and then
-refuses with "not implemented yet" and exit status 2 until the suite runner lands."""
+    sonde-suite run SUITE.toml [--launcher mpirun|srun] [--out DIR] [--dry-run] [--scale F]
+    sonde-suite resume DIR
+    sonde-suite submit SUITE.toml [--out DIR] [--time MIN] [--scale F]   (sbatch)
+"""
 
 import argparse
+import os
+import shlex
+import shutil
+import subprocess
 import sys
+from datetime import UTC, datetime
+from pathlib import Path
 
-from .cli import not_implemented
+from . import runner, suitefile, tables
 
 PROG = "sonde-suite"
+EXIT_USAGE = 2
+REPO = Path(__file__).resolve().parents[2]
+
+
+def default_sonde():
+    """The sonde binary: $SONDE_BIN, the checkout's build, or sonde on PATH."""
+    if os.environ.get("SONDE_BIN"):
+        return os.environ["SONDE_BIN"]
+    built = REPO / "build" / "sonde"
+    if built.exists():
+        return str(built)
+    return shutil.which("sonde") or "sonde"
 
 
 def parser():
@@ -16,21 +37,152 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = sub.add_parser("run", help="run the steps of a suite file")
     run.add_argument("suite", metavar="SUITE.toml", help="suite file")
-    run.add_argument("--launcher", choices=["mpirun", "srun"], default="mpirun",
-                     help="how to launch each step (default: mpirun)")
+    run.add_argument("--launcher", choices=["mpirun", "srun"], default=None,
+                     help="how to launch each step (default: srun inside a Slurm allocation, "
+                          "else mpirun)")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<time>)")
     run.add_argument("--dry-run", action="store_true",
-                     help="print the command line of every step without running it")
+                     help="print the command line of every launch without running it")
     run.add_argument("--scale", type=float, metavar="F",
-                     help="scale the data sizes by F (the run is then marked reduced-scale)")
-    resume = sub.add_parser("resume", help="continue an interrupted run directory")
-    resume.add_argument("run_dir", metavar="DIR", help="run directory of the interrupted suite")
+                     help="scale the sizes the suite marks by F (the run is then reported as "
+                          "reduced-scale, never as compliant)")
+    run.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
+    resume = sub.add_parser("resume", help="continue an interrupted or failed run directory")
+    resume.add_argument("run_dir", metavar="DIR", help="run directory of the suite")
+    resume.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
+    submit = sub.add_parser("submit", help="submit the suite as a Slurm batch job (sbatch)")
+    submit.add_argument("suite", metavar="SUITE.toml", help="suite file")
+    submit.add_argument("--out", metavar="DIR", help="run directory (default: results/<time>)")
+    submit.add_argument("--time", type=int, metavar="MIN", default=60,
+                        help="the job's time limit in minutes (default 60)")
+    submit.add_argument("--scale", type=float, metavar="F", help="as for run")
+    submit.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
     return p
+
+
+def error(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def default_out():
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
+    return Path("results") / stamp
+
+
+def cmd_run(args):
+    try:
+        suite = suitefile.load(args.suite, args.scale)
+    except suitefile.SuiteError as e:
+        return error(str(e))
+    launcher = args.launcher or ("srun" if "SLURM_JOB_ID" in os.environ else "mpirun")
+    sonde = args.sonde or default_sonde()
+    if args.dry_run:
+        out = Path(args.out or "RUN_DIR")
+        open_mpi = runner.is_open_mpi() if launcher == "mpirun" else False
+        for ln in suite.launches:
+            cmd = runner.launch_command(ln, launcher, sonde, out / ln.id / "results.jsonl",
+                                        open_mpi)
+            print(shlex.join(cmd))
+        return 0
+    run_dir = Path(args.out) if args.out else default_out()
+    if (run_dir / runner.MANIFEST).exists():
+        return error(f"{run_dir} already holds a run; resume it with '{PROG} resume "
+                     f"{run_dir}' or choose another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = runner.new_manifest(run_dir, suite, launcher, sonde)
+    manifest.save()
+    return execute(suite, manifest, launcher, sonde)
+
+
+def execute(suite, manifest, launcher, sonde):
+    print(f"{PROG}: {suite.name}: {len(suite.launches)} launches with {launcher}, results in "
+          f"{manifest.run_dir}", file=sys.stderr)
+    try:
+        failed = runner.run_launches(suite, manifest, launcher, sonde)
+    except runner.Interrupted:
+        print(f"{PROG}: interrupted; completed launches are kept. Continue with: {PROG} "
+              f"resume {manifest.run_dir}", file=sys.stderr)
+        return 130
+    tables.report(suite, manifest, sys.stdout)
+    if failed:
+        print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
+              f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_resume(args):
+    run_dir = Path(args.run_dir)
+    try:
+        manifest = runner.Manifest.load(run_dir)
+    except (FileNotFoundError, ValueError) as e:
+        return error(str(e))
+    data = manifest.data
+    suite_path = Path(data["suite"])
+    if not suite_path.exists():
+        return error(f"{suite_path}: the suite file of this run is gone")
+    if runner.file_digest(suite_path) != data["suite_sha256"]:
+        return error(f"{suite_path} changed since the run started; start a new run instead")
+    try:
+        suite = suitefile.load(suite_path, data["scale"])
+    except suitefile.SuiteError as e:
+        return error(str(e))
+    data["status"] = "running"
+    return execute(suite, manifest, data["launcher"], args.sonde or data["sonde"])
+
+
+def sbatch_script(suite, run_dir, minutes, sonde, scale):
+    nodes = max((ln.nodes or 1) for ln in suite.launches)
+    tasks = max(ln.ranks for ln in suite.launches)
+    cmd = [sys.executable, "-m", "sonde.suite", "run", str(Path(suite.path).resolve()),
+           "--launcher", "srun", "--out", str(run_dir.resolve()), "--sonde", sonde]
+    if scale is not None:
+        cmd += ["--scale", str(scale)]
+    return "\n".join([
+        "#!/bin/bash",
+        f"#SBATCH --job-name=sonde-{suite.name}",
+        f"#SBATCH --nodes={nodes}",
+        f"#SBATCH --ntasks={tasks}",
+        f"#SBATCH --time={minutes}",
+        f"#SBATCH --output={run_dir.resolve()}/slurm-%j.out",
+        "#SBATCH --overcommit",
+        f"cd {shlex.quote(os.getcwd())}",
+        f"export PYTHONPATH={shlex.quote(str(REPO / 'python'))}${{PYTHONPATH:+:$PYTHONPATH}}",
+        "exec " + shlex.join(cmd),
+        "",
+    ])
+
+
+def cmd_submit(args):
+    try:
+        suite = suitefile.load(args.suite, args.scale)
+    except suitefile.SuiteError as e:
+        return error(str(e))
+    if args.time < 1:
+        return error("--time must be at least 1 minute")
+    if not shutil.which("sbatch"):
+        return error("sbatch is not on PATH: submit needs a Slurm cluster")
+    run_dir = Path(args.out) if args.out else default_out()
+    if (run_dir / runner.MANIFEST).exists():
+        return error(f"{run_dir} already holds a run; choose another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    script = run_dir / "job.sbatch"
+    script.write_text(sbatch_script(suite, run_dir, args.time, args.sonde or default_sonde(),
+                                    args.scale))
+    out = subprocess.run(["sbatch", "--parsable", str(script)], capture_output=True,
+                         text=True, timeout=60)
+    if out.returncode != 0:
+        return error(f"sbatch refused the job: {out.stderr.strip()}")
+    job_id = out.stdout.strip().split(";")[0]
+    (run_dir / "job_id").write_text(job_id + "\n")
+    print(f"submitted job {job_id}; results in {run_dir}")
+    return 0
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    return not_implemented(PROG, f"sonde-suite {args.command}")
+    return {"run": cmd_run, "resume": cmd_resume, "submit": cmd_submit}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -4,18 +4,6 @@ from conftest import end, header, jsonl
 from sonde import report, suite
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [["run", "suites/quick.toml"], ["run", "x.toml", "--launcher", "srun", "--dry-run"],
-     ["resume", "results/x"]],
-)
-def test_suite_refuses_until_built(argv, capsys):
-    assert suite.main(argv) == 2
-    err = capsys.readouterr().err
-    assert "not implemented yet: comes with issue 8" in err
-    assert err.count("\n") == 1
-
-
 def test_suite_usage_errors(capsys):
     with pytest.raises(SystemExit) as e:
         suite.main(["run", "x.toml", "--launcher", "ssh"])

@@ -1,0 +1,213 @@
+"""Running a suite: one launch per step combination, each kept under the run directory with
+its command line, stdout, stderr and JSON results, and a manifest that says what ran, what
+failed and why, so that an interrupted campaign can be resumed.
+
+    RUN_DIR/manifest.json          suite, launcher, every launch with its status
+    RUN_DIR/<launch id>/command.txt, stdout.txt, stderr.txt, results.jsonl
+    RUN_DIR/summary.csv            one row per launch and phase, with the rules' verdict
+    RUN_DIR/ior-table.csv          the IOR README's result table, when the suite runs IOR
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+
+
+def now_iso():
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def file_digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def is_open_mpi(mpirun="mpirun"):
+    try:
+        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "Open MPI" in out.stdout + out.stderr
+
+
+def slurm_allocation():
+    """Nodes and tasks of the Slurm allocation this runs in, or None outside one."""
+    if "SLURM_JOB_ID" not in os.environ:
+        return None
+    return {"job_id": os.environ["SLURM_JOB_ID"],
+            "nodes": int(os.environ.get("SLURM_JOB_NUM_NODES", os.environ.get("SLURM_NNODES",
+                                                                               "1"))),
+            "nodelist": os.environ.get("SLURM_JOB_NODELIST", "")}
+
+
+def launch_command(launch, launcher, sonde_bin, results_path, open_mpi=None):
+    """The exact argv of one launch."""
+    if launcher == "mpirun":
+        cmd = ["mpirun", "-n", str(launch.ranks)]
+        if open_mpi if open_mpi is not None else is_open_mpi():
+            if launch.ranks > (os.cpu_count() or 1):
+                cmd.append("--oversubscribe")
+            if os.geteuid() == 0:
+                cmd.append("--allow-run-as-root")
+    elif launcher == "srun":
+        cmd = ["srun", "--mpi=pmix", "-n", str(launch.ranks)]
+        if launch.nodes:
+            cmd += ["-N", str(launch.nodes)]
+        if launch.tasks_per_node:
+            cmd += ["--ntasks-per-node", str(launch.tasks_per_node)]
+        if launch.ranks > (os.cpu_count() or 1) * (launch.nodes or 1):
+            cmd.append("--overcommit")
+    else:
+        raise ValueError(f"unknown launcher {launcher}")
+    return cmd + [sonde_bin, launch.workload] + [str(a) for a in launch.args] + [
+        "--json", str(results_path)]
+
+
+class Manifest:
+    def __init__(self, run_dir, data):
+        self.run_dir = Path(run_dir)
+        self.data = data
+
+    @classmethod
+    def load(cls, run_dir):
+        path = Path(run_dir) / MANIFEST
+        try:
+            return cls(run_dir, json.loads(path.read_text()))
+        except OSError as e:
+            raise FileNotFoundError(f"{path}: cannot read: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not a sonde-suite manifest: {e}") from None
+
+    def save(self):
+        tmp = self.run_dir / (MANIFEST + ".tmp")
+        tmp.write_text(json.dumps(self.data, indent=1) + "\n")
+        os.replace(tmp, self.run_dir / MANIFEST)
+
+    def entry(self, launch_id):
+        for e in self.data["launches"]:
+            if e["id"] == launch_id:
+                return e
+        raise KeyError(launch_id)
+
+
+def new_manifest(run_dir, suite, launcher, sonde_bin):
+    data = {
+        "suite": str(Path(suite.path).resolve()),
+        "suite_name": suite.name,
+        "suite_sha256": file_digest(suite.path),
+        "scale": suite.scale,
+        "reduced_scale": suite.reduced_scale,
+        "launcher": launcher,
+        "sonde": sonde_bin,
+        "slurm": slurm_allocation(),
+        "created": now_iso(),
+        "status": "running",
+        "launches": [
+            {"id": ln.id, "step": ln.step, "workload": ln.workload, "variant": ln.variant,
+             "params": ln.params, "repetition": ln.repetition, "ranks": ln.ranks,
+             "nodes": ln.nodes, "tasks_per_node": ln.tasks_per_node, "status": "pending",
+             "command": None, "exit_code": None, "started": None, "finished": None,
+             "seconds": None, "reason": None}
+            for ln in suite.launches
+        ],
+    }
+    return Manifest(run_dir, data)
+
+
+def _fmt_duration(s):
+    s = int(round(s))
+    return f"{s // 3600:d}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+class Interrupted(Exception):
+    pass
+
+
+def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr):
+    """Runs every launch not yet done; returns the number that failed."""
+    todo = [ln for ln in suite.launches if manifest.entry(ln.id)["status"] != "ok"]
+    total = len(suite.launches)
+    done_before = total - len(todo)
+    durations = [e["seconds"] for e in manifest.data["launches"] if e["status"] == "ok"
+                 and e["seconds"] is not None]
+    started = time.monotonic()
+    failed = 0
+    open_mpi = is_open_mpi() if launcher == "mpirun" else False
+    for k, ln in enumerate(todo):
+        entry = manifest.entry(ln.id)
+        ldir = manifest.run_dir / ln.id
+        if ldir.exists():
+            shutil.rmtree(ldir)  # a retried launch starts from nothing, never mixes results
+        ldir.mkdir(parents=True)
+        for d in ln.mkdir:
+            Path(d).mkdir(parents=True, exist_ok=True)
+        results = ldir / "results.jsonl"
+        cmd = launch_command(ln, launcher, sonde_bin, results, open_mpi)
+        (ldir / "command.txt").write_text(" ".join(cmd) + "\n")
+        remaining = len(todo) - k
+        eta = ""
+        if durations:
+            eta = f", about {_fmt_duration(sum(durations) / len(durations) * remaining)} left"
+        print(f"[{done_before + k + 1}/{total}] {ln.id} (elapsed "
+              f"{_fmt_duration(time.monotonic() - started)}{eta})", file=out, flush=True)
+        entry.update(status="running", command=cmd, started=now_iso(), finished=None,
+                     exit_code=None, reason=None)
+        manifest.save()
+        t0 = time.monotonic()
+        with open(ldir / "stdout.txt", "w") as so, open(ldir / "stderr.txt", "w") as se:
+            proc = subprocess.Popen(cmd, stdout=so, stderr=se, start_new_session=True)
+            try:
+                code = proc.wait(timeout=ln.timeout)
+                reason = None if code == 0 else _last_error(ldir / "stderr.txt", code)
+            except subprocess.TimeoutExpired:
+                _stop(proc)
+                code, reason = proc.returncode, f"timed out after {ln.timeout:.0f} s"
+            except KeyboardInterrupt:
+                _stop(proc)
+                entry.update(status="interrupted", exit_code=proc.returncode,
+                             finished=now_iso(), seconds=time.monotonic() - t0,
+                             reason="interrupted by the user")
+                manifest.data["status"] = "interrupted"
+                manifest.save()
+                raise Interrupted() from None
+        seconds = time.monotonic() - t0
+        ok = code == 0
+        entry.update(status="ok" if ok else "failed", exit_code=code, finished=now_iso(),
+                     seconds=seconds, reason=reason)
+        manifest.save()
+        if ok:
+            durations.append(seconds)
+        else:
+            failed += 1
+            print(f"    failed: {reason}", file=out, flush=True)
+    manifest.data["status"] = "complete" if failed == 0 else "failed"
+    manifest.save()
+    return failed
+
+
+def _stop(proc):
+    """SIGTERM to the launcher's process group (sonde saves its results), then SIGKILL."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _last_error(stderr_path, code):
+    lines = [ln.strip() for ln in Path(stderr_path).read_text(errors="replace").splitlines()
+             if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    pick = errors[0] if errors else (lines[-1] if lines else "")
+    return f"exit code {code}" + (f": {pick}" if pick else "")

@@ -1,0 +1,126 @@
+"""What a finished campaign says: every launch's verdict under its rules, a summary table of
+phases, the IOR README's result table and score; printed and saved as CSV."""
+
+import csv
+import json
+import os
+from pathlib import Path
+
+from . import results as _results
+from . import rules as _rules
+
+SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
+                   "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
+                   "params"]
+
+
+def node_memory_bytes():
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return None
+
+
+def load_run(run_dir, launch_id):
+    path = Path(run_dir) / launch_id / "results.jsonl"
+    if not path.exists():
+        return None
+    runs = _results.load(path)
+    return runs[-1] if runs else None
+
+
+def evaluate(suite, manifest):
+    """Summary rows, IOR rows and per-launch verdicts of a run directory."""
+    ctx = {"node_memory_bytes": node_memory_bytes()}
+    summary, ior, verdicts = [], [], {}
+    for ln in suite.launches:
+        run = load_run(manifest.run_dir, ln.id)
+        vs, status = _rules.evaluate(ln, run, ctx, suite.reduced_scale)
+        verdicts[ln.id] = {"status": status,
+                           "rules": [{"rule": v.rule, "ok": v.ok, "reason": v.reason}
+                                     for v in vs]}
+        params = " ".join(f"{k}={v}" for k, v in sorted(ln.params.items()))
+        header = (run.header or {}) if run else {}
+        base = {"launch": ln.id, "step": ln.step, "variant": ln.variant or "",
+                "ranks": ln.ranks, "nodes": header.get("nodes", ln.nodes or 1),
+                "status": status, "params": params}
+        phases = []
+        for m in run.measurements if run else []:
+            if m["phase"] not in phases:
+                phases.append(m["phase"])
+        for phase in phases:
+            f = _rules.phase_figures(run, phase)
+            n = sum(1 for m in run.measurements if m["phase"] == phase)
+            summary.append(dict(base, phase=phase, iterations=n,
+                                bw_mean_mib_s=f["mean"] if f else None,
+                                bw_max_mib_s=f["max"] if f else None,
+                                bw_min_mib_s=f["min"] if f else None,
+                                mean_s=f["mean_s"] if f else None))
+        if not phases:
+            summary.append(dict(base, phase="-", iterations=0, bw_mean_mib_s=None,
+                                bw_max_mib_s=None, bw_min_mib_s=None, mean_s=None))
+        if ln.workload == "ior" and run is not None:
+            ior.append(dict(_rules.ior_row(run), launch=ln.id, variant=ln.variant or "",
+                            nodes=header.get("nodes"), ranks=header.get("ranks"),
+                            tasks_per_node=header.get("tasks_per_node"), status=status,
+                            params=params))
+    return summary, ior, verdicts
+
+
+def _cell(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.1f}" if abs(v) >= 100 else f"{v:.3f}"
+    return str(v)
+
+
+def format_table(rows, columns):
+    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+    lines = [" | ".join(c.rjust(w) for c, w in zip(columns, widths, strict=False)),
+             "-|-".join("-" * w for w in widths)]
+    lines += [" | ".join(v.rjust(w) for v, w in zip(row, widths, strict=False)) for row in cells]
+    return "\n".join(lines)
+
+
+def write_csv(rows, columns, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({c: r.get(c) for c in columns})
+
+
+IOR_EXTRA = ["launch", "variant", "nodes", "ranks", "tasks_per_node", "status", "params"]
+
+
+def report(suite, manifest, out):
+    """Prints the tables and the score, and saves them beside the manifest."""
+    summary, ior, verdicts = evaluate(suite, manifest)
+    run_dir = manifest.run_dir
+    write_csv(summary, SUMMARY_COLUMNS, run_dir / "summary.csv")
+    (run_dir / "verdicts.json").write_text(json.dumps(verdicts, indent=1) + "\n")
+    print(f"\nSuite {suite.name}: {len(suite.launches)} launches"
+          + (f" at scale {suite.scale} (reduced scale: not compliant)"
+             if suite.reduced_scale else ""), file=out)
+    print(format_table(summary, SUMMARY_COLUMNS), file=out)
+    if ior:
+        cols = _rules.IOR_TABLE + IOR_EXTRA
+        write_csv(ior, cols, run_dir / "ior-table.csv")
+        print("\nIOR results (MiB/s, seconds):", file=out)
+        print(format_table(ior, cols), file=out)
+        best, row = _rules.score([r for r in ior if r["status"] != "not-compliant"])
+        if best is not None:
+            word = "compliant" if row["status"] == "compliant" else row["status"]
+            print(f"\nScore RDbwmean+WRbwmean of the best easy run: {best:.1f} MiB/s "
+                  f"({row['launch']}, {word})", file=out)
+        else:
+            print("\nScore: no valid easy run to score", file=out)
+    failing = {k: v for k, v in verdicts.items() if v["status"] != "compliant"}
+    for launch_id, v in failing.items():
+        bad = [r for r in v["rules"] if not r["ok"]]
+        if bad:
+            print(f"{launch_id}: {v['status']}: " + "; ".join(
+                f"{r['rule']}: {r['reason']}" for r in bad), file=out)
+    return summary, ior, verdicts
