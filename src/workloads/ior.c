@@ -463,6 +463,10 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		int64_t zero[2] = {0, 0}, sum[2];
 		MPI_Reduce(zero, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
 	}
+	if (p->verbose >= 3 && acc != WRITECHECK) {
+		printf("task %d %s %s\n", r->rank, writing ? "writing" : "reading", tg.path);
+		fflush(stdout);
+	}
 	if (acc == WRITE || acc == READ || acc == READCHECK)
 		if (p->delay > 0)
 			sleep((unsigned)p->delay);
