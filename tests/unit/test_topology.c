@@ -101,37 +101,46 @@ static void test_against_hostnames(MPI_Comm comm, const struct sonde_topology *t
 	free(all);
 }
 
-/* Runs sonde_topology_init with the given Slurm variables and returns what rank 0 printed on
- * stderr (empty on other ranks). */
-static void init_with_slurm(const char *const *env, struct sonde_topology *t, char *out, size_t len)
+static const char *const slurm_vars[] = {"SLURM_JOB_ID",
+                                         "SLURM_JOBID",
+                                         "SLURM_JOB_NODELIST",
+                                         "SLURM_NODELIST",
+                                         "SLURM_NNODES",
+                                         "SLURM_JOB_NUM_NODES",
+                                         "SLURM_TASKS_PER_NODE",
+                                         "SLURM_NTASKS_PER_NODE",
+                                         "SLURM_STEP_NUM_NODES",
+                                         "SLURM_STEP_TASKS_PER_NODE",
+                                         NULL};
+
+/* Runs sonde_topology_init on comm and returns what this rank printed on stderr. */
+static void init_captured(MPI_Comm comm, struct sonde_topology *t, char *out, size_t len)
 {
-	static const char *const vars[] = {"SLURM_JOB_ID",
-	                                   "SLURM_JOB_NODELIST",
-	                                   "SLURM_NNODES",
-	                                   "SLURM_TASKS_PER_NODE",
-	                                   "SLURM_NTASKS_PER_NODE",
-	                                   "SLURM_STEP_NUM_NODES",
-	                                   "SLURM_STEP_TASKS_PER_NODE",
-	                                   NULL};
-	for (int i = 0; vars[i]; i++)
-		unsetenv(vars[i]);
-	for (int i = 0; env[i]; i += 2)
-		setenv(env[i], env[i + 1], 1);
 	char path[] = "/tmp/sonde-test-topology-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
 	fflush(stderr);
 	int saved = dup(2);
 	dup2(fd, 2);
-	sonde_topology_init(MPI_COMM_WORLD, t);
+	sonde_topology_init(comm, t);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
 	ssize_t n = pread(fd, out, len - 1, 0);
 	out[n > 0 ? n : 0] = '\0';
 	close(fd);
-	for (int i = 0; vars[i]; i++)
-		unsetenv(vars[i]);
+}
+
+/* The same, with exactly the given Slurm variables set (name, value, ..., NULL). */
+static void init_with_slurm(const char *const *env, struct sonde_topology *t, char *out, size_t len)
+{
+	for (int i = 0; slurm_vars[i]; i++)
+		unsetenv(slurm_vars[i]);
+	for (int i = 0; env[i]; i += 2)
+		setenv(env[i], env[i + 1], 1);
+	init_captured(MPI_COMM_WORLD, t, out, len);
+	for (int i = 0; slurm_vars[i]; i++)
+		unsetenv(slurm_vars[i]);
 }
 
 static void test_slurm(const struct sonde_topology *mpi, int rank)
@@ -228,10 +237,18 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	test_parse();
 
-	/* Outside Slurm for the plain checks, whatever launched the test. */
-	const char *none[] = {NULL};
+	/* Launched by srun: Slurm's view of the step is MPI's, so no warning. */
 	char out[4096];
 	struct sonde_topology t;
+	if (getenv("SLURM_PROCID") && getenv("SLURM_STEP_ID")) {
+		init_captured(MPI_COMM_WORLD, &t, out, sizeof out);
+		CHECK_STR(out, "");
+		CHECK(t.slurm_job_id != NULL);
+		sonde_topology_free(&t);
+	}
+
+	/* Outside Slurm for the plain checks, whatever launched the test. */
+	const char *none[] = {NULL};
 	init_with_slurm(none, &t, out, sizeof out);
 	CHECK_STR(out, "");
 	CHECK(t.slurm_job_id == NULL);
