@@ -22,7 +22,8 @@ A suite is a TOML file with a [suite] table of defaults and one [[step]] table p
     block_mib = 16
 
 Placeholders {name} in args take sweep and params values, and {scratch}, {ranks}, {nodes},
-{tasks_per_node}. Errors name the file and the line.
+{tasks_per_node}. Sweeping nodes and tasks_per_node (and not setting ranks) launches
+nodes x tasks_per_node ranks. Errors name the file and the line.
 """
 
 import itertools
@@ -182,24 +183,29 @@ def load(path, scale=None):
                 params[key] = max(multiple, scaled)
         for combo in itertools.product(*sweep.values()) if sweep else [()]:
             values = dict(params)
-            values.update(zip(sweep.keys(), combo, strict=False))
-            values.update(scratch=scratch, ranks=ranks, nodes=nodes or 1,
-                          tasks_per_node=tpn or ranks)
+            values.update(zip(sweep.keys(), combo, strict=True))
+            # ranks, nodes and tasks_per_node may be swept too: they shape the launch.
+            l_nodes = values.get("nodes", nodes)
+            l_tpn = values.get("tasks_per_node", tpn)
+            l_ranks = values.get("ranks")
+            if l_ranks is None:
+                explicit = "ranks" in step
+                l_ranks = l_nodes * l_tpn if l_nodes and l_tpn and not explicit else ranks
+            _check_int(l_ranks, "ranks", where)
+            values.update(scratch=scratch, ranks=l_ranks, nodes=l_nodes or 1,
+                          tasks_per_node=l_tpn or l_ranks)
             args = [_substitute(str(a), values, path, _line_of(text, "args", "step", n))
                     for a in step["args"]]
             mkdirs = [_substitute(str(d), values, path, _line_of(text, "mkdir", "step", n))
                       for d in step.get("mkdir", [])]
-            shown = {k: v for k, v in values.items()
-                     if k in sweep or k in params}
+            shown = {k: v for k, v in values.items() if k in sweep or k in params}
             for rep in range(reps):
-                launch = Launch(index=len(launches), step=name, workload=step["workload"],
-                                args=args, ranks=ranks, nodes=nodes, tasks_per_node=tpn,
-                                repetition=rep, params=shown, rules=list(
-                                    value("rules", [])), variant=step.get("variant"),
-                                timeout=float(value("timeout", 3600)),
-                                fixed=dict(step.get("fixed", {})), mkdir=mkdirs,
-                                swept=tuple(sweep))
-                launches.append(launch)
+                launches.append(Launch(
+                    index=len(launches), step=name, workload=step["workload"], args=args,
+                    ranks=l_ranks, nodes=l_nodes, tasks_per_node=l_tpn, repetition=rep,
+                    params=shown, rules=list(value("rules", [])), variant=step.get("variant"),
+                    timeout=float(value("timeout", 3600)), fixed=dict(step.get("fixed", {})),
+                    mkdir=mkdirs, swept=tuple(sweep)))
     return Suite(path=path, name=str(head.get("name", path.stem)),
                  description=str(head.get("description", "")), scratch=scratch,
                  launches=launches, scale=scale)

@@ -254,3 +254,21 @@ def test_sbatch_script(tmp_path):
     text = suite.sbatch_script(s, tmp_path / "run", 30, "/x/sonde", None)
     assert "#SBATCH --time=30" in text and "#SBATCH --ntasks=4" in text
     assert "--launcher srun" in text and text.startswith("#!/bin/bash\n")
+
+
+def test_node_sweep_shapes_launches(tmp_path):
+    p = write(tmp_path, """
+        [suite]
+        tasks_per_node = 3
+        [[step]]
+        name = "easy"
+        workload = "ior"
+        args = ["-Q", "{tasks_per_node}", "-N", "{ranks}"]
+        [step.sweep]
+        nodes = [1, 4]
+        """)
+    s = suitefile.load(p)
+    assert [(ln.nodes, ln.tasks_per_node, ln.ranks) for ln in s.launches] == [(1, 3, 3),
+                                                                              (4, 3, 12)]
+    assert s.launches[1].args == ["-Q", "3", "-N", "12"]
+    assert s.launches[1].id == "001-easy_nodes-4_r0"
