@@ -201,11 +201,11 @@ void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64
 	}
 	/* A rank without samples must not pull the maximum towards its zero. */
 	double lmax = n > 0 ? max : -HUGE_VAL;
-	double totals[2], local_totals[2] = {sum, (double)n};
+	double total_sum;
 	int64_t total;
 	MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, comm);
 	MPI_Reduce(local.count, out->hist.count, SONDE_HIST_BUCKETS, MPI_INT64_T, MPI_SUM, 0, comm);
-	MPI_Reduce(local_totals, totals, 2, MPI_DOUBLE, MPI_SUM, 0, comm);
+	MPI_Reduce(&sum, &total_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
 	MPI_Reduce(&lmax, &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
 	if (total == 0)
 		return;
@@ -219,7 +219,7 @@ void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64
 	}
 	if (rank == 0) {
 		out->count = total;
-		out->mean = totals[0] / (double)total;
+		out->mean = total_sum / (double)total;
 		out->max = max;
 	}
 }
