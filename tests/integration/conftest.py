@@ -4,11 +4,13 @@ SONDE_BIN names the binary (default build/sonde); SONDE_MPIRUN the launcher (def
 so the same tests run against Open MPI and MPICH.
 """
 
+import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,11 +81,22 @@ def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=Non
 
 
 def read_jsonl(path):
-    """Records of a JSON Lines results file."""
-    import json
-
+    """Records of a JSON Lines results file, each validated against the results schema
+    (python/sonde/results.schema.json, docs/results-schema.md): an invalid record fails the
+    test that reads it."""
+    schema = json.loads((REPO / "python" / "sonde" / "results.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    records = []
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            problems = [f"{'/'.join(map(str, e.absolute_path)) or '(record)'}: {e.message}"
+                        for e in validator.iter_errors(record)]
+            assert not problems, f"{path}:{lineno}: invalid record: " + "; ".join(problems)
+            records.append(record)
+    return records
 
 
 @pytest.fixture

@@ -1,0 +1,111 @@
+"""What bench cases share: the run context, result rows, medians, tool runners."""
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class BenchError(RuntimeError):
+    """A case that could not run (a tool missing, a run that failed)."""
+
+
+@dataclass
+class Context:
+    build: Path  # the CMake build directory holding sonde and bench/ programs
+    repeats: int  # measured rounds per case
+    warmup: int  # rounds run first and discarded
+
+    def program(self, name):
+        p = self.build / "bench" / name
+        if not p.exists():
+            raise BenchError(f"{p} is missing: build first (make build)")
+        return p
+
+    def rounds(self):
+        """(round index, measured?) for every round, warm-up rounds first."""
+        return [(i, i >= self.warmup) for i in range(self.warmup + self.repeats)]
+
+
+@dataclass
+class Row:
+    """One comparison: samples of sonde and of a reference tool for one variant of a case."""
+
+    case: str
+    variant: str
+    unit: str
+    reference: str  # the tool sonde is compared with ("fio")
+    target: float  # the lowest acceptable ratio median(sonde) / median(reference)
+    sonde: list = field(default_factory=list)
+    ref: list = field(default_factory=list)
+
+    @property
+    def sonde_median(self):
+        return statistics.median(self.sonde)
+
+    @property
+    def ref_median(self):
+        return statistics.median(self.ref)
+
+    @property
+    def ratio(self):
+        return self.sonde_median / self.ref_median
+
+    @property
+    def passed(self):
+        return self.ratio >= self.target
+
+    def as_dict(self):
+        return {
+            "case": self.case, "variant": self.variant, "unit": self.unit,
+            "reference": self.reference, "target": self.target,
+            "sonde_median": self.sonde_median, "ref_median": self.ref_median,
+            "ratio": self.ratio, "passed": self.passed,
+            "sonde_samples": self.sonde, "ref_samples": self.ref,
+        }
+
+
+def run_json(argv, what):
+    """Runs a program that prints one JSON document; returns it parsed."""
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(map(str, argv))}\n"
+                         f"{proc.stderr.strip()}")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
+        raise BenchError(f"{what} printed no JSON: {proc.stdout[:200]!r}") from e
+
+
+def fio_path():
+    fio = shutil.which("fio")
+    if not fio:
+        raise BenchError("fio is not installed (make setup installs it)")
+    return fio
+
+
+def fs_type(path):
+    """The file-system type of path from /proc/self/mounts (longest matching mount point)."""
+    path = os.path.realpath(path)
+    best, kind = "", "unknown"
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            _, mount, fstype = line.split()[:3]
+            mount = mount.replace("\\040", " ")
+            inside = path == mount or path.startswith(mount.rstrip("/") + "/")
+            if inside and len(mount) >= len(best):
+                best, kind = mount, fstype
+    return kind
+
+
+def remove(*paths):
+    for p in paths:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
