@@ -263,7 +263,11 @@ static int call(struct sonde_file *f, int writing, int collective, MPI_Offset of
  * collective call per transfer, even ranks with nothing to move or more than 2 GiB. The
  * status tells how many bytes really moved; a short transfer is completed with independent
  * calls, which need no matching on other ranks. A read that reaches the end of the file
- * returns the short count; a write that makes no progress is an error. */
+ * returns the short count; a write that makes no progress is an error.
+ * ROMIO's two-phase collective read reports the requested count even when the read crosses
+ * the end of the file. Correcting it would cost a size query per call and rank (a lock round
+ * trip to every stripe on Lustre), so sonde trusts the status: its workloads read what they
+ * wrote, and data verification catches a file that is shorter. */
 static ssize_t transfer(struct sonde_file *f, int writing, char *buf, size_t len, int64_t offset)
 {
 	const char *op = writing ? "write" : "read";
