@@ -1,0 +1,350 @@
+/* sonde btio: the NAS BT-IO pattern as wkliao's BTIO runs it (docs/workloads/btio.md).
+ *
+ * P = n*n ranks share one global array of X*Y*Z points of five doubles; each rank owns n cells
+ * of the multi-partition decomposition. A run writes (or reads) a number of dumps of the whole
+ * array, appended record after record to one file, with one of four methods, and reports the
+ * time from a barrier to the last rank's close, exactly as the original does. Unlike the
+ * original, the values are a function of their place, so every read is checked. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "btio/btio.h"
+#include "fail.h"
+#include "json.h"
+#include "results.h"
+#include "workload.h"
+
+/* What rank 0 learned from the input file, sent to everyone in one piece. */
+struct input_result {
+	int ok, used;
+	struct btio_setup setup;
+	char name[BTIO_PATH_MAX];
+	char err[1024];
+};
+
+/* The run's parameters: the input file's lines (when one is read), then the long options. */
+static int resolve_setup(const struct sonde_context *ctx, const struct sonde_option_set *set,
+                         const struct btio_options *o, const struct sonde_parse_result *pos,
+                         struct btio_setup *s, struct input_result *in)
+{
+	if (pos->npositional > 1) {
+		sonde_error(
+		    "Usage: sonde btio [filename] (one input file at most; %d arguments given)",
+		    pos->npositional);
+		return -1;
+	}
+	int need_file = pos->npositional == 1 || !sonde_option_given(set, "method") ||
+	                !sonde_option_given(set, "dumps") || !sonde_option_given(set, "grid");
+	memset(in, 0, sizeof *in);
+	if (ctx->rank == 0) {
+		snprintf(in->name, sizeof in->name, "%s",
+		         pos->npositional ? pos->positional[0] : BTIO_DEFAULT_INPUT);
+		in->ok = 1;
+		if (need_file || access(in->name, F_OK) == 0) {
+			in->used = 1;
+			in->ok =
+			    btio_read_input(in->name, &in->setup, in->err, sizeof in->err) == 0;
+			if (!in->ok && !pos->npositional && need_file)
+				snprintf(in->err + strlen(in->err),
+				         sizeof in->err - strlen(in->err), "%s",
+				         " (or give --method, --dumps and --grid)");
+		}
+	}
+	MPI_Bcast(in, (int)sizeof *in, MPI_BYTE, 0, ctx->comm);
+	if (!in->ok) {
+		sonde_error("%s", in->err);
+		return -1;
+	}
+	if (in->used) {
+		*s = in->setup;
+	} else {
+		memset(s, 0, sizeof *s);
+		s->write = 1;
+		snprintf(s->dir, sizeof s->dir, ".");
+	}
+	if (sonde_option_given(set, "mode")) {
+		s->write = o->mode & 1;
+		s->read = (o->mode & 2) != 0;
+	}
+	if (sonde_option_given(set, "method"))
+		s->method = o->method;
+	if (sonde_option_given(set, "dumps"))
+		s->dumps = o->dumps;
+	if (sonde_option_given(set, "grid"))
+		memcpy(s->grid, o->grid, sizeof s->grid);
+	if (sonde_option_given(set, "dir"))
+		snprintf(s->dir, sizeof s->dir, "%s", o->dir);
+	return 0;
+}
+
+/* The original's refusals, with its messages, and sonde's own limits. */
+static int check_setup(const struct sonde_context *ctx, const struct btio_setup *s, int *ncells)
+{
+	int n = btio_ncells(ctx->size);
+	if (!n) {
+		sonde_error(
+		    "Number of processes must be a square number. exit ... (%d ranks; run on 1, "
+		    "4, 9, 16, ... ranks)",
+		    ctx->size);
+		return -1;
+	}
+	if (s->method >= BTIO_PNETCDF_BLOCKING && !btio_pnetcdf_ops(s->method)) {
+		sonde_error(
+		    "I/O method %d needs PnetCDF, and this sonde was built without it (methods 0 "
+		    "and 1 need only MPI-IO)",
+		    s->method);
+		return -1;
+	}
+	int dim;
+	int64_t smallest = btio_min_cell_size(n, s->grid, &dim);
+	if (smallest < BTIO_MIN_CELL) {
+		sonde_error(
+		    "Cell size too small. Min size is %d (a %lldx%lldx%lld grid on %d ranks "
+		    "makes cells of %lld points along %c)",
+		    BTIO_MIN_CELL, (long long)s->grid[0], (long long)s->grid[1],
+		    (long long)s->grid[2], ctx->size, (long long)smallest, "XYZ"[dim]);
+		return -1;
+	}
+	/* MPI datatypes count in ints; the byte total must fit 63 bits. */
+	double bytes = (double)s->grid[0] * (double)s->grid[1] * (double)s->grid[2] * BTIO_FIVE *
+	               sizeof(double);
+	if (s->grid[0] > INT32_MAX / BTIO_FIVE || s->grid[1] > INT32_MAX ||
+	    s->grid[2] > INT32_MAX || bytes * (double)s->dumps > 9.0e18) {
+		sonde_error("grid %lldx%lldx%lld with %lld dumps is too large",
+		            (long long)s->grid[0], (long long)s->grid[1], (long long)s->grid[2],
+		            (long long)s->dumps);
+		return -1;
+	}
+	*ncells = n;
+	return 0;
+}
+
+/* --hints a=b,c=d (repeatable) as an MPI_Info. */
+static int make_hints(const struct sonde_strlist *list, MPI_Info *info)
+{
+	const char **hints = NULL;
+	char **copies = calloc((size_t)list->count + 1, sizeof *copies);
+	int n = 0;
+	for (int i = 0; i < list->count; i++) {
+		copies[i] = strdup(list->items[i]);
+		char *save = NULL;
+		for (char *h = strtok_r(copies[i], ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+			hints = realloc(hints, (size_t)(n + 1) * sizeof *hints);
+			hints[n++] = h;
+		}
+	}
+	int rc = sonde_io_hints_info(hints, n, info);
+	if (rc < 0)
+		sonde_error("--hints: %s", sonde_io_last_error());
+	for (int i = 0; i < list->count; i++)
+		free(copies[i]);
+	free(copies);
+	free(hints);
+	return rc;
+}
+
+static char *measurement_params(const struct btio_setup *s, int nprocs)
+{
+	struct sonde_json j;
+	char grid[96];
+	snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)s->grid[0], (long long)s->grid[1],
+	         (long long)s->grid[2]);
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_int(&j, "P", nprocs);
+	sonde_json_string(&j, "grid", grid);
+	sonde_json_int(&j, "X", s->grid[0]);
+	sonde_json_int(&j, "Y", s->grid[1]);
+	sonde_json_int(&j, "Z", s->grid[2]);
+	sonde_json_int(&j, "method", s->method);
+	sonde_json_int(&j, "dumps", s->dumps);
+	sonde_json_object_end(&j);
+	return j.buf;
+}
+
+static void record_header(const struct sonde_context *ctx, const struct btio_setup *s,
+                          const struct btio_options *o, const struct input_result *in,
+                          const char *path)
+{
+	if (ctx->rank != 0 || !sonde_results_active())
+		return;
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_string(&j, "mode", s->write && s->read ? "rw" : s->write ? "w" : "r");
+	sonde_json_int(&j, "method", s->method);
+	sonde_json_int(&j, "dumps", s->dumps);
+	sonde_json_array_begin(&j, "grid");
+	for (int d = 0; d < 3; d++)
+		sonde_json_int(&j, NULL, s->grid[d]);
+	sonde_json_array_end(&j);
+	sonde_json_int(&j, "P", ctx->size);
+	sonde_json_string(&j, "dir", s->dir);
+	sonde_json_string(&j, "file", path);
+	sonde_json_string(&j, "input_file", in->used ? in->name : NULL);
+	sonde_json_bool(&j, "verify", !o->no_verify);
+	sonde_json_array_begin(&j, "hints");
+	for (int i = 0; i < o->hints.count; i++)
+		sonde_json_string(&j, NULL, o->hints.items[i]);
+	sonde_json_array_end(&j);
+	sonde_json_object_end(&j);
+	sonde_results_header(ctx, j.buf, s->dir);
+	sonde_json_free(&j);
+}
+
+/* One write or read phase: barrier, then open, every dump, close, timed as the original times
+ * them. Filling the buffer before a write and checking it after a read are not timed. */
+static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s,
+                     struct btio_layout *L, const struct btio_method_ops *ops, const char *path,
+                     MPI_Info info, int writing, int verify)
+{
+	struct btio_job j = {.comm = ctx->comm,
+	                     .rank = ctx->rank,
+	                     .writing = writing,
+	                     .method = s->method,
+	                     .path = path,
+	                     .info = info,
+	                     .L = L,
+	                     .dumps = s->dumps};
+	struct btio_check chk = {0};
+	double untimed = 0, post = 0, wait = 0;
+	if (!writing)
+		btio_poison(L);
+
+	MPI_Barrier(ctx->comm);
+	double t0 = MPI_Wtime();
+	if (ops->open(&j) < 0)
+		return SONDE_EXIT_USAGE;
+	double open = MPI_Wtime() - t0;
+	for (int64_t d = 0; d < s->dumps; d++) {
+		double t = MPI_Wtime();
+		if (writing) {
+			btio_fill(L, d);
+			untimed += MPI_Wtime() - t;
+			t = MPI_Wtime();
+		}
+		ops->post(&j, d);
+		post += MPI_Wtime() - t;
+		if (ops->wait) {
+			t = MPI_Wtime();
+			ops->wait(&j);
+			wait += MPI_Wtime() - t;
+		}
+		if (!writing && verify) {
+			t = MPI_Wtime();
+			btio_check_dump(L, d, path, ctx->rank, &chk);
+			untimed += MPI_Wtime() - t;
+		}
+	}
+	ops->close(&j);
+	double elapsed = MPI_Wtime() - t0 - untimed;
+
+	double mine[4] = {elapsed, open, post, wait}, most[4];
+	MPI_Reduce(mine, most, 4, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
+	struct sonde_stats per_rank;
+	sonde_stats_across(ctx->comm, elapsed, &per_rank);
+	int64_t counts[2] = {chk.checked, chk.errors}, total[2];
+	MPI_Allreduce(counts, total, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+
+	if (ctx->rank == 0) {
+		struct btio_times t = {most[0], most[1], most[2], most[3]};
+		btio_print_block(s, writing, ctx->size, &t, s->dumps, ops->banner,
+		                 j.striping_factor, j.striping_unit);
+		char *params = measurement_params(s, ctx->size);
+		struct sonde_json extra;
+		sonde_json_init(&extra);
+		sonde_json_object_begin(&extra, NULL);
+		sonde_json_string(&extra, "file", path);
+		sonde_json_string(&extra, "method_name", ops->banner);
+		sonde_json_double(&extra, "open_s", most[1]);
+		sonde_json_double(&extra, "post_s", most[2]);
+		sonde_json_double(&extra, "wait_s", most[3]);
+		sonde_json_int(&extra, "striping_count", j.striping_factor);
+		sonde_json_int(&extra, "striping_size", j.striping_unit);
+		sonde_json_object_end(&extra);
+		int calls = s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1;
+		struct sonde_measurement m = {
+		    .phase = writing ? "write" : "read",
+		    .iteration = -1,
+		    .bytes = L->record_bytes * s->dumps,
+		    .seconds = most[0],
+		    .ops = s->dumps * calls * (int64_t)ctx->size,
+		    .per_rank = &per_rank,
+		    .verified = !writing && verify,
+		    .verify_errors = total[1],
+		    .bytes_checked = total[0] * (int64_t)sizeof(double),
+		    .params_json = params,
+		    .extra_json = extra.buf,
+		};
+		sonde_results_measurement(ctx->workload, &m);
+		sonde_json_free(&extra);
+		free(params);
+	}
+	if (total[1]) {
+		sonde_error("verification failed: %lld of the %lld values read from %s differ (the "
+		            "first ones are listed above with their (dump, z, y, x, f) index)",
+		            (long long)total[1], (long long)total[0], path);
+		return SONDE_EXIT_VERIFY;
+	}
+	return SONDE_EXIT_OK;
+}
+
+static int run(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct btio_options o = {0};
+	struct sonde_parse_result pos = {0};
+	struct sonde_option_set *set =
+	    sonde_parse_command_line(ctx, &btio_option_table, &o, argc, argv, &pos);
+	struct btio_setup s;
+	static struct input_result in;
+	int n = 0, code = SONDE_EXIT_USAGE;
+	MPI_Info info = MPI_INFO_NULL;
+	if (resolve_setup(ctx, set, &o, &pos, &s, &in) < 0 || check_setup(ctx, &s, &n) < 0 ||
+	    make_hints(&o.hints, &info) < 0)
+		goto out;
+	if (in.used && ctx->rank == 0) {
+		printf(" Reading from input file %s\n", in.name);
+		fflush(stdout);
+	}
+
+	const struct btio_method_ops *ops = s.method >= BTIO_PNETCDF_BLOCKING
+	                                        ? btio_pnetcdf_ops(s.method)
+	                                        : &btio_mpiio_ops[s.method];
+	const char *name = o.file                              ? o.file
+	                   : s.method >= BTIO_PNETCDF_BLOCKING ? "btio.nc"
+	                                                       : "btio.mpi";
+	char path[2 * BTIO_PATH_MAX];
+	snprintf(path, sizeof path, "%s/%s", s.dir, name);
+	record_header(ctx, &s, &o, &in, path);
+
+	struct btio_layout L;
+	int ok = btio_layout_init(&L, ctx->rank, n, s.grid) == 0;
+	if (!sonde_agree(ctx->comm, ok, "cannot allocate the %lld-byte buffer of %d cells",
+	                 (long long)(L.cell_stride * n * (int64_t)sizeof(double)), n)) {
+		code = SONDE_EXIT_RUNTIME;
+		goto out;
+	}
+	code = SONDE_EXIT_OK;
+	if (s.write)
+		code = run_phase(ctx, &s, &L, ops, path, info, 1, 0);
+	if (s.read && code == SONDE_EXIT_OK)
+		code = run_phase(ctx, &s, &L, ops, path, info, 0, !o.no_verify);
+	btio_layout_free(&L);
+out:
+	if (info != MPI_INFO_NULL)
+		MPI_Info_free(&info);
+	sonde_strlist_free(&o.hints);
+	sonde_parse_result_free(&pos);
+	return code;
+}
+
+const struct sonde_workload sonde_workload_btio = {
+    .name = "btio",
+    .summary = "NAS BT-IO pattern (BTIO): MPI-IO and PnetCDF dumps of a 5-D array, verified",
+    .options = &btio_option_table,
+    .run = run,
+};

@@ -1,0 +1,222 @@
+/* Methods 0 and 1: MPI-IO on one shared raw file (btio.mpi). The file view is a struct of the
+ * rank's cells (3-D subarrays of 5-double points) stretched to one record, so each dump is one
+ * call and the file pointer walks record by record: write_all/read_all for method 0, write/read
+ * for method 1. A netCDF file written by methods 2/3 reads the same way from its data offset,
+ * its big-endian values converted in memory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "btio.h"
+#include "fail.h"
+
+static const char *mpi_error(int code)
+{
+	static char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof text, "MPI error %d", code);
+	return text;
+}
+
+MPI_Datatype btio_cell_subarray(const struct btio_cell *c, const int64_t dims[3],
+                                const int64_t start[3], MPI_Datatype point)
+{
+	int sizes[3] = {(int)dims[2], (int)dims[1], (int)dims[0]};
+	int sub[3] = {(int)c->size[2], (int)c->size[1], (int)c->size[0]};
+	int st[3] = {(int)start[2], (int)start[1], (int)start[0]};
+	MPI_Datatype t;
+	MPI_Type_create_subarray(3, sizes, sub, st, MPI_ORDER_C, point, &t);
+	return t;
+}
+
+/* The memory type (every cell's interior in the ghosted buffer) and the file type (every cell's
+ * place in one record, extent stride). */
+static void make_types(struct btio_job *j, int64_t stride)
+{
+	const struct btio_layout *L = j->L;
+	MPI_Datatype point;
+	MPI_Type_contiguous(BTIO_FIVE, MPI_DOUBLE, &point);
+	MPI_Type_commit(&point);
+	MPI_Datatype *mem = malloc((size_t)L->n * sizeof *mem);
+	MPI_Datatype *file = malloc((size_t)L->n * sizeof *file);
+	MPI_Aint *mdisp = malloc((size_t)L->n * sizeof *mdisp);
+	MPI_Aint *fdisp = malloc((size_t)L->n * sizeof *fdisp);
+	int *ones = malloc((size_t)L->n * sizeof *ones);
+	if (!mem || !file || !mdisp || !fdisp || !ones)
+		sonde_fatal("out of memory for %d cell types", L->n);
+	const int64_t ghost[3] = {2, 2, 2};
+	for (int k = 0; k < L->n; k++) {
+		mem[k] = btio_cell_subarray(&L->cells[k], L->mem, ghost, point);
+		file[k] = btio_cell_subarray(&L->cells[k], L->grid, L->cells[k].low, point);
+		mdisp[k] = (MPI_Aint)(k * L->cell_stride * (int64_t)sizeof(double));
+		fdisp[k] = 0;
+		ones[k] = 1;
+	}
+	MPI_Type_create_struct(L->n, ones, mdisp, mem, &j->memtype);
+	MPI_Datatype cells;
+	MPI_Type_create_struct(L->n, ones, fdisp, file, &cells);
+	MPI_Type_create_resized(cells, 0, (MPI_Aint)stride, &j->filetype);
+	MPI_Type_commit(&j->memtype);
+	MPI_Type_commit(&j->filetype);
+	for (int k = 0; k < L->n; k++) {
+		MPI_Type_free(&mem[k]);
+		MPI_Type_free(&file[k]);
+	}
+	MPI_Type_free(&cells);
+	j->celltype = point;
+	free(mem);
+	free(file);
+	free(mdisp);
+	free(fdisp);
+	free(ones);
+}
+
+static int info_int(MPI_Info info, const char *key)
+{
+	char value[MPI_MAX_INFO_VAL + 1];
+	int flag = 0;
+	if (info == MPI_INFO_NULL)
+		return 0;
+	MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+	return flag ? atoi(value) : 0;
+}
+
+int btio_agree_shape(const struct btio_job *j, const int64_t grid[3], int64_t records)
+{
+	const int64_t *want = j->L->grid;
+	if (!sonde_agree(j->comm, memcmp(grid, want, 3 * sizeof *grid) == 0,
+	                 "%s holds a %lldx%lldx%lld grid, not the %lldx%lldx%lld asked for (line 4 "
+	                 "of the input file or --grid)",
+	                 j->path, (long long)grid[0], (long long)grid[1], (long long)grid[2],
+	                 (long long)want[0], (long long)want[1], (long long)want[2]))
+		return -1;
+	if (!sonde_agree(j->comm, records >= j->dumps,
+	                 "%s holds %lld dumps; cannot read %lld (line 3 of the input file or "
+	                 "--dumps)",
+	                 j->path, (long long)records, (long long)j->dumps))
+		return -1;
+	return 0;
+}
+
+/* Where the records of the file being read start and how far apart they are; refuses files that
+ * hold fewer dumps than asked or another grid. */
+static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
+{
+	const struct btio_layout *L = j->L;
+	char magic[4] = {0};
+	MPI_Offset size = 0;
+	MPI_Status st;
+	int count = 0;
+	int rc = MPI_File_get_size(j->fh, &size);
+	if (rc == MPI_SUCCESS && size >= 4)
+		rc = MPI_File_read_at(j->fh, 0, magic, 4, MPI_CHAR, &st);
+	if (rc == MPI_SUCCESS && size >= 4)
+		MPI_Get_count(&st, MPI_CHAR, &count);
+	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot read %s: %s", j->path, mpi_error(rc)))
+		return -1;
+	if (count == 4 && memcmp(magic, "CDF", 3) == 0 && magic[3] >= 1 && magic[3] <= 5) {
+		struct btio_nc_shape s;
+		char err[512];
+		int ok = btio_nc_inquire(j->comm, j->path, j->info, &s, err, sizeof err) == 0;
+		if (!sonde_agree(j->comm, ok, "%s", err))
+			return -1;
+		if (btio_agree_shape(j, s.grid, s.records) < 0)
+			return -1;
+		*disp = s.begin;
+		*stride = s.record_size;
+		j->byteswap = 1;
+		return 0;
+	}
+	if (!sonde_agree(j->comm, size % L->record_bytes == 0,
+	                 "%s is %lld bytes, not a whole number of %lldx%lldx%lld dumps (%lld bytes "
+	                 "each): written with another grid? (line 4 of the input file or --grid)",
+	                 j->path, (long long)size, (long long)L->grid[0], (long long)L->grid[1],
+	                 (long long)L->grid[2], (long long)L->record_bytes) ||
+	    btio_agree_shape(j, L->grid, size / L->record_bytes) < 0)
+		return -1;
+	*disp = 0;
+	*stride = L->record_bytes;
+	return 0;
+}
+
+static int mpiio_open(struct btio_job *j)
+{
+	int amode = j->writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
+	int rc = MPI_File_open(j->comm, j->path, amode, j->info, &j->fh);
+	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot %s %s: %s",
+	                 j->writing ? "create" : "open", j->path, mpi_error(rc)))
+		return -1;
+	int64_t disp = 0, stride = j->L->record_bytes;
+	if (j->writing) {
+		/* A longer file from an earlier run would otherwise keep stale dumps past ours. */
+		rc = MPI_File_set_size(j->fh, 0);
+		if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot truncate %s: %s", j->path,
+		                 mpi_error(rc)))
+			return -1;
+	} else if (read_geometry(j, &disp, &stride) < 0) {
+		MPI_File_close(&j->fh);
+		return -1;
+	}
+	make_types(j, stride);
+	int whole_points = stride % (BTIO_FIVE * (int64_t)sizeof(double)) == 0;
+	rc = MPI_File_set_view(j->fh, (MPI_Offset)disp, whole_points ? j->celltype : MPI_BYTE,
+	                       j->filetype, "native", j->info);
+	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot set the file view of %s: %s", j->path,
+	                 mpi_error(rc)))
+		return -1;
+	MPI_Info used = MPI_INFO_NULL;
+	if (MPI_File_get_info(j->fh, &used) == MPI_SUCCESS && used != MPI_INFO_NULL) {
+		j->striping_factor = info_int(used, "striping_factor");
+		j->striping_unit = info_int(used, "striping_unit");
+		MPI_Info_free(&used);
+	}
+	return 0;
+}
+
+static void transfer(struct btio_job *j, int64_t dump, int collective)
+{
+	MPI_Status st;
+	int rc;
+	if (j->writing)
+		rc = collective ? MPI_File_write_all(j->fh, j->L->buf, 1, j->memtype, &st)
+		                : MPI_File_write(j->fh, j->L->buf, 1, j->memtype, &st);
+	else
+		rc = collective ? MPI_File_read_all(j->fh, j->L->buf, 1, j->memtype, &st)
+		                : MPI_File_read(j->fh, j->L->buf, 1, j->memtype, &st);
+	if (rc != MPI_SUCCESS)
+		sonde_fatal("%s dump %lld of %s: %s", j->writing ? "writing" : "reading",
+		            (long long)dump, j->path, mpi_error(rc));
+	int count = 0;
+	MPI_Get_count(&st, j->memtype, &count);
+	if (count != 1)
+		sonde_fatal("short %s in dump %lld of %s", j->writing ? "write" : "read",
+		            (long long)dump, j->path);
+	if (!j->writing && j->byteswap)
+		btio_from_big_endian(j->L);
+}
+
+static void post_collective(struct btio_job *j, int64_t dump)
+{
+	transfer(j, dump, 1);
+}
+
+static void post_independent(struct btio_job *j, int64_t dump)
+{
+	transfer(j, dump, 0);
+}
+
+static void mpiio_close(struct btio_job *j)
+{
+	int rc = MPI_File_close(&j->fh);
+	if (rc != MPI_SUCCESS)
+		sonde_fatal("closing %s: %s", j->path, mpi_error(rc));
+	MPI_Type_free(&j->memtype);
+	MPI_Type_free(&j->filetype);
+	MPI_Type_free(&j->celltype);
+}
+
+const struct btio_method_ops btio_mpiio_ops[2] = {
+    {"Using MPI collective I/O method", mpiio_open, post_collective, NULL, mpiio_close},
+    {"Using MPI independent I/O method", mpiio_open, post_independent, NULL, mpiio_close},
+};
