@@ -69,6 +69,20 @@ static void test_fill(void)
 	CHECK_INT(dup, 0);
 }
 
+/* The pattern is a file format: files written by one sonde are checked by another. These values
+ * come from the definition in docs/core-runtime.md, computed independently (Python). */
+static void test_definition(void)
+{
+	struct sonde_pattern p = {.seed = 42, .stream = sonde_pattern_stream(3, 1, 2)};
+	CHECK(p.stream == 0x05743b95ce03884cULL);
+	CHECK(sonde_pattern_word(&p, 7) == 0x8dc32dc50a74db56ULL);
+	const uint8_t want[16] = {0xfa, 0x7a, 0xf5, 0x8b, 0xdd, 0x63, 0xec, 0x06,
+	                          0x64, 0xea, 0xed, 0x10, 0x2a, 0x4e, 0x8a, 0x9f};
+	uint8_t got[16];
+	sonde_pattern_fill(&p, got, 16, 5);
+	CHECK(memcmp(got, want, 16) == 0);
+}
+
 static void test_check(void)
 {
 	struct sonde_pattern p = {.seed = 7, .stream = sonde_pattern_stream(0, 0, 0)};
@@ -165,6 +179,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	test_fill();
+	test_definition();
 	test_check();
 
 	struct sonde_verify v = {.errors = rank + 1, .bytes_checked = 100 * (rank + 1)};
