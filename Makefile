@@ -2,6 +2,7 @@
 #   make demo    set up, build, run every workload small on 2 ranks and print their tables
 #   make test    set up, build (normal + ASan/UBSan), run unit, integration and Python tests
 SHELL := /bin/bash
+MAKEFLAGS += --no-print-directory
 .SHELLFLAGS := -o pipefail -ec
 PREFIX ?= /usr/local
 JOBS ?= 2
@@ -43,8 +44,8 @@ build-asan:
 	cmake --build build-asan -j$(JOBS)
 
 test: setup
-	$(MAKE) --no-print-directory build build-asan
-	$(MAKE) --no-print-directory -k unit-test unit-test-asan integration-test \
+	$(MAKE) build build-asan
+	$(MAKE) -k unit-test unit-test-asan integration-test \
 		integration-test-asan python-test
 
 unit-test:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make demo: runs every workload that build/sonde has, small, on 2 ranks (BTIO: 4, it needs a
 # square count) on a scratch directory under /tmp, printing their tables and appending JSON Lines
-# results to a run directory under results/. Once sonde-suite runs suites/quick.toml, the demo
-# is that suite.
+# results to a run directory under results/. When sonde-suite can run suites/quick.toml (the
+# same command lines), the demo is that suite; then sonde-report makes the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,11 +19,6 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 
-if [[ -f suites/quick.toml && -x $VENV/bin/sonde-suite ]] &&
-	"$VENV/bin/sonde-suite" run suites/quick.toml --dry-run >/dev/null 2>&1; then
-	exec "$VENV/bin/sonde-suite" run suites/quick.toml --out "$run_dir"
-fi
-
 scratch=$(mktemp -d /tmp/sonde-demo.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -39,43 +34,48 @@ launch() { # ranks workload args...
 	mpirun -n "$np" "$SONDE" "$wl" "$@" --json "$run_dir/$wl.jsonl"
 }
 
+# The same small command lines as suites/quick.toml.
 demo_ior() {
 	mkdir -p "$scratch/ior"
-	launch 2 ior -a POSIX -w -r -C -e -i 2 -t 1m -b 8m -s 2 -o "$scratch/ior/testFile"
+	launch 2 ior -a POSIX -F -C -Q 1 -g -i 2 -w -r -W -R -t 1m -b 16m -s 1 \
+		-o "$scratch/ior/testFile"
 }
 
 demo_mib() {
 	mkdir -p "$scratch/mib"
-	launch 2 mib -F -n -r -H -t "$scratch/mib" -l 64 -L 5 -s 512k
+	launch 2 mib -F -t "$scratch/mib" -l 64 -L 10 -s 512k -H -I --verify
 }
 
 demo_btio() {
-	# BTIO takes its parameters from an input file: one write run, then the read run that
-	# checks it.
 	mkdir -p "$scratch/btio"
-	printf 'w\n1\n2\n12 12 12\n%s\n' "$scratch/btio" >"$scratch/btio/write.data"
-	printf 'r\n1\n2\n12 12 12\n%s\n' "$scratch/btio" >"$scratch/btio/read.data"
-	launch 4 btio "$scratch/btio/write.data" && launch 4 btio "$scratch/btio/read.data"
+	launch 4 btio --mode rw --method 1 --dumps 2 --grid 16x16x16 --dir "$scratch/btio"
 }
 
 demo_mpiio() {
 	mkdir -p "$scratch/mpiio"
-	launch 2 mpiio -type 1 -nobj 16 -size 64K -touch 3 -chkdata 3 -deletefile \
-		-target "$scratch/mpiio/test.%r"
+	launch 2 mpiio -type 2 -nobj 16 -size 64K -touch 3 -chkdata 3 -deletefile \
+		-target "$scratch/mpiio/shared.out"
 }
 
 demo_coll() {
-	launch 2 coll -b 0 -e 64K Barrier Bcast Alltoall Allreduce
+	launch 2 coll -b 0 -e 64K -i 100 -c Barrier Bcast Alltoall Allreduce
 }
 
 failed=()
-for wl in "${workloads[@]}"; do
-	if [[ $(type -t "demo_$wl") != function ]]; then
-		echo "demo: no demo command line for workload $wl yet (add one to scripts/demo.sh)"
-		continue
-	fi
-	"demo_$wl" || failed+=("$wl")
-done
+if [[ -f suites/quick.toml && -x $VENV/bin/sonde-suite ]] &&
+	"$VENV/bin/sonde-suite" run suites/quick.toml --sonde "$SONDE" --dry-run >/dev/null 2>&1
+then
+	"$VENV/bin/sonde-suite" run suites/quick.toml --sonde "$SONDE" --out "$run_dir" ||
+		failed+=(sonde-suite)
+else
+	for wl in "${workloads[@]}"; do
+		if [[ $(type -t "demo_$wl") != function ]]; then
+			echo "demo: no demo command line for workload $wl yet (add one to scripts/demo.sh)"
+			continue
+		fi
+		"demo_$wl" || failed+=("$wl")
+	done
+fi
 
 echo
 if ((${#workloads[@]} == 0)); then

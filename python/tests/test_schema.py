@@ -108,3 +108,16 @@ def test_schema_is_the_docs_copy():
     docs = Path(__file__).resolve().parents[2] / "docs" / "results.schema.json"
     packaged = Path(schema.__file__).with_name("results.schema.json")
     assert docs.resolve() == packaged.resolve()
+
+
+def test_docs_example_is_valid():
+    # The example in docs/results-schema.md must follow the schema it documents.
+    import json
+    from pathlib import Path
+
+    md = (Path(__file__).resolve().parents[2] / "docs" / "results-schema.md").read_text()
+    block = md.split("## Example", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    records = [json.loads(line) for line in block.strip().splitlines()]
+    assert [r["type"] for r in records] == ["header", "measurement", "end"]
+    for r in records:
+        assert schema.errors(r) == []
