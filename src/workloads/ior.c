@@ -336,6 +336,10 @@ static void json_record(struct run *r, const struct ior_test *t, enum access acc
 {
 	struct sonde_stats per_rank;
 	struct sonde_latency lat;
+	/* gathering every rank's samples costs time at scale: only when someone reads them
+	 * (the --json path and --latency are the same on every rank) */
+	if (!r->ctx->common.json_path && !t->p.latency_lines)
+		return;
 	sonde_stats_across(r->comm, my_xfer, &per_rank);
 	sonde_latency_across(r->comm, r->lat, r->nlat, 1 << 20, &lat);
 	int64_t checked = 0, errs = 0;

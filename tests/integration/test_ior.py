@@ -199,3 +199,12 @@ def test_rank_details_and_latency(shm_scratch):
     assert "write rank details (iteration 0):" in proc.stdout
     assert re.search(r"^slowest rank: [01] ", proc.stdout, re.M)
     assert re.search(r"^read latency \(iteration 0, 8 calls\): p50 ", proc.stdout, re.M)
+
+
+@pytest.mark.parametrize("api", ["POSIX", "MPIIO"])
+def test_odirect(scratch, api):
+    target = scratch / "od"
+    proc = ior(["-a", api, "--posix.odirect", "-w", "-W", "-r", "-k", "-t", "64k", "-b",
+                "256k", "-s", "2", "-o", target, "-v"], np=2)
+    assert "Verified 1048576 bytes: no errors." in proc.stdout
+    assert os.stat(target).st_size == 1048576
