@@ -78,8 +78,11 @@ int btio_read_input(const char *path, struct btio_setup *out, char *err, size_t 
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		snprintf(err, errlen, "No input file %s. Exiting ... (%s)", path,
-		         sonde_strerror(errno));
+		if (errno == ENOENT)
+			snprintf(err, errlen, "No input file %s. Exiting ...", path);
+		else
+			snprintf(err, errlen, "cannot open input file %s: %s", path,
+			         sonde_strerror(errno));
 		return -1;
 	}
 	char lines[5][BTIO_PATH_MAX + 2];
