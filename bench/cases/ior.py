@@ -39,7 +39,10 @@ def _size(name, default, unit):
 def _mpi_env():
     env = dict(os.environ)
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp")
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
+               # a rank waiting in a barrier yields its core instead of spinning: on a small
+               # machine a spinning rank slows the one still writing (fio's jobs never spin)
+               OMPI_MCA_mpi_yield_when_idle="1")
     return env
 
 

@@ -190,9 +190,7 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 		for (j = 0; j < count && !hit; j++) {
 			int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
 			if (n < 0) {
-				snprintf(po->why, sizeof po->why, "%s %.3000s at offset %lld: %s",
-				         acc == WRITE ? "cannot write" : "cannot read", tg->path,
-				         (long long)OFFSET(i, j), sonde_io_last_error());
+				snprintf(po->why, sizeof po->why, "%s", sonde_io_last_error());
 				po->failed = 1;
 				goto out;
 			}
@@ -233,9 +231,7 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 				for (; j < count && pairs < max; j++) {
 					int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
 					if (n < 0) {
-						snprintf(po->why, sizeof po->why,
-						         "cannot %s %.3000s during wear-out: %s",
-						         acc == WRITE ? "write" : "read", tg->path,
+						snprintf(po->why, sizeof po->why, "%s",
 						         sonde_io_last_error());
 						po->failed = 1;
 						goto out;
@@ -256,6 +252,12 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 		po->failed = 1;
 	}
 out:
+	/* after a failure this rank leaves the loop; where the others wait for it in collective
+	 * calls (collective I/O, the stonewall broadcast, wear-out, MPI-IO's collective sync and
+	 * close) the only way out without a hang is to end the job */
+	if (po->failed && (p->collective || p->wearout ||
+	                   (!p->fpp && (r->backend->caps & SONDE_CAP_SHARED_OPEN))))
+		sonde_fatal("%s", po->why);
 	free(rnd);
 	po->moved = moved;
 	po->pairs = pairs;
