@@ -1,0 +1,83 @@
+/* sonde mpiio: the LANL MPI-IO Test (mpi_io_test 1.00.009).
+ *
+ * Reads top to bottom as the test runs: the input parameters (defaults, the -setup master
+ * file, the command line over it); who writes which file under which name (types 1, 2, 5
+ * write directly, types 3 and 4 through aggregators, src/workloads/mpiio/plan.c); the report
+ * header; the write phase, the hints the file carried, -sleep, the read phase with its checks
+ * (-op runs one of them); -deletefile. Each phase starts after a barrier and ends with the
+ * statistics over all ranks (report.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fail.h"
+#include "results.h"
+#include "workloads/mpiio/mpiio.h"
+
+static int phase(struct mpiio_run *run, int write)
+{
+	struct mpiio_times t = {0};
+	struct mpiio_verify v = {0};
+	mpiio_print_phase_start(run, write);
+	MPI_Barrier(run->ctx->comm);
+	if (run->p->type == 3 || run->p->type == 4)
+		mpiio_aggregate_phase(run, write, &t, &v);
+	else
+		mpiio_direct_phase(run, write, &t, &v);
+	int code = mpiio_report_phase(run, write, &t, &v);
+	if (write && !run->p->nofile && (run->p->hints.count || run->p->dio))
+		mpiio_print_hints(run);
+	return code;
+}
+
+/* Each file is removed once, by the rank that named it; only files this run wrote. */
+static void delete_files(struct mpiio_run *run)
+{
+	MPI_Barrier(run->ctx->comm);
+	if (!run->owns_file)
+		return;
+	int rc = MPI_File_delete(run->path, MPI_INFO_NULL);
+	if (rc != MPI_SUCCESS) {
+		char msg[MPI_MAX_ERROR_STRING];
+		int len = 0;
+		MPI_Error_string(rc, msg, &len);
+		fprintf(stderr, "sonde mpiio: rank %d: warning: cannot delete %s: %s\n", run->rank,
+		        run->path, msg);
+	}
+}
+
+static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct mpiio_params p;
+	mpiio_params_load(ctx, argc, argv, &p);
+	struct mpiio_run run = {.p = &p, .ctx = ctx};
+	mpiio_run_setup(&run);
+
+	char *params = mpiio_params_json(&run);
+	sonde_results_header(ctx, params, p.nofile ? NULL : run.shown);
+	free(params);
+	mpiio_print_header(&run);
+
+	int writes = !p.op || strcmp(p.op, "write") == 0;
+	int reads = (!p.op || strcmp(p.op, "read") == 0) && !p.nofile;
+	int code = SONDE_EXIT_OK;
+	if (writes)
+		code = phase(&run, 1);
+	if (writes && reads && p.sleep > 0)
+		sleep((unsigned)p.sleep);
+	if (reads) {
+		int rc = phase(&run, 0);
+		code = code ? code : rc;
+	}
+	if (p.deletefile && !p.nofile)
+		delete_files(&run);
+	mpiio_run_free(&run);
+	return code;
+}
+
+const struct sonde_workload sonde_workload_mpiio = {
+    .name = "mpiio",
+    .summary = "LANL MPI-IO Test: N->N, N->1, N->M->M, N->M->1, N->M files, touch/chkdata",
+    .options = &mpiio_table,
+    .run = mpiio_main,
+};

@@ -1,0 +1,342 @@
+/* The input parameters of the user's guide, the -setup master file and the checks that every
+ * rank can make alike. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "workloads/mpiio/mpiio.h"
+
+#define P(f) SONDE_FIELD(struct mpiio_params, f)
+
+static const struct sonde_option mpiio_options[] = {
+    {0, "type", SONDE_OPT_INT, P(type), "N",
+     "data movement: 1 N->N files, 2 N->1 file, 3 N->M aggregators->M files, "
+     "4 N->M aggregators->1 file, 5 N->M files (default 1)",
+     1, 5},
+    {0, "collective", SONDE_OPT_FLAG, P(collective), NULL,
+     "collective MPI_File_write_at_all/read_at_all instead of MPI_File_iwrite_at/iread_at + wait"},
+    {0, "num_io", SONDE_OPT_WORDS, P(num_io), "\"M ...\"",
+     "I/O processes (types 3, 4) or files (type 5), the sum of the numbers; with -host, per listed "
+     "host (one number for every host, or one each) (default: all N)"},
+    {0, "nobj", SONDE_OPT_INT, P(nobj), "N", "objects each process writes or sends (default 1)", 1,
+     INT32_MAX},
+    {0, "strided", SONDE_OPT_INT, P(strided), "0|1",
+     "1: object j of process r at (j x N + r) x size in a shared file (types 2, 5); 0: each "
+     "process has its own region (default 0)",
+     0, 1},
+    {0, "size", SONDE_OPT_SIZE, P(size), "BYTES",
+     "bytes per object, a multiple of 8; suffixes w=2 b=512 KB=1000 K=1024 MB=10^6 M=2^20 GB=10^9 "
+     "G=2^30 (default 64K)",
+     8, INT64_MAX, SONDE_SIZE_LANL},
+    {0, "csize", SONDE_OPT_SIZE, P(csize), "BYTES",
+     "aggregator circular buffer size, a multiple of nobj x size (types 3, 4; default nobj x size)",
+     1, INT64_MAX, SONDE_SIZE_LANL},
+    {0, "target", SONDE_OPT_STRING, P(target), "PATH",
+     "file to write and read; %r rank, %h host name, %p process id, %% a % "
+     "(default ./test_file.out)"},
+    {0, "targets", SONDE_OPT_STRING, P(targets), "FILE",
+     "file of target names, line k+1 for I/O rank k (types 1, 3; required for type 5: line c+1 for "
+     "file c); %r %h %p expand as in -target"},
+    {0, "deletefile", SONDE_OPT_FLAG, P(deletefile), NULL,
+     "delete the files this run wrote at the end"},
+    {0, "barrier", SONDE_OPT_FLAG, P(barrier), NULL, "MPI_Barrier before every write"},
+    {0, "touch", SONDE_OPT_INT, P(touch), "1|2|3",
+     "stamp 1 + the byte offset in the file: 1 never, 2 in each object's first element, 3 in the "
+     "first element of every OS page of each object (default 1)",
+     1, 3},
+    {0, "sync", SONDE_OPT_FLAG, P(sync), NULL, "MPI_File_sync before closing after writing"},
+    {0, "sleep", SONDE_OPT_INT, P(sleep), "SECONDS",
+     "sleep between closing the written file and opening it to read (default 0)", 0, INT32_MAX},
+    {0, "chkdata", SONDE_OPT_INT, P(chkdata), "0..3",
+     "check on read: 0 nothing, 1 the first element of each object, 2 the first two, 3 every "
+     "element; stamps are checked whenever it is not 0 (default 1)",
+     0, 3},
+    {0, "preallocate", SONDE_OPT_SIZE, P(preallocate), "BYTES",
+     "MPI_File_preallocate this many bytes before writing", 0, INT64_MAX, SONDE_SIZE_LANL},
+    {0, "ahead", SONDE_OPT_INT, P(ahead), "N",
+     "aggregators keep N+1 circular buffers, writing and reading asynchronously (types 3, 4; "
+     "default 0)",
+     0, 1024},
+    {0, "host", SONDE_OPT_WORDS, P(host), "\"HOST ...\"",
+     "hosts whose first -num_io processes aggregate (types 3, 4); others send to one on their "
+     "host, or on an I/O host"},
+    {0, "lhosts", SONDE_OPT_FLAG, P(lhosts), NULL, "print the hosts running this program"},
+    {0, "dio", SONDE_OPT_FLAG, P(dio), NULL,
+     "direct I/O: the ROMIO hints direct_read and direct_write set to true"},
+    {0, "hints", SONDE_OPT_WORDS, P(hints), "KEY VALUE ...",
+     "MPI-IO hints, key value pairs up to the next option; printed as the file carries them after "
+     "the write phase"},
+    {0, "op", SONDE_OPT_STRING, P(op), "read|write",
+     "only read (files of an earlier run) or only write (default: write, then read)"},
+    {0, "nofile", SONDE_OPT_FLAG, P(nofile), NULL,
+     "fill and send the objects but write no file (write phase only)"},
+    {0, "norsend", SONDE_OPT_FLAG, P(norsend), NULL,
+     "aggregators do not send their own objects to themselves (types 3, 4)"},
+    {0, "output", SONDE_OPT_STRING, P(output), "FILE",
+     "append the report (parameters, environment, timings) to FILE (default stdout)"},
+    {0, "errout", SONDE_OPT_STRING, P(errout), "FILE",
+     "append errors and warnings to FILE (default stderr)"},
+    {0, "verbose", SONDE_OPT_FLAG, P(verbose), NULL, "also print every process's times"},
+    {0, "setup", SONDE_OPT_STRING, P(setup), "FILE",
+     "master file of options (same words as the command line, # comments), read first; the "
+     "command line overrides it"},
+};
+
+const struct sonde_option_table mpiio_table = {
+    .command = "sonde mpiio",
+    .usage = "-type N -nobj N -size BYTES -target PATH [options]",
+    .summary = "The LANL MPI-IO Test (mpi_io_test 1.00.009): N processes write and read N files, "
+               "one shared file, or M files through M aggregators, with the original's data "
+               "pattern (-touch), checks (-chkdata), timers and report.",
+    .style = SONDE_STYLE_WORDS,
+    .options = mpiio_options,
+    .count = (int)(sizeof mpiio_options / sizeof mpiio_options[0]),
+    .epilog = "Options are whole words after one dash (-type 2), as mpi_io_test reads them; "
+              "--type 2 works too.\n"
+              "Example: mpirun -n 4 sonde mpiio -type 2 -nobj 16 -size 64K -target "
+              "/scratch/f -touch 3 -chkdata 3",
+};
+
+static void defaults(struct mpiio_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->type = 1;
+	p->nobj = 1;
+	p->size = 64 * 1024;
+	p->target = "./test_file.out";
+	p->touch = 1;
+	p->chkdata = 1;
+	p->preallocate = -1;
+}
+
+_Noreturn void mpiio_usage_error(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	sonde_error("%s", msg);
+	sonde_exit(SONDE_EXIT_USAGE);
+}
+
+char *mpiio_read_text(MPI_Comm comm, int rank, const char *option, const char *path)
+{
+	char *text = NULL;
+	long len = -1;
+	char why[256] = "";
+	if (rank == 0) {
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			snprintf(why, sizeof why, "%s", sonde_strerror(errno));
+		} else {
+			size_t cap = 4096, n = 0;
+			text = malloc(cap);
+			size_t got;
+			while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
+				n += got;
+				if (n + 1 == cap)
+					text = realloc(text, cap *= 2);
+			}
+			if (!text || ferror(f))
+				snprintf(why, sizeof why, "cannot read it");
+			else
+				len = (long)n;
+			fclose(f);
+		}
+	}
+	MPI_Bcast(&len, 1, MPI_LONG, 0, comm);
+	if (len < 0)
+		mpiio_usage_error("-%s %s: %s", option, path, why);
+	if (rank != 0)
+		text = malloc((size_t)len + 1);
+	MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
+	text[len] = '\0';
+	return text;
+}
+
+/* Words as a shell would split them for a command line: blanks separate, double quotes group
+ * ("-num_io "2 2""), '#' starts a comment. The words point into text, which is kept. */
+static int split_words(char *text, char ***words_out)
+{
+	int n = 0, cap = 16;
+	char **words = malloc(sizeof *words * (size_t)cap);
+	char *r = text;
+	while (*r) {
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (*r == '#') {
+			while (*r && *r != '\n')
+				r++;
+			continue;
+		}
+		if (!*r)
+			break;
+		char *w = r, *dst = r;
+		int quoted = 0;
+		while (*r && (quoted || !(*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r'))) {
+			if (*r == '"')
+				quoted = !quoted;
+			else
+				*dst++ = *r;
+			r++;
+		}
+		if (*r)
+			r++;
+		*dst = '\0';
+		if (n + 1 >= cap)
+			words = realloc(words, sizeof *words * (size_t)(cap *= 2));
+		words[n++] = w;
+	}
+	*words_out = words;
+	return n;
+}
+
+static size_t field_size(enum sonde_opt_type t)
+{
+	switch (t) {
+	case SONDE_OPT_LONG:
+	case SONDE_OPT_SIZE:
+		return sizeof(int64_t);
+	case SONDE_OPT_DOUBLE:
+		return sizeof(double);
+	case SONDE_OPT_STRING:
+		return sizeof(const char *);
+	case SONDE_OPT_LIST:
+	case SONDE_OPT_WORDS:
+		return sizeof(struct sonde_strlist);
+	default:
+		return sizeof(int);
+	}
+}
+
+/* The setup file's values, with every option the command line gave taken from the command
+ * line; given[] becomes what either of them gave. */
+static void apply_setup(struct sonde_context *ctx, struct mpiio_params *p, unsigned char *given)
+{
+	char *text = mpiio_read_text(ctx->comm, ctx->rank, "setup", p->setup);
+	char **words;
+	int n = split_words(text, &words);
+	struct mpiio_params file;
+	defaults(&file);
+	struct sonde_option_set set = {.table = &mpiio_table, .cfg = &file};
+	struct sonde_parse_result res;
+	char err[512];
+	if (sonde_options_parse(&set, 1, n, words, 0, &res, err, sizeof err) < 0)
+		mpiio_usage_error("-setup %s: %s", p->setup, err);
+	if (res.npositional > 0)
+		mpiio_usage_error("-setup %s: unexpected word '%s'", p->setup, res.positional[0]);
+	if (res.help || sonde_option_given(&set, "setup"))
+		mpiio_usage_error("-setup %s: may hold options only (no -help, no -setup)",
+		                  p->setup);
+	for (int i = 0; i < mpiio_table.count; i++) {
+		const struct sonde_option *o = &mpiio_table.options[i];
+		if (given[i]) {
+			if (set.given[i] &&
+			    (o->type == SONDE_OPT_WORDS || o->type == SONDE_OPT_LIST))
+				sonde_strlist_free(
+				    (struct sonde_strlist *)((char *)&file + o->offset));
+			memcpy((char *)&file + o->offset, (char *)p + o->offset,
+			       field_size(o->type));
+		} else {
+			given[i] = set.given[i];
+		}
+	}
+	*p = file;
+	free(set.given);
+	sonde_parse_result_free(&res);
+	free(words);
+	/* text stays: string options point into it. */
+}
+
+static int given_named(const unsigned char *given, const char *name)
+{
+	const struct sonde_option *o = sonde_option_find(&mpiio_table, name);
+	return given[o - mpiio_table.options];
+}
+
+/* An option that means nothing for this run is an error, never silently dropped. */
+static void only_for(const unsigned char *given, const char *name, int applies, const char *why)
+{
+	if (given_named(given, name) && !applies)
+		mpiio_usage_error("-%s %s", name, why);
+}
+
+static void validate(const struct mpiio_params *p, const unsigned char *given)
+{
+	int agg = p->type == 3 || p->type == 4;
+	int reads = !p->op || strcmp(p->op, "read") == 0;
+	int writes = !p->op || strcmp(p->op, "write") == 0;
+	if (p->op && !reads && !writes)
+		mpiio_usage_error("-op '%s': must be read or write", p->op);
+	if (p->size % 8 != 0)
+		mpiio_usage_error("-size %lld: must be a multiple of 8 (objects are doubles)",
+		                  (long long)p->size);
+	if (p->size / 8 > INT32_MAX)
+		mpiio_usage_error("-size %lld: objects are limited to %lld bytes",
+		                  (long long)p->size, (long long)INT32_MAX * 8);
+	if (p->strided && (p->type == 3 || p->type == 4))
+		mpiio_usage_error("-strided 1 is not available with aggregation (types 3 and 4)");
+	only_for(given, "strided", p->type == 2 || p->type == 5,
+	         "applies to the shared-file types 2 and 5");
+	only_for(given, "csize", agg, "applies to the aggregation types 3 and 4");
+	only_for(given, "ahead", agg, "applies to the aggregation types 3 and 4");
+	only_for(given, "norsend", agg, "applies to the aggregation types 3 and 4");
+	only_for(given, "host", agg, "applies to the aggregation types 3 and 4");
+	only_for(given, "num_io", agg || p->type == 5, "applies to types 3, 4 and 5");
+	if (p->targets && (p->type == 2 || p->type == 4))
+		mpiio_usage_error(
+		    "-targets cannot be used with type %d (one shared file): use -target", p->type);
+	if (given_named(given, "target") && p->targets)
+		mpiio_usage_error("-target and -targets are exclusive");
+	if (p->type == 5 && !p->targets)
+		mpiio_usage_error("type 5 needs -targets FILE (line c+1 names file c)");
+	if (agg && p->csize && p->csize % (p->size * p->nobj) != 0)
+		mpiio_usage_error("-csize %lld: must be a multiple of nobj x size = %lld",
+		                  (long long)p->csize, (long long)(p->size * p->nobj));
+	if (agg && p->csize && p->csize / 8 > INT32_MAX)
+		mpiio_usage_error("-csize %lld: buffers are limited to %lld bytes",
+		                  (long long)p->csize, (long long)INT32_MAX * 8);
+	if (p->hints.count % 2 != 0)
+		mpiio_usage_error("-hints: expected key value pairs, got %d words", p->hints.count);
+	for (int i = 0; i < p->hints.count; i += 2)
+		if (strchr(p->hints.items[i], '='))
+			mpiio_usage_error("-hints: key '%s' contains '=' (write -hints key value)",
+			                  p->hints.items[i]);
+	if (p->nofile && !writes)
+		mpiio_usage_error(
+		    "-nofile writes no file, so there is nothing for -op read to read");
+	if (p->deletefile && !writes)
+		mpiio_usage_error(
+		    "-deletefile removes only files this run wrote: not with -op read");
+	only_for(given, "sync", writes, "applies to the write phase (not with -op read)");
+	only_for(given, "barrier", writes, "applies to the write phase (not with -op read)");
+	only_for(given, "preallocate", writes && !p->nofile,
+	         "applies to the write phase with a file");
+	only_for(given, "sleep", writes && reads && !p->nofile,
+	         "sleeps between the write and the read phase: both must run");
+	only_for(given, "chkdata", reads && !p->nofile, "applies to the read phase");
+	only_for(given, "dio", !p->nofile, "applies to file I/O (not with -nofile)");
+	only_for(given, "hints", !p->nofile, "applies to file I/O (not with -nofile)");
+}
+
+void mpiio_params_load(struct sonde_context *ctx, int argc, char **argv, struct mpiio_params *p)
+{
+	if (argc < 3)
+		mpiio_usage_error(
+		    "Too few command-line args: give at least -type, -nobj, -size or -target "
+		    "(sonde mpiio --help lists the options)");
+	defaults(p);
+	struct sonde_parse_result pos;
+	struct sonde_option_set *set =
+	    sonde_parse_command_line(ctx, &mpiio_table, p, argc, argv, &pos);
+	if (pos.npositional > 0)
+		mpiio_usage_error("unexpected argument '%s' (options start with '-')",
+		                  pos.positional[0]);
+	sonde_parse_result_free(&pos);
+	unsigned char *given = set->given;
+	if (p->setup)
+		apply_setup(ctx, p, given);
+	validate(p, given);
+}

@@ -1,0 +1,458 @@
+/* The report in mpi_io_test's format: the header, the Input Parameters and MPI environment
+ * blocks, then per phase the "=== ..." lines of min [rank] / avg / max [rank] over the ranks,
+ * -verbose per-rank lines, the hints the file carried; and the same figures as JSON records.
+ *
+ * Every bandwidth is the job's bytes (N' x nobj x size, in MiB) over one rank's time: min is
+ * over the slowest rank's time, avg over the mean time, max over the fastest rank's time. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fail.h"
+#include "json.h"
+#include "results.h"
+#include "stats.h"
+#include "units.h"
+#include "workloads/mpiio/mpiio.h"
+
+extern char **environ;
+
+static const char *type_label(int type)
+{
+	static const char *const labels[] = {
+	    "", "N -> N", "N -> 1", "N -> M -> M", "N -> M -> 1", "N -> M"};
+	return labels[type];
+}
+
+static int64_t shown_csize(const struct mpiio_params *p)
+{
+	if (p->type != 3 && p->type != 4)
+		return p->size; /* the one object buffer */
+	return p->csize ? p->csize : p->size * p->nobj;
+}
+
+static void join_words(const struct sonde_strlist *l, char *buf, size_t len, const char *none)
+{
+	size_t at = 0;
+	snprintf(buf, len, "%s", l->count ? "" : none);
+	for (int i = 0; i < l->count && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", l->items[i]);
+}
+
+static void print_lhosts(const struct mpiio_run *run)
+{
+	enum { LEN = 256 };
+	char *all = run->rank == 0 ? malloc((size_t)run->nranks * LEN) : NULL;
+	MPI_Gather(run->hostname, LEN, MPI_CHAR, all, LEN, MPI_CHAR, 0, run->ctx->comm);
+	if (run->rank != 0)
+		return;
+	fprintf(run->out, "Hosts running this program (-lhosts):\n");
+	for (int r = 0; r < run->nranks; r++) {
+		const char *h = all + (size_t)r * LEN;
+		int seen = 0, count = 0;
+		for (int q = 0; q < r && !seen; q++)
+			seen = strcmp(all + (size_t)q * LEN, h) == 0;
+		if (seen)
+			continue;
+		for (int q = r; q < run->nranks; q++)
+			count += strcmp(all + (size_t)q * LEN, h) == 0;
+		fprintf(run->out, "%s: %d processes, first rank %d\n", h, count, r);
+	}
+	free(all);
+}
+
+void mpiio_print_header(const struct mpiio_run *run)
+{
+	const struct mpiio_params *p = run->p;
+	if (run->rank == 0) {
+		FILE *f = run->out;
+		time_t now = time(NULL);
+		char when[64];
+		struct tm tm;
+		strftime(when, sizeof when, "%a %b %e %H:%M:%S %Y", localtime_r(&now, &tm));
+		char hosts[1024], hints[1024];
+		join_words(&p->host, hosts, sizeof hosts, "None");
+		join_words(&p->hints, hints, sizeof hints, "None");
+		fprintf(f, "MPI-IO TEST v1.00.009 (sonde %s): %s\n\n", sonde_version, when);
+		fprintf(f, "Input Parameters:\n");
+		fprintf(f, "I/O Testing type %s: %d\n", type_label(p->type), p->type);
+		fprintf(f, "Total number of processors (N): %d\n", run->nranks);
+		fprintf(f, "Total number of I/O processors (M): %d\n", run->writers);
+		fprintf(f, "Host Name List: %s\n", hosts);
+		fprintf(f, "Number of circular buffers (-ahead): %d\n", p->ahead);
+		fprintf(f, "Number of objects (-nobj): %d\n", p->nobj);
+		fprintf(f, "Number of bytes in each object (-size): %lld\n", (long long)p->size);
+		fprintf(f, "Circular buffer size (-csize): %lld\n", (long long)shown_csize(p));
+		fprintf(f, "Preallocate file size (-preallocate): %lld\n",
+		        (long long)p->preallocate);
+		fprintf(f, "Check data read (-chkdata): %d\n", p->chkdata);
+		fprintf(f, "Use collective read/write calls (-collective): %d\n", p->collective);
+		fprintf(f, "Flush data before file close (-sync): %d\n", p->sync);
+		fprintf(f, "Strided data layout (-strided): %d\n", p->strided);
+		fprintf(f, "Delete data file when done reading (-deletefile): %d\n", p->deletefile);
+		fprintf(f, "Write output data to file (-nofile): %d\n", !p->nofile);
+		fprintf(f, "Aggregators send data to themselves (-norsend): %d\n", !p->norsend);
+		fprintf(f, "Test data written to (-target): %s\n",
+		        p->nofile ? "(none)" : run->shown);
+		fprintf(f, "Touch object option (-touch): %d\n", p->touch);
+		fprintf(f, "Timing results written to (-output): %s\n",
+		        p->output ? p->output : "stdout");
+		fprintf(f, "Errors and warnings written to (-errout): %s\n",
+		        p->errout ? p->errout : "stderr");
+		fprintf(f, "Number of files: %d\n", p->nofile ? 0 : run->nfiles);
+		fprintf(f, "Operation (-op): %s\n", p->op ? p->op : "write, read");
+		fprintf(f, "Barrier before every write (-barrier): %d\n", p->barrier);
+		fprintf(f, "Sleep between write and read (-sleep): %d\n", p->sleep);
+		fprintf(f, "Direct I/O (-dio): %d\n", p->dio);
+		fprintf(f, "MPI-IO hints (-hints): %s\n", hints);
+		fprintf(f, "Page size stamped by -touch 3 (bytes): %lld\n", (long long)run->page);
+	}
+	if (p->lhosts)
+		print_lhosts(run);
+	if (run->rank == 0) {
+		fprintf(run->out, "Environment Variables (MPI):\n");
+		for (char **e = environ; *e; e++)
+			if (strstr(*e, "MPI"))
+				fprintf(run->out, "%s\n", *e);
+		fflush(run->out);
+	}
+}
+
+void mpiio_print_phase_start(const struct mpiio_run *run, int write)
+{
+	if (run->rank != 0)
+		return;
+	const char *target = run->p->nofile ? "(no file)" : run->shown;
+	if (write)
+		fprintf(run->out, "=== MPI write [%d->%d->%d %s] Starting ...\n", run->nranks,
+		        run->writers, run->nfiles, target);
+	else
+		fprintf(run->out, "=== MPI read [%d->%d->%d %s] Starting ...\n", run->nfiles,
+		        run->writers, run->nranks, target);
+	fflush(run->out);
+}
+
+/* Min and max with their ranks, and the mean, over the ranks that take part (in != 0). */
+static void stats_of(MPI_Comm comm, double value, int in, struct sonde_stats *s)
+{
+	int rank;
+	MPI_Comm_rank(comm, &rank);
+	struct {
+		double v;
+		int r;
+	} lo = {in ? value : INFINITY, rank}, hi = {in ? value : -INFINITY, rank}, mn, mx;
+	MPI_Allreduce(&lo, &mn, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+	MPI_Allreduce(&hi, &mx, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
+	double sums[2] = {in ? value : 0, in}, tot[2];
+	MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, comm);
+	memset(s, 0, sizeof *s);
+	s->n = (int64_t)tot[1];
+	if (s->n == 0) /* nobody took part: zeros, as the original printed unused timers */
+		return;
+	s->min = mn.v;
+	s->min_rank = mn.r;
+	s->max = mx.v;
+	s->max_rank = mx.r;
+	s->sum = tot[0];
+	s->mean = tot[0] / tot[1];
+}
+
+/* Timers in the order the report prints them. */
+enum { T_TOTAL, T_OP, T_OPEN, T_WAIT, T_BARRIER, T_PREALLOC, T_SYNC, T_CLOSE, T_SEND, T_RECV, NT };
+
+static void timer_values(const struct mpiio_times *t, double *v)
+{
+	v[T_TOTAL] = t->total;
+	v[T_OP] = t->op;
+	v[T_OPEN] = t->open;
+	v[T_WAIT] = t->wait;
+	v[T_BARRIER] = t->barrier;
+	v[T_PREALLOC] = t->prealloc;
+	v[T_SYNC] = t->sync;
+	v[T_CLOSE] = t->close;
+	v[T_SEND] = t->send;
+	v[T_RECV] = t->recv;
+}
+
+struct bw {
+	double min, avg, max;
+	int min_rank, max_rank;
+};
+
+static struct bw bandwidth(double mib, const struct sonde_stats *s)
+{
+	struct bw b = {mib / s->max, mib / s->mean, mib / s->min, s->max_rank, s->min_rank};
+	return b;
+}
+
+static void bw_line(FILE *f, const char *label, struct bw b)
+{
+	fprintf(f, "=== %s (min [rank] avg max [rank]): %e [%d] %e %e [%d] Mbytes/s.\n", label,
+	        b.min, b.min_rank, b.avg, b.max, b.max_rank);
+}
+
+static void time_line(FILE *f, const char *label, const char *head, const struct sonde_stats *s,
+                      const char *tail)
+{
+	fprintf(f, "=== %s (%s): %e [%d] %e %e [%d]%s\n", label, head, s->min, s->min_rank, s->mean,
+	        s->max, s->max_rank, tail);
+}
+
+static void processor_line(FILE *f, const char *label, const struct sonde_stats *s)
+{
+	fprintf(f, "=== %s (min avg max): %e[%d]  %e %e[%d]  sec.\n", label, s->min, s->min_rank,
+	        s->mean, s->max, s->max_rank);
+}
+
+/* Who sends and who receives: senders send and aggregators receive when writing; reading
+ * reverses it. */
+static int takes_part(const struct mpiio_run *run, int write, int timer)
+{
+	int agg = run->plan.my_agg >= 0;
+	if (timer == T_SEND)
+		return write ? !agg : agg;
+	return write ? agg : !agg;
+}
+
+static void verbose_lines(const struct mpiio_run *run, int write, const double *mine, double mib)
+{
+	double *all = run->rank == 0 ? malloc(sizeof *all * NT * (size_t)run->nranks) : NULL;
+	MPI_Gather(mine, NT, MPI_DOUBLE, all, NT, MPI_DOUBLE, 0, run->ctx->comm);
+	if (run->rank != 0)
+		return;
+	const char *op = write ? "Write" : "Read";
+	int agg = run->p->type == 3 || run->p->type == 4;
+	for (int r = 0; r < run->nranks; r++) {
+		const double *v = all + (size_t)r * NT;
+		FILE *f = run->out;
+		fprintf(f, "[%d] Effective Bandwidth = %e\n", r, mib / v[T_TOTAL]);
+		fprintf(f, "[%d] Total Time = %e\n", r, v[T_TOTAL]);
+		fprintf(f, "[%d] %s Bandwidth = %e\n", r, op, mib / v[T_OP]);
+		fprintf(f, "[%d] %s Time = %e\n", r, op, v[T_OP]);
+		fprintf(f, "[%d] File Open Time = %e\n", r, v[T_OPEN]);
+		fprintf(f, "[%d] File %s Wait Time = %e\n", r, op, v[T_WAIT]);
+		if (write && run->p->barrier)
+			fprintf(f, "[%d] Barrier Wait Time = %e\n", r, v[T_BARRIER]);
+		fprintf(f, "[%d] File Preallocate Time = %e\n", r, v[T_PREALLOC]);
+		if (write && run->p->sync)
+			fprintf(f, "[%d] File Sync Time = %e\n", r, v[T_SYNC]);
+		fprintf(f, "[%d] File Close Wait Time = %e\n", r, v[T_CLOSE]);
+		if (agg) {
+			fprintf(f, "[%d] Processor Send Wait Time = %e\n", r, v[T_SEND]);
+			fprintf(f, "[%d] Processor Receive Wait Time = %e\n", r, v[T_RECV]);
+		}
+	}
+	free(all);
+}
+
+static void json_stats(struct sonde_json *j, const char *key, const struct sonde_stats *s)
+{
+	sonde_json_object_begin(j, key);
+	sonde_json_double(j, "min", s->min);
+	sonde_json_int(j, "min_rank", s->min_rank);
+	sonde_json_double(j, "avg", s->mean);
+	sonde_json_double(j, "max", s->max);
+	sonde_json_int(j, "max_rank", s->max_rank);
+	sonde_json_int(j, "ranks", s->n);
+	sonde_json_object_end(j);
+}
+
+static void json_bw(struct sonde_json *j, const char *key, struct bw b)
+{
+	sonde_json_object_begin(j, key);
+	sonde_json_double(j, "min", b.min);
+	sonde_json_int(j, "min_rank", b.min_rank);
+	sonde_json_double(j, "avg", b.avg);
+	sonde_json_double(j, "max", b.max);
+	sonde_json_int(j, "max_rank", b.max_rank);
+	sonde_json_object_end(j);
+}
+
+static const char *const timer_names[NT] = {"total",       "op",   "open",  "wait", "barrier",
+                                            "preallocate", "sync", "close", "send", "recv"};
+
+static void record(const struct mpiio_run *run, int write, const struct sonde_stats *s,
+                   const int64_t *verify, double mib)
+{
+	const struct mpiio_params *p = run->p;
+	struct sonde_json x, par;
+	sonde_json_init(&x);
+	sonde_json_object_begin(&x, NULL);
+	json_bw(&x, "effective_bandwidth_mib_s", bandwidth(mib, &s[T_TOTAL]));
+	json_bw(&x, "raw_bandwidth_mib_s", bandwidth(mib, &s[T_OP]));
+	sonde_json_object_begin(&x, "times_s");
+	for (int k = 0; k < NT; k++)
+		json_stats(&x, timer_names[k], &s[k]);
+	sonde_json_object_end(&x);
+	sonde_json_int(&x, "bad_objects", verify[1]);
+	sonde_json_int(&x, "short_reads", verify[3]);
+	sonde_json_object_end(&x);
+
+	sonde_json_init(&par);
+	sonde_json_object_begin(&par, NULL);
+	sonde_json_int(&par, "type", p->type);
+	sonde_json_bool(&par, "collective", p->collective);
+	sonde_json_int(&par, "strided", p->strided);
+	sonde_json_int(&par, "nobj", p->nobj);
+	sonde_json_int(&par, "size", p->size);
+	sonde_json_int(&par, "touch", p->touch);
+	sonde_json_int(&par, "chkdata", p->chkdata);
+	sonde_json_int(&par, "writers", run->writers);
+	sonde_json_int(&par, "files", run->nfiles);
+	sonde_json_object_end(&par);
+
+	struct sonde_measurement m = {
+	    .phase = write ? "write" : "read",
+	    .iteration = -1,
+	    .bytes = run->job_bytes,
+	    .seconds = s[T_TOTAL].max,
+	    .ops = run->senders * p->nobj,
+	    .per_rank = &s[T_TOTAL],
+	    .verified = !write && p->chkdata > 0,
+	    .verify_errors = verify[0],
+	    .bytes_checked = verify[2] * 8,
+	    .params_json = par.buf,
+	    .extra_json = x.buf,
+	};
+	sonde_results_measurement("mpiio", &m);
+	sonde_json_free(&x);
+	sonde_json_free(&par);
+}
+
+int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpiio_times *t,
+                       const struct mpiio_verify *v)
+{
+	const struct mpiio_params *p = run->p;
+	MPI_Comm comm = run->ctx->comm;
+	double mine[NT];
+	timer_values(t, mine);
+	struct sonde_stats s[NT];
+	for (int k = 0; k < NT; k++)
+		stats_of(comm, mine[k], k == T_SEND || k == T_RECV ? takes_part(run, write, k) : 1,
+		         &s[k]);
+	int64_t local[4] = {v->errors, v->bad_objects, v->checked, v->short_reads}, verify[4];
+	MPI_Allreduce(local, verify, 4, MPI_INT64_T, MPI_SUM, comm);
+	double mib = (double)run->job_bytes / (double)SONDE_MIB;
+
+	if (run->rank == 0) {
+		FILE *f = run->out;
+		const char *op = write ? "Write" : "Read";
+		char label[64];
+		bw_line(f, "Effective Bandwidth", bandwidth(mib, &s[T_TOTAL]));
+		time_line(f, "Total Time", "min [rank] avg max [rank]", &s[T_TOTAL], " sec.");
+		snprintf(label, sizeof label, "%s Bandwidth", op);
+		bw_line(f, label, bandwidth(mib, &s[T_OP]));
+		snprintf(label, sizeof label, "%s Time", op);
+		time_line(f, label, "min [rank] avg max [rank]", &s[T_OP], " sec.");
+		time_line(f, "MPI File Open Time", "min [rank] avg max [rank]", &s[T_OPEN],
+		          " sec.");
+		snprintf(label, sizeof label, "MPI File %s Wait Time", op);
+		time_line(f, label, "min [rank] avg max [rank]", &s[T_WAIT], "  sec.");
+		if (write && p->barrier)
+			time_line(f, "MPI Barrier Wait Time", "min [rank] avg max [rank]",
+			          &s[T_BARRIER], " sec.");
+		time_line(f, "MPI File Preallocate Time", "min [rank] avg max [rank]",
+		          &s[T_PREALLOC], " sec.");
+		if (write && p->sync)
+			time_line(f, "MPI File Sync Time", "min [rank] avg max [rank]", &s[T_SYNC],
+			          " sec.");
+		time_line(f, "MPI File Close Wait Time", "min [rank]  avg max [rank]", &s[T_CLOSE],
+		          "  sec.");
+		if (p->type == 3 || p->type == 4) {
+			processor_line(f, "MPI Processor send wait time", &s[T_SEND]);
+			processor_line(f, "MPI Processor Receive Wait Time", &s[T_RECV]);
+		}
+	}
+	if (p->verbose)
+		verbose_lines(run, write, mine, mib);
+	if (run->rank == 0) {
+		fprintf(run->out, "=== Completed MPI-IO %s.\n", write ? "Write" : "Read");
+		fflush(run->out);
+		record(run, write, s, verify, mib);
+	}
+	if (verify[0] > 0) {
+		sonde_error("data check failed: %lld elements in %lld objects did not match "
+		            "(-chkdata %d, -touch %d)",
+		            (long long)verify[0], (long long)verify[1], p->chkdata, p->touch);
+		return SONDE_EXIT_VERIFY;
+	}
+	if (verify[3] > 0) {
+		sonde_error("%lld reads returned less data than asked for (files shorter than "
+		            "this run's layout?)",
+		            (long long)verify[3]);
+		return SONDE_EXIT_RUNTIME;
+	}
+	return SONDE_EXIT_OK;
+}
+
+void mpiio_print_hints(const struct mpiio_run *run)
+{
+	char text[8192] = "";
+	size_t at = 0;
+	if (run->rank == run->io_leader && run->used != MPI_INFO_NULL) {
+		int n = 0;
+		MPI_Info_get_nkeys(run->used, &n);
+		for (int i = 0; i < n && at < sizeof text; i++) {
+			char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+			int flag = 0;
+			MPI_Info_get_nthkey(run->used, i, key);
+			MPI_Info_get(run->used, key, MPI_MAX_INFO_VAL, value, &flag);
+			if (flag)
+				at += (size_t)snprintf(text + at, sizeof text - at,
+				                       "Key: %s  = %s\n", key, value);
+		}
+	}
+	if (run->io_leader != 0) {
+		if (run->rank == run->io_leader)
+			MPI_Send(text, (int)sizeof text, MPI_CHAR, 0, 1, run->ctx->comm);
+		else if (run->rank == 0)
+			MPI_Recv(text, (int)sizeof text, MPI_CHAR, run->io_leader, 1,
+			         run->ctx->comm, MPI_STATUS_IGNORE);
+	}
+	if (run->rank == 0) {
+		fprintf(run->out, "MPI_info Hints Used (RANK %d):\n%s", run->io_leader, text);
+		fflush(run->out);
+	}
+}
+
+char *mpiio_params_json(const struct mpiio_run *run)
+{
+	const struct mpiio_params *p = run->p;
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_int(&j, "type", p->type);
+	sonde_json_bool(&j, "collective", p->collective);
+	sonde_json_int(&j, "writers", run->writers);
+	sonde_json_int(&j, "files", run->nfiles);
+	sonde_json_int(&j, "nobj", p->nobj);
+	sonde_json_int(&j, "strided", p->strided);
+	sonde_json_int(&j, "size", p->size);
+	sonde_json_int(&j, "csize", shown_csize(p));
+	sonde_json_string(&j, "target", p->nofile ? NULL : run->shown);
+	sonde_json_string(&j, "targets", p->targets);
+	sonde_json_bool(&j, "deletefile", p->deletefile);
+	sonde_json_bool(&j, "barrier", p->barrier);
+	sonde_json_int(&j, "touch", p->touch);
+	sonde_json_bool(&j, "sync", p->sync);
+	sonde_json_int(&j, "sleep", p->sleep);
+	sonde_json_int(&j, "chkdata", p->chkdata);
+	sonde_json_int(&j, "preallocate", p->preallocate);
+	sonde_json_int(&j, "ahead", p->ahead);
+	sonde_json_array_begin(&j, "host");
+	for (int i = 0; i < p->host.count; i++)
+		sonde_json_string(&j, NULL, p->host.items[i]);
+	sonde_json_array_end(&j);
+	sonde_json_bool(&j, "dio", p->dio);
+	sonde_json_object_begin(&j, "hints");
+	for (int i = 0; i + 1 < p->hints.count; i += 2)
+		sonde_json_string(&j, p->hints.items[i], p->hints.items[i + 1]);
+	sonde_json_object_end(&j);
+	sonde_json_string(&j, "op", p->op ? p->op : "write,read");
+	sonde_json_bool(&j, "nofile", p->nofile);
+	sonde_json_bool(&j, "norsend", p->norsend);
+	sonde_json_int(&j, "page_size", run->page);
+	sonde_json_object_end(&j);
+	return j.buf;
+}
