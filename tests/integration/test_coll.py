@@ -1,0 +1,335 @@
+"""sonde coll: mpiBench 1.5's output, parsed line by line with the field layout of the
+reference (collectives.md 5.5), cross-checked against the JSON records of the same run."""
+
+import json
+import re
+
+import pytest
+
+from conftest import REPO, read_jsonl, run_sonde
+
+
+def coll(args, **kw):
+    return run_sonde(["coll"] + list(args), **kw)
+
+
+MPIBENCH_OPS = ["Barrier", "Bcast", "Alltoall", "Alltoallv", "Allgather", "Allgatherv", "Gather",
+                "Gatherv", "Scatter", "Allreduce", "Reduce"]
+SONDE_OPS = ["Scatterv", "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exscan", "Ibarrier",
+             "Ibcast", "Ialltoall", "Iallgather", "Igather", "Iscatter", "Iallreduce", "Ireduce"]
+REDUCTIONS = {"Allreduce", "Reduce", "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exscan",
+              "Iallreduce", "Ireduce"}
+NO_SIZE = {"Barrier", "Ibarrier"}
+UNCHECKED = REDUCTIONS | NO_SIZE
+
+# mpiBench's result line: "%-20.20s\tBytes:\t%8u\tIters:\t%7d\tAvg:\t%8.4f\tMin:\t%8.4f\t
+# Max:\t%8.4f\tComm: %s\tRanks: %d"; sonde may append tab-separated fields after it.
+NUM = r" *-?\d+\.\d{4}"
+RESULT = re.compile(
+    r"^(?P<op>.{20})\tBytes:\t(?P<bytes> *\d{1,})\tIters:\t(?P<iters> *\d+)\t"
+    rf"Avg:\t(?P<avg>{NUM})\tMin:\t(?P<min>{NUM})\tMax:\t(?P<max>{NUM})\t"
+    r"Comm: (?P<comm>[^\t]+)\tRanks: (?P<ranks>\d+)(?P<rest>(\t.*)?)$")
+
+
+def parse(stdout, np):
+    """Checks the frame line by line and returns the result lines as dicts."""
+    lines = stdout.splitlines()
+    assert lines[0] == "START mpiBench v1.5"
+    for k in range(np):
+        assert re.fullmatch(rf"{k} : \S+", lines[1 + k]), lines[1 + k]
+    assert lines[1 + np].startswith("Settings:\t")
+    assert "Bytes:" not in lines[1 + np]
+    assert re.fullmatch(r"Message buffers \(KB\):\t\d+", lines[-2]), lines[-2]
+    assert lines[-1] == "END mpiBench"
+    results = []
+    for line in lines[2 + np:-2]:
+        m = RESULT.match(line)
+        assert m, f"not a result line: {line!r}"
+        # Widths as mpiBench prints them.
+        assert len(m["bytes"]) >= 8 and len(m["iters"]) >= 7 and len(m["avg"]) >= 8
+        r = {k: m[k] for k in ("comm", "rest")}
+        r["op"] = m["op"].rstrip()
+        r["bytes"], r["iters"], r["ranks"] = int(m["bytes"]), int(m["iters"]), int(m["ranks"])
+        r["avg"], r["min"], r["max"] = float(m["avg"]), float(m["min"]), float(m["max"])
+        assert r["min"] <= r["avg"] <= r["max"]
+        results.append(r)
+    return results
+
+
+def settings(stdout, np):
+    line = stdout.splitlines()[1 + np]
+    return dict(f.split("=", 1) for f in line.split("\t")[1:])
+
+
+def sizes(begin, end):
+    s = begin
+    while s <= end:
+        yield s
+        s = s * 2 if s else 1
+
+
+def expected_rows(ops, begin, end):
+    rows = []
+    for op in ops:
+        if op in NO_SIZE:
+            rows.append((op, 0))
+        else:
+            rows += [(op, s) for s in sizes(begin, end) if op not in REDUCTIONS or s >= 8]
+    return rows
+
+
+def measurements(path):
+    return [r for r in read_jsonl(path) if r["type"] == "measurement"]
+
+
+def validate_schema(records):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((REPO / "docs" / "results.schema.json").read_text())
+    for r in records:
+        jsonschema.validate(r, schema)
+
+
+@pytest.mark.parametrize("np", [1, 2, 4, 6])
+def test_every_operation_in_order(np, tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll(["-e", "64", "-i", "10", "--json", out], np=np)
+    results = parse(p.stdout, np)
+    assert [(r["op"], r["bytes"]) for r in results] == expected_rows(MPIBENCH_OPS, 0, 64)
+    for r in results:
+        assert r["iters"] == 10 and r["ranks"] == np and r["comm"] == "MPI_COMM_WORLD"
+        assert r["rest"] == ""  # the default kernel prints exactly mpiBench's fields
+    s = settings(p.stdout, np)
+    assert s["begin"] == "0" and s["end"] == "64" and s["iterations"] == "10"
+    assert s["timing"] == "barrier" and s["time_limit_us"] == "0"
+
+    records = read_jsonl(out)
+    validate_schema(records)
+    ms = measurements(out)
+    assert len(ms) == len(results)
+    for r, m in zip(results, ms):
+        assert m["phase"] == r["op"] and m["params"]["size"] == r["bytes"]
+        assert m["ops"] == r["iters"] == m["params"]["iterations"]
+        assert m["params"]["comm"] == "MPI_COMM_WORLD" and m["params"]["comm_ranks"] == np
+        # The printed figures are the record's, rounded to 4 decimals.
+        for k in ("avg", "min", "max"):
+            assert abs(m["extra"][f"{k}_us"] - r[k]) <= 0.00006
+        assert m["per_rank"]["n"] == np
+        assert m["per_rank"]["mean"] == pytest.approx(m["extra"]["avg_us"] * 1e-6 * m["ops"])
+        assert m["latency"]["count"] == np
+        assert m["params"]["datatype"] == ("MPI_DOUBLE" if r["op"] in REDUCTIONS else "MPI_BYTE")
+        assert m["params"]["count"] == (r["bytes"] // 8 if r["op"] in REDUCTIONS else r["bytes"])
+    header = records[0]
+    assert header["type"] == "header" and header["params"]["iterations"] == 10
+    assert header["params"]["operations"] == MPIBENCH_OPS
+    assert records[-1]["type"] == "end" and records[-1]["exit_code"] == 0
+
+
+def test_defaults_are_the_readme_ones():
+    p = coll(["Barrier", "Allreduce"], np=2)
+    results = parse(p.stdout, 2)
+    s = settings(p.stdout, 2)
+    assert (s["begin"], s["end"], s["iterations"], s["time_limit_us"], s["mem_limit"]) == \
+        ("0", "1024", "1000", "0", str(1 << 30))
+    assert [(r["op"], r["bytes"]) for r in results] == expected_rows(["Barrier", "Allreduce"],
+                                                                       0, 1024)
+    assert all(r["iters"] == 1000 for r in results)
+
+
+def test_names_case_insensitive_and_fixed_order():
+    p = coll(["-e", "8", "-i", "5", "reduce", "BCAST", "barrier"], np=2)
+    assert [r["op"] for r in parse(p.stdout, 2)] == ["Barrier"] + ["Bcast"] * 5 + ["Reduce"]
+
+
+def test_sizes_from_b_doubling_and_mpibench_byte_strings():
+    p = coll(["-b3", "-e", "50", "-i", "5", "Bcast", "Reduce"], np=2)
+    got = [(r["op"], r["bytes"]) for r in parse(p.stdout, 2)]
+    assert got == [("Bcast", s) for s in (3, 6, 12, 24, 48)] + \
+        [("Reduce", s) for s in (12, 24, 48)]
+    p = coll(["-b", ".5kb", "-e2K", "-i", "2", "Scatter"], np=2)
+    assert [r["bytes"] for r in parse(p.stdout, 2)] == [512, 1024, 2048]
+
+
+@pytest.mark.parametrize("np,expect", [
+    (4, [("MPI_COMM_WORLD", 4), ("CartDim-1of2", 2), ("CartDim-2of2", 2), ("PartSize-4", 4),
+         ("PartSize-2", 2)]),
+    (6, [("MPI_COMM_WORLD", 6), ("CartDim-1of2", 3), ("CartDim-2of2", 2), ("PartSize-6", 6),
+         ("PartSize-3", 3)]),
+])
+def test_cartesian_and_partition_communicators(np, expect, tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll(["-d", "2", "-p", "2", "-e", "16", "-i", "5", "-c", "Barrier", "Alltoall",
+                   "Gatherv", "--json", out], np=np)
+    results = parse(p.stdout, np)
+    comms = []
+    for r in results:
+        if not comms or comms[-1] != (r["comm"], r["ranks"]):
+            comms.append((r["comm"], r["ranks"]))
+    assert comms == expect
+    per_comm = expected_rows(["Barrier", "Alltoall", "Gatherv"], 0, 16)
+    assert len(results) == len(expect) * len(per_comm)
+    ms = measurements(out)
+    assert [(m["params"]["comm"], m["params"]["comm_ranks"]) for m in ms] == \
+        [(r["comm"], r["ranks"]) for r in results]
+    assert all(m["verify"]["errors"] == 0 for m in ms)
+    # mpiBench gathers every world rank's time, also for sub-communicator tests.
+    assert all(m["per_rank"]["n"] == np for m in ms)
+
+
+@pytest.mark.parametrize("np,flag", [(2, "-C"), (4, "-c")])
+def test_checks_pass_on_every_operation(np, flag, tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll([flag, "-e", "256", "-i", "6", "all", "--json", out], np=np)
+    results = parse(p.stdout, np)
+    assert [r["op"] for r in results if r["bytes"] == 256] == \
+        [op for op in MPIBENCH_OPS + SONDE_OPS if op not in NO_SIZE]
+    ms = measurements(out)
+    for m in ms:
+        checked = m["phase"] not in UNCHECKED
+        assert m["verify"]["checked"] is checked, m["phase"]
+        assert m["verify"]["errors"] == 0
+        if checked:
+            # At least the send buffers (size x ranks bytes each) of the last iteration.
+            assert m["verify"]["bytes_checked"] >= 256 * np * np, m["phase"]
+
+
+# (flag, operation, rank whose received byte is corrupted, source rank named in the message)
+CORRUPT_CASES = [
+    ("-c", "Bcast", 1, 0), ("-c", "Alltoall", 1, 0), ("-c", "Alltoallv", 1, 0),
+    ("-C", "Allgather", 1, 0), ("-c", "Allgatherv", 0, 1), ("-c", "Gather", 0, 0),
+    ("-c", "Gatherv", 0, 1), ("-c", "Scatter", 1, 0), ("-c", "Scatterv", 1, 0),
+    ("-C", "Ibcast", 1, 0), ("-c", "Ialltoall", 0, 0),
+]
+
+
+@pytest.mark.parametrize("flag,op,rank,src", CORRUPT_CASES)
+def test_corruption_is_reported_with_rank_and_offset(op, rank, src, flag, tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll([flag, "-b", "4", "-e", "16", "-i", "5", op, "--json", out], np=2,
+                  env={"SONDE_TEST_CORRUPT_RECV": f"{rank}:0"}, check=False, timeout=60)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert f"Receive buffer corruption detected on rank {rank} at rbuffer[0] from rank {src}" \
+        in p.stdout
+    assert "test hook SONDE_TEST_CORRUPT_RECV" in p.stderr
+    assert "data check failed" in p.stderr
+    assert "END mpiBench" not in p.stdout
+    ms = measurements(out)
+    assert ms[-1]["phase"] == op and ms[-1]["verify"]["errors"] > 0
+    assert read_jsonl(out)[-1]["exit_code"] == 3
+
+
+def test_corruption_outside_the_received_data_is_not_reported():
+    # Rank 1's receive buffer beyond what Bcast delivers is never compared.
+    p = coll(["-c", "-e", "4", "-i", "5", "Bcast"], np=2,
+                  env={"SONDE_TEST_CORRUPT_RECV": "1:6"})
+    assert "corruption" not in p.stdout
+
+
+def test_iterations_obey_i_and_t(tmp_path):
+    out = tmp_path / "r.jsonl"
+    # -i alone is always honoured (mpiBench 1.5 still applied its 50 ms limit).
+    coll(["-i", "3000", "Barrier", "--json", out], np=2)
+    # A limit far above the loop time leaves -i in charge.
+    coll(["-i", "20", "-t", "1000000000", "-e", "8", "Bcast", "--json", out], np=2)
+    # A 1 us limit cannot fit more than the 5-iteration estimate: that is what is reported.
+    coll(["-i", "1000", "-t", "1", "-e", "8", "Alltoall", "--json", out], np=2)
+    # A 1 ms limit cuts a million iterations of anything.
+    coll(["-i", "1000000", "-t", "1000", "Barrier", "--json", out], np=2)
+    # Fewer iterations than the estimate uses: -i still wins.
+    coll(["-i", "3", "-e", "2", "Gather", "--json", out], np=2)
+    ms = measurements(out)
+    assert [m["ops"] for m in ms[:1]] == [3000]
+    assert [m["ops"] for m in ms[1:6]] == [20] * 5
+    assert [m["ops"] for m in ms[6:11]] == [5] * 5
+    assert all(m["params"]["estimate_only"] for m in ms[6:11])
+    assert not any(m["params"]["estimate_only"] for m in ms[:6])
+    assert 5 <= ms[11]["ops"] < 1000000
+    assert [m["ops"] for m in ms[12:]] == [3, 3, 3]
+    assert all(m["latency"]["count"] == 2 for m in ms)
+
+
+def test_timing_modes(tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll(["--no-barrier", "-e", "4", "-i", "10", "Bcast", "--json", out], np=2)
+    assert all(r["rest"] == "\tTiming: no-barrier" for r in parse(p.stdout, 2))
+    p = coll(["--per-call", "--percentiles", "-e", "4", "-i", "10", "Bcast", "Barrier",
+                   "--json", out], np=2)
+    for r in parse(p.stdout, 2):
+        m = re.fullmatch(rf"\tTiming: per-call\tP50:\t({NUM})\tP90:\t({NUM})\tP99:\t({NUM})"
+                         rf"\tPMax:\t({NUM})", r["rest"])
+        assert m, r["rest"]
+        p50, p90, p99, pmax = (float(x) for x in m.groups())
+        assert p50 <= p90 <= p99 <= pmax
+    ms = measurements(out)
+    assert [m["params"]["timing"] for m in ms] == ["no-barrier"] * 4 + ["per-call"] * 5
+    for m in ms[4:]:
+        # One sample per call on every rank.
+        assert m["latency"]["count"] == m["ops"] * 2
+        assert m["latency"]["mean"] * 1e6 == pytest.approx(m["extra"]["avg_us"])
+
+
+def test_nonblocking_overlap(tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll(["--overlap", "-b", "8", "-e", "64", "-i", "10", "Ibcast", "Iallreduce",
+                   "--json", out], np=2)
+    for r in parse(p.stdout, 2):
+        m = re.fullmatch(r"\tOverlap\(%\):\t *(\d+\.\d\d)", r["rest"])
+        assert m and 0 <= float(m[1]) <= 100
+    for m in measurements(out):
+        e = m["extra"]
+        assert 0 <= e["overlap_pct"] <= 100
+        assert e["compute_us"] > 0 and e["pure_us"] > 0 and e["overall_us"] >= e["compute_us"]
+
+
+def test_mem_limit_cut_is_reported():
+    p = coll(["-e", "1M", "-m", "1M", "-i", "2", "Bcast"], np=2)
+    assert [r["bytes"] for r in parse(p.stdout, 2)][-1] == 262144
+    warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
+    assert len(warn) == 1 and "262144" in warn[0] and "-m 1048576" in warn[0]
+    assert settings(p.stdout, 2)["end"] == "262144"
+
+
+def test_csv_rows(tmp_path):
+    out = tmp_path / "r.csv"
+    p = coll(["-e", "16", "-i", "5", "Allgather", "Reduce", "--csv", out], np=2)
+    results = parse(p.stdout, 2)
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("run_id,workload,phase,")
+    assert len(rows) == 1 + len(results)
+    for r, row in zip(results, rows[1:]):
+        cols = row.split(",")
+        assert cols[1] == "coll" and cols[2] == r["op"] and int(cols[7]) == r["iters"]
+
+
+BAD_INPUT = [
+    (["-x"], "unknown option -x"),
+    (["-i", "0"], "option -i"),
+    (["-b", "junk"], "option -b"),
+    (["-b", "-5"], "option -b"),
+    (["-e", "-1K"], "option -e"),
+    (["-e", "1.5"], "option -e"),
+    (["-b", "2K", "-e", "1K"], "-b 2048 is larger than -e 1024"),
+    (["-d", "7"], "-d 7"),
+    (["-p", "7"], "-p 7"),
+    (["Bcast", "foo"], "unknown operation 'foo'"),
+    (["-o", "100"], "option -o"),
+    (["--no-barrier", "--per-call"], "choose one"),
+    (["--overlap", "Bcast"], "--overlap"),
+    (["-e", "3G", "-m", "100G"], "large-count"),
+    (["-i"], "needs a value"),
+]
+
+
+# Every case on 4 ranks; on 1 rank those that take different paths (parser, sizes, checks
+# against the rank count, operation names).
+BAD_INPUT_CASES = [(4, a, m) for a, m in BAD_INPUT] + \
+    [(1, a, m) for a, m in BAD_INPUT if a[0] in ("-x", "-i", "-b", "-d", "Bcast")]
+
+
+@pytest.mark.parametrize("np,args,message", BAD_INPUT_CASES)
+def test_bad_input(np, args, message):
+    p = coll(args, np=np, check=False, timeout=60)
+    assert p.returncode == 2, p.stderr
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("sonde coll: error:")]
+    assert len(errors) == 1, p.stderr
+    assert message in errors[0]
+    assert "START" not in p.stdout
