@@ -305,11 +305,14 @@ static ssize_t transfer(struct sonde_file *f, int writing, char *buf, size_t len
 			return -EIO;
 		}
 		if (moved == 0) {
+			/* OMPIO reports a full file system this way: success, nothing written
+			 * (and a line of its own on stderr). */
 			if (writing && want) {
 				sonde_io_set_error(
-				    "%s %s at offset %lld: no progress (after %zu of "
-				    "%zu bytes)",
-				    op, f->path, (long long)off, done, len);
+				    "write %s at offset %lld: the MPI library wrote "
+				    "nothing and reported no error (after %zu of %zu "
+				    "bytes); is the file system full or over quota?",
+				    f->path, (long long)off, done, len);
 				return -EIO;
 			}
 			break;
