@@ -96,14 +96,17 @@ def test_preset_easy_and_hard(shm_scratch):
     assert row[16] == "0" and row[21:24] == ["64", "4096", "4096"]
 
 
-BAD = [
+# The cases run on 1 and 4 ranks; the others on 1.
+BAD_BOTH = [
     (["-w", "-t", "3k", "-b", "4k"], "block size must be a multiple of transfer size"),
     (["-w", "-t", "0"], "test will not complete with zero transfer size"),
     (["-w", "-a", "FOO"], "unrecognized I/O API 'FOO'"),
-    (["-w", "-a", "HDF5"], "API HDF5 is not available"),
     (["-w", "-o", "/nonexistent-dir/x"], "directory /nonexistent-dir of test file"),
     (["-r", "-o", "{tmp}/missing"], "cannot open {tmp}/missing"),
     (["--preset", "jupiter-easy", "-t", "1m"], "--preset jupiter-easy fixes -t 16m"),
+]
+BAD_ONE = [
+    (["-w", "-a", "HDF5"], "API HDF5 is not available"),
     (["--preset", "jupiter-hard", "-F"], "conflicts"),
     (["-w", "-N", "2"], "option -N is not supported by sonde"),
     (["-w", "-O", "bogus=1"], "unknown directive 'bogus'"),
@@ -112,8 +115,9 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize("np", [1, 4])
-@pytest.mark.parametrize("args,message", BAD)
+@pytest.mark.parametrize("np,args,message",
+                         [(n, a, m) for n in (1, 4) for a, m in BAD_BOTH] +
+                         [(1, a, m) for a, m in BAD_ONE])
 def test_bad_input(shm_scratch, np, args, message):
     args = [str(a).replace("{tmp}", str(shm_scratch)) for a in args]
     message = message.replace("{tmp}", str(shm_scratch))
