@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from . import runner, suitefile, tables
+from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
-EXIT_USAGE = 2
 REPO = Path(__file__).resolve().parents[2]
 
 

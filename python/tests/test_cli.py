@@ -1,5 +1,4 @@
 import pytest
-from conftest import end, header, jsonl
 
 from sonde import report, suite
 
@@ -10,15 +9,6 @@ def test_suite_usage_errors(capsys):
     assert e.value.code == 2
     with pytest.raises(SystemExit):
         suite.main([])
-
-
-def test_report_reads_inputs_then_refuses(tmp_path, capsys):
-    f = tmp_path / "r.jsonl"
-    f.write_text(jsonl([header(), end(measurements=0)]))
-    assert report.main([str(tmp_path)]) == 2
-    assert "not implemented yet: comes with issue 8" in capsys.readouterr().err
-    assert report.main(["--compare", str(f), str(f)]) == 2
-    assert "--compare: not implemented yet" in capsys.readouterr().err
 
 
 def test_report_input_errors(tmp_path, capsys):
