@@ -512,11 +512,13 @@ static void test_direct_refused(const char *dir)
 	rmdir(mnt);
 }
 
+/* The directory's canonical name, so that it compares equal to /proc/self/fd's links. */
 static void make_temp_dir(char *out, const char *base)
 {
-	snprintf(out, PATH_MAX, "%s/sonde-io-posix-XXXXXX", base);
-	if (!mkdtemp(out)) {
-		fprintf(stderr, "mkdtemp %s: %s\n", out, strerror(errno));
+	char made[PATH_MAX];
+	snprintf(made, sizeof made, "%s/sonde-io-posix-XXXXXX", base);
+	if (!mkdtemp(made) || !realpath(made, out)) {
+		fprintf(stderr, "mkdtemp %s: %s\n", made, strerror(errno));
 		exit(1);
 	}
 }
