@@ -8,6 +8,7 @@
 #ifndef SONDE_RESULTS_H
 #define SONDE_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats.h"
