@@ -46,7 +46,6 @@ struct run {
 	FILE *out; /* IOR's text output (NULL when a summary format replaces it) */
 	FILE *rank_csv;
 	int64_t verify_errors;
-	int drop_report;
 	int64_t pairs_limit; /* stoneWallingWearOutIterations in force */
 	double *lat;         /* per-call latencies of the current phase */
 	int64_t nlat, caplat;
@@ -595,7 +594,8 @@ static int read_offset(const struct run *r, const struct ior_params *p, int rep,
 static void describe_shift(const struct run *r, const struct ior_params *p, char *line, size_t len)
 {
 	line[0] = '\0';
-	if (!p->reorder && !p->reorder_random)
+	/* rank 0 prints it, and computes every rank's offset itself (no gather needed) */
+	if (r->rank != 0 || (!p->reorder && !p->reorder_random))
 		return;
 	int n = r->ntasks, *offs = malloc(sizeof *offs * (size_t)n);
 	for (int k = 0; k < n; k++)
@@ -610,7 +610,7 @@ static void describe_shift(const struct run *r, const struct ior_params *p, char
 		snprintf(line, len, "%s per rank (%s placement)",
 		         p->reorder_random > 1 ? "shuffled" : "random", placement);
 	}
-	if (r->rank == 0 && same > 0) {
+	if (same > 0) {
 		if (r->map.nnodes == 1)
 			sonde_warn("all %d ranks run on one node: reads come from the node that "
 			           "wrote the data (its page cache may serve them)",

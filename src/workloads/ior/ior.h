@@ -126,7 +126,6 @@ int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlis
                       int *ignored, char *err, size_t errlen);
 
 /* output.c: IOR's text layout (rank 0 only) */
-struct ior_shift_info;
 void ior_print_header(FILE *out, const char *began, int argc, char **argv, int verbose);
 void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks);
 void ior_print_options(FILE *out, const struct ior_test *t, int nnodes, int ntasks, int tpn,
