@@ -1,0 +1,59 @@
+"""The quick suite end to end: sonde-suite launches every workload with mpirun, keeps each
+launch's results, checks the rules, prints the tables; sonde-report makes the report of it."""
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO, SONDE, mpi_env, read_jsonl
+
+
+def suite_env():
+    env = mpi_env({"SONDE_BIN": SONDE})
+    env["PYTHONPATH"] = str(REPO / "python")
+    return env
+
+
+def test_quick_suite_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    scratch = tmp_path / "scratch"
+    suite = tmp_path / "quick.toml"
+    # The shipped suite, with its scratch directory moved under the test's tmp.
+    text = (REPO / "suites" / "quick.toml").read_text()
+    suite.write_text(text.replace('scratch = "/tmp/sonde-quick"', f'scratch = "{scratch}"'))
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
+                           str(out)], env=suite_env(), capture_output=True, text=True,
+                          timeout=900)
+    manifest = json.loads((out / "manifest.json").read_text())
+    failed = [(e["id"], e["reason"]) for e in manifest["launches"] if e["status"] != "ok"]
+    assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])
+    assert manifest["status"] == "complete"
+    workloads = {e["workload"] for e in manifest["launches"]}
+    assert workloads == {"ior", "mib", "mpiio", "btio", "coll"}
+    for e in manifest["launches"]:
+        records = read_jsonl(out / e["id"] / "results.jsonl")
+        assert records[0]["type"] == "header" and records[-1]["type"] == "end"
+        assert records[-1]["exit_code"] == 0
+        assert any(r["type"] == "measurement" for r in records), e["id"]
+        assert (out / e["id"] / "command.txt").read_text().split()[0] == "mpirun"
+    verdicts = json.loads((out / "verdicts.json").read_text())
+    assert all(v["status"] == "compliant" for v in verdicts.values()), verdicts
+    assert "IOR results (MiB/s, seconds):" in proc.stdout
+    assert "Score RDbwmean+WRbwmean of the best easy run:" in proc.stdout
+    # The report of the whole run directory.
+    rep = subprocess.run([sys.executable, "-m", "sonde.report", str(out)], env=suite_env(),
+                         capture_output=True, text=True, timeout=300)
+    assert rep.returncode == 0, rep.stderr
+    html = (out / "report.html").read_text()
+    assert html.count("<img ") >= 5
+    assert "Collective latency" in html and "IOR results (run)" in html
+
+
+def test_dry_run_of_shipped_suites():
+    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall"):
+        proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run",
+                               str(REPO / "suites" / f"{name}.toml"), "--dry-run"],
+                              env=suite_env(), capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        lines = proc.stdout.splitlines()
+        assert lines and all(SONDE in ln and "--json" in ln for ln in lines)
