@@ -51,8 +51,10 @@ def grid_arg(grid):
 
 
 def btio(args, np=1, cwd=None, check=True, timeout=120):
-    return run_sonde(["btio"] + [str(a) for a in args], np=np, cwd=cwd, check=check,
-                     timeout=timeout)
+    """np=0 runs sonde as an MPI singleton, without the launcher (quicker when it fails: mpirun
+    takes seconds to wind down a job that exits non-zero)."""
+    return run_sonde(["btio"] + [str(a) for a in args], np=max(np, 1), cwd=cwd, check=check,
+                     timeout=timeout, mpi=np > 0)
 
 
 def run_btio(directory, mode, method, grid, dumps, np=1, extra=(), check=True):
