@@ -103,6 +103,17 @@ static int input_errno(int err)
 
 /* ---- checks before any file is touched ---------------------------------------------------- */
 
+/* Without MPI a process knows its place only from the launcher's environment. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+	                                   "PMI_RANK"};
+	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return 0;
+}
+
 static int launcher_processes(void)
 {
 	static const char *const vars[] = {"SLURM_NPROCS", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE",
@@ -245,12 +256,11 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 	ph->stop = ph->calls >= p->call_limit ? STOP_CALLS : STOP_TIME;
 }
 
-static void close_file(struct mib *m, struct phase *ph, struct sonde_file *f)
+static void close_file(struct mib *m, struct sonde_file *f)
 {
 	int rc = m->io->close(f);
 	if (!sonde_agree(m->ctx->comm, rc == 0, "%s", rc == 0 ? "" : sonde_io_last_error()))
 		sonde_exit(SONDE_EXIT_RUNTIME);
-	(void)ph;
 }
 
 static struct sonde_file *open_file(struct mib *m, struct phase *ph, unsigned flags)
@@ -282,7 +292,7 @@ static void write_phase(struct mib *m, struct phase *ph)
 		sonde_fatal("%s", sonde_io_last_error());
 	ph->end_fsync = sonde_now();
 	barrier(m);
-	close_file(m, ph, f);
+	close_file(m, f);
 	barrier(m);
 	ph->end_test = sonde_now();
 }
@@ -327,7 +337,7 @@ static void read_phase(struct mib *m, struct phase *ph)
 	barrier(m);
 	io_loop(m, ph, f, rrp);
 	barrier(m);
-	close_file(m, ph, f);
+	close_file(m, f);
 	if (m->p.remove && unlink(ph->path) != 0)
 		sonde_fatal("-r: remove %s: %s", ph->path, sonde_strerror(errno));
 	barrier(m);
@@ -534,7 +544,8 @@ static void setup(struct mib *m, int argc, char **argv)
 	}
 	char err[PATH_MAX + 256] = "", fsline[256] = "";
 	if (check_params(m, err, sizeof err) < 0) {
-		sonde_error("%s", err);
+		if (ctx->mpi || launcher_rank() == 0)
+			sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	int ok =

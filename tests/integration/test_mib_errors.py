@@ -95,12 +95,27 @@ def test_no_mpi_single_process(shm_scratch):
 
 
 def test_no_mpi_refuses_several_processes(shm_scratch):
+    """As srun would start them: task 0 says why, the others exit as quietly."""
     before = snapshot(shm_scratch)
-    out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], mpi=False, check=False,
-                    env={"SLURM_NPROCS": "4", "SLURM_PROCID": "1"})
+    for procid, lines in (("0", 1), ("3", 0)):
+        out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], mpi=False, check=False,
+                        env={"SLURM_NPROCS": "4", "SLURM_PROCID": procid})
+        assert out.returncode == 2
+        assert error_lines(out.stderr) == [
+            "sonde mib: error: -M runs one process without MPI, but the launcher started 4: "
+            "processes without MPI cannot coordinate their phases or their files; drop -M"
+        ][:lines]
+    assert snapshot(shm_scratch) == before
+
+
+
+def test_no_mpi_under_mpirun_refuses_once(shm_scratch):
+    """Two processes started by mpirun with -M: one line (from the first), both exit 2."""
+    before = snapshot(shm_scratch)
+    out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], np=2, check=False, timeout=60)
     assert out.returncode == 2
     assert error_lines(out.stderr) == [
-        "sonde mib: error: -M runs one process without MPI, but the launcher started 4: "
+        "sonde mib: error: -M runs one process without MPI, but the launcher started 2: "
         "processes without MPI cannot coordinate their phases or their files; drop -M"]
     assert snapshot(shm_scratch) == before
 
