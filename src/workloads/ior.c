@@ -23,6 +23,7 @@
 #include "pattern.h"
 #include "results.h"
 #include "stats.h"
+#include "units.h"
 #include "workload.h"
 #include "workloads/ior/ior.h"
 #include "workloads/ior/layout.h"
@@ -658,6 +659,11 @@ static int read_status_file(struct run *r, const char *path, int64_t *pairs)
 	return v < 0 ? -1 : 0;
 }
 
+static void kv_line(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "%-20s: %s\n", key, value);
+}
+
 static int run_test(struct run *r, struct ior_test *t)
 {
 	struct ior_params *p = &t->p;
@@ -685,6 +691,14 @@ static int run_test(struct run *r, struct ior_test *t)
 		ior_print_options(r->out, t, r->map.nnodes, r->ntasks, r->map.tasks_on_node0,
 		                  shift);
 	}
+	int64_t hog_bytes = 0; /* the size was checked in setup_tests */
+	char err[512];
+	ior_hog_size(p->memory_per_node, p->memory_per_task, r->ctx->topo.local_size, &hog_bytes,
+	             err, sizeof err);
+	if (r->rank == 0 && r->out && hog_bytes) {
+		char b[64];
+		kv_line(r->out, "memory hog per task", sonde_format_size(hog_bytes, b, sizeof b));
+	}
 	if (p->dry_run) {
 		if (r->rank == 0 && r->out)
 			fprintf(r->out, "\ndry run: parameters checked, no I/O done\n");
@@ -703,6 +717,10 @@ static int run_test(struct run *r, struct ior_test *t)
 			        "be %s\n",
 			        name, p->use_existing ? "overwritten" : "truncated");
 	}
+	void *hog = ior_hog(hog_bytes);
+	if (!sonde_agree(r->comm, hog || !hog_bytes, "cannot hog %lld bytes of memory",
+	                 (long long)hog_bytes))
+		return SONDE_EXIT_RUNTIME;
 	uint64_t base_seed = p->signature ? (uint64_t)p->signature : time_seed(r);
 	r->stream_rep = 0;
 	int64_t saved_limit = p->wearout_pairs;
@@ -782,6 +800,7 @@ static int run_test(struct run *r, struct ior_test *t)
 			fprintf(r->out, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
 		}
 	}
+	free(hog);
 	free(r->buf);
 	r->buf = NULL;
 	return code;
@@ -871,6 +890,10 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 		if (!p->write && !p->read && !p->check_write && !p->check_read)
 			p->write = p->read = 1;
 		ok = ior_validate(p, ctx->size, err, sizeof err) == 0;
+		int64_t hog;
+		if (ok)
+			ok = ior_hog_size(p->memory_per_node, p->memory_per_task,
+			                  ctx->topo.local_size, &hog, err, sizeof err) == 0;
 	}
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return -1;

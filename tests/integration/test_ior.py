@@ -208,3 +208,12 @@ def test_odirect(scratch, api):
                 "256k", "-s", "2", "-o", target, "-v"], np=2)
     assert "Verified 1048576 bytes: no errors." in proc.stdout
     assert os.stat(target).st_size == 1048576
+
+
+def test_memory_hog(shm_scratch):
+    proc = ior(["-w", "-M", "64m", "-O", "memoryPerTask=1m", *["-t", "16k", "-b", "64k"],
+                "-o", shm_scratch / "h"], np=2)
+    # 64 MiB per node over its 2 ranks, plus 1 MiB per task
+    assert "memory hog per task : 33 MiB" in proc.stdout
+    bad = ior(["-w", "-M", "10x", "-o", shm_scratch / "h"], np=2, check=False)
+    assert bad.returncode == 2 and "memoryPerNode: '10x'" in bad.stderr

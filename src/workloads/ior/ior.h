@@ -67,7 +67,9 @@ struct ior_params {
 	const char *status_file; /* stoneWallingStatusFile */
 	const char *summary_format;
 	const char *summary_file;
-	const char *rank_csv; /* saveRankPerformanceDetailsCSV */
+	const char *rank_csv;        /* saveRankPerformanceDetailsCSV */
+	const char *memory_per_node; /* -M, memoryPerNode: size or N% of the node's memory */
+	const char *memory_per_task; /* memoryPerTask */
 	/* sonde's additions */
 	const char *preset;
 	int rank_details;
@@ -150,6 +152,12 @@ struct ior_summary {
 };
 int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_summary *s);
 void ior_time_string(char *buf, size_t len);
+
+/* hog.c: bytes this rank hogs for -M (split over the node's ranks) and memoryPerTask. */
+int ior_hog_size(const char *per_node, const char *per_task, int tasks_on_node, int64_t *bytes,
+                 char *err, size_t errlen);
+/* Allocates and touches bytes (NULL when 0 or when it cannot). */
+void *ior_hog(int64_t bytes);
 
 /* summary.c: -O summaryFormat=JSON|CSV into summaryFile (or stdout) */
 int ior_summary_file(const struct ior_test *tests, int ntests, const char *began, int argc,

@@ -1,0 +1,54 @@
+/* -M / memoryPerNode, memoryPerTask: IOR's memory hog. Taking memory away from the page cache
+ * makes reads after writes less likely to be served from it on one node. Each rank allocates
+ * its share and touches every page, so the kernel really has to provide it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ior.h"
+#include "units.h"
+
+int ior_hog_size(const char *per_node, const char *per_task, int tasks_on_node, int64_t *bytes,
+                 char *err, size_t errlen)
+{
+	*bytes = 0;
+	char why[200];
+	if (per_task && sonde_parse_size(per_task, SONDE_SIZE_BINARY, bytes, why, sizeof why) < 0) {
+		snprintf(err, errlen, "memoryPerTask: %s", why);
+		return -1;
+	}
+	if (!per_node)
+		return 0;
+	int64_t node = 0;
+	size_t n = strlen(per_node);
+	if (n > 1 && per_node[n - 1] == '%') {
+		char digits[32];
+		int64_t pct;
+		snprintf(digits, sizeof digits, "%.*s", (int)(n - 1), per_node);
+		if (sonde_parse_int(digits, 0, 100, &pct, why, sizeof why) < 0) {
+			snprintf(err, errlen, "memoryPerNode %s: %s", per_node, why);
+			return -1;
+		}
+		node = (int64_t)((double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE) *
+		                 (double)pct / 100.0);
+	} else if (sonde_parse_size(per_node, SONDE_SIZE_BINARY, &node, why, sizeof why) < 0) {
+		snprintf(err, errlen, "memoryPerNode: %s", why);
+		return -1;
+	}
+	*bytes += node / (tasks_on_node > 0 ? tasks_on_node : 1);
+	return 0;
+}
+
+void *ior_hog(int64_t bytes)
+{
+	if (bytes <= 0)
+		return NULL;
+	char *p = malloc((size_t)bytes);
+	if (!p)
+		return NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	for (int64_t o = 0; o < bytes; o += page)
+		p[o] = 1;
+	return p;
+}
