@@ -34,6 +34,7 @@ def test_summary_json_file(shm_scratch):
     bws = [r["bwMiB"] for r in test["Results"] if r["access"] == "write"]
     assert ops["write"]["bwMaxMIB"] == pytest.approx(max(bws), abs=1e-3)
     assert ops["write"]["xsizeMiB"] == pytest.approx(0.125)
+    assert test["max"]["writeMiB"] == pytest.approx(max(bws), abs=1e-3)
 
 
 def test_summary_json_on_stdout(shm_scratch):

@@ -115,6 +115,28 @@ static void result_obj(struct sonde_json *j, const struct ior_params *p, const c
 	sonde_json_object_end(j);
 }
 
+/* IOR's "max" section: the best iteration of each operation, MiB/s and MB/s */
+static void max_obj(struct sonde_json *j, const struct ior_test *t)
+{
+	double w = 0, r = 0;
+	for (int i = 0; i < t->reps_done; i++) {
+		if (t->write[i].done)
+			w = fmax(w, t->write[i].bw);
+		if (t->read[i].done)
+			r = fmax(r, t->read[i].bw);
+	}
+	sonde_json_object_begin(j, "max");
+	if (t->p.write) {
+		sonde_json_double(j, "writeMiB", r4(w / MIB));
+		sonde_json_double(j, "writeMB", r4(w / 1e6));
+	}
+	if (t->p.read || t->p.check_read) {
+		sonde_json_double(j, "readMiB", r4(r / MIB));
+		sonde_json_double(j, "readMB", r4(r / 1e6));
+	}
+	sonde_json_object_end(j);
+}
+
 static void summary_obj(struct sonde_json *j, const struct ior_test *t, int write, int ntasks,
                         int tpn)
 {
@@ -199,6 +221,7 @@ static void write_json(FILE *f, const struct ior_test *tests, int ntests, const 
 				result_obj(&j, &t->p, "read", &t->read[i]);
 		}
 		sonde_json_array_end(&j);
+		max_obj(&j, t);
 		sonde_json_object_end(&j);
 	}
 	sonde_json_array_end(&j);
