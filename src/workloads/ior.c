@@ -339,8 +339,9 @@ static void json_record(struct run *r, const struct ior_test *t, enum access acc
 	struct sonde_stats per_rank;
 	struct sonde_latency lat;
 	/* gathering every rank's samples costs time at scale: only when someone reads them
-	 * (the --json path and --latency are the same on every rank) */
-	if (!r->ctx->common.json_path && !t->p.latency_lines)
+	 * (--json, --csv and --latency are the same on every rank) */
+	int recording = r->ctx->common.json_path || r->ctx->common.csv_path;
+	if (!recording && !t->p.latency_lines)
 		return;
 	sonde_stats_across(r->comm, my_xfer, &per_rank);
 	sonde_latency_across(r->comm, r->lat, r->nlat, 1 << 20, &lat);
@@ -352,7 +353,7 @@ static void json_record(struct run *r, const struct ior_test *t, enum access acc
 		    "%s latency (iteration %d, %lld calls): p50 %.6f s  p90 %.6f s  p99 %.6f s  "
 		    "max %.6f s\n",
 		    phase_name(acc), rep, (long long)lat.count, lat.p50, lat.p90, lat.p99, lat.max);
-	if (r->rank != 0 || !sonde_results_active())
+	if (r->rank != 0 || !recording)
 		return;
 	const struct ior_params *p = &t->p;
 	struct sonde_json pj, ej;

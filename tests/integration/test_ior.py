@@ -1,5 +1,6 @@
 """sonde ior: numbers cross-checked against the files, IOR's output layout, verification."""
 
+import csv
 import json
 import math
 import os
@@ -55,8 +56,8 @@ def test_bytes_bandwidth_and_files(shm_scratch):
     target = shm_scratch / "f"
     results = shm_scratch / "r.jsonl"
     proc = ior(["-w", "-r", "-k", "-F", "-t", "64k", "-b", "1m", "-s", "3", "-i", "2",
-                      "-o", target, "--json", results], np=2)
-    files = sorted(shm_scratch.glob("f.*"))
+                      "-o", target, "--json", results, "--csv", shm_scratch / "r.csv"], np=2)
+    files = sorted(shm_scratch.glob("f.0*"))
     assert [f.name for f in files] == ["f.00000000", "f.00000001"]
     on_disk = sum(os.stat(f).st_size for f in files)
     assert on_disk == 2 * 3 * 1048576
@@ -77,6 +78,10 @@ def test_bytes_bandwidth_and_files(shm_scratch):
         assert m["per_rank"]["n"] == 2
     assert records[0]["type"] == "header" and records[-1]["type"] == "end"
     assert {r["operation"] for r in records if r["type"] == "summary"} == {"write", "read"}
+    with open(shm_scratch / "r.csv") as f:
+        csv_rows = list(csv.DictReader(f))
+    assert [(r["phase"], int(r["bytes"])) for r in csv_rows] == [
+        ("write", on_disk), ("read", on_disk)] * 2
 
 
 def test_summary_recomputed_from_rows(shm_scratch):
