@@ -95,6 +95,7 @@ struct mpiio_run {
 	char shown[PATH_MAX]; /* the first file's name, as the headers show it (rank 0) */
 	int io_leader;        /* lowest world rank with a file: its hints are printed */
 	int owns_file;        /* deletes the file with -deletefile */
+	int64_t file_bytes;   /* read phase: the file's size when opened */
 	MPI_Comm agg_comm;    /* types 3, 4: the aggregators */
 	MPI_Info info;        /* -hints and -dio, for every open */
 	MPI_Info used;        /* io_leader: what its written file carried */

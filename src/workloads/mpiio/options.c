@@ -304,6 +304,8 @@ static void validate(const struct mpiio_params *p, const unsigned char *given)
 		if (strchr(p->hints.items[i], '='))
 			mpiio_usage_error("-hints: key '%s' contains '=' (write -hints key value)",
 			                  p->hints.items[i]);
+	only_for(given, "target", !p->nofile, "names a file, and -nofile writes none");
+	only_for(given, "targets", !p->nofile, "names files, and -nofile writes none");
 	if (p->nofile && !writes)
 		mpiio_usage_error(
 		    "-nofile writes no file, so there is nothing for -op read to read");

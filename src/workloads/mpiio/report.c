@@ -371,19 +371,20 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 		fflush(run->out);
 		record(run, write, s, verify, mib);
 	}
+	int code = SONDE_EXIT_OK;
+	if (verify[3] > 0) {
+		sonde_error("%lld read(s) returned less data than asked for (files shorter than "
+		            "this run's layout?)",
+		            (long long)verify[3]);
+		code = SONDE_EXIT_RUNTIME;
+	}
 	if (verify[0] > 0) {
 		sonde_error("data check failed: %lld elements in %lld objects did not match "
 		            "(-chkdata %d, -touch %d)",
 		            (long long)verify[0], (long long)verify[1], p->chkdata, p->touch);
-		return SONDE_EXIT_VERIFY;
+		code = SONDE_EXIT_VERIFY;
 	}
-	if (verify[3] > 0) {
-		sonde_error("%lld reads returned less data than asked for (files shorter than "
-		            "this run's layout?)",
-		            (long long)verify[3]);
-		return SONDE_EXIT_RUNTIME;
-	}
-	return SONDE_EXIT_OK;
+	return code;
 }
 
 void mpiio_print_hints(const struct mpiio_run *run)

@@ -1,0 +1,126 @@
+"""sonde mpiio aggregation (types 3 and 4): each aggregator's file holds its senders' objects in
+rank order, the read path sends them home and verifies them, -host/-num_io place aggregators
+as the guide describes, -norsend leaves the aggregators' own data out, -csize packs several
+senders per buffer and -ahead keeps several transfers in flight."""
+
+import re
+
+import pytest
+
+from conftest import read_jsonl, run_sonde
+from mpiio_layout import PAGE, check_file, layout, senders_even
+
+PROC = re.compile(r"^=== MPI Processor (send|Receive) wait time \(min avg max\): \S+\[\d+\]  \S+ "
+                  r"\S+\[\d+\]  sec\.$", re.M | re.I)
+
+
+def agg_files(directory, type_, aggs):
+    if type_ == 4:
+        return [directory / "shared"]
+    return [directory / f"agg.{a}" for a in aggs]
+
+
+def target(directory, type_):
+    return directory / ("shared" if type_ == 4 else "agg.%r")
+
+
+CASES = [
+    # (ranks, type, M, collective, csize in senders per buffer, ahead, norsend, touch)
+    (1, 3, 1, 0, 1, 0, 0, 3), (2, 3, 1, 1, 1, 0, 0, 3), (4, 3, 2, 0, 1, 0, 0, 3),
+    (4, 3, 2, 1, 2, 1, 0, 2), (4, 3, 1, 0, 3, 2, 0, 3), (4, 3, 2, 0, 1, 0, 1, 3),
+    (1, 4, 1, 0, 1, 0, 0, 3), (2, 4, 2, 1, 1, 0, 0, 1), (4, 4, 2, 0, 1, 1, 0, 3),
+    (4, 4, 3, 1, 1, 0, 0, 3), (4, 4, 2, 1, 2, 2, 1, 2), (4, 4, 4, 0, 1, 0, 0, 3),
+]
+
+
+@pytest.mark.parametrize("np_,type_,m,collective,per_buf,ahead,norsend,touch", CASES)
+def test_aggregated_layout_and_read(shm_scratch, np_, type_, m, collective, per_buf, ahead,
+                                    norsend, touch):
+    nobj, size = 2, PAGE + 1024
+    args = ["mpiio", "-type", type_, "-num_io", m, "-nobj", nobj, "-size", size,
+            "-csize", per_buf * nobj * size, "-target", target(shm_scratch, type_),
+            "-touch", touch, "-chkdata", 3, "--json", shm_scratch / "r.jsonl"]
+    if collective:
+        args.append("-collective")
+    if ahead:
+        args += ["-ahead", ahead]
+    if norsend:
+        args.append("-norsend")
+    out = run_sonde(args, np=np_)
+
+    aggs, groups = senders_even(np_, m, norsend)
+    files = layout(type_, np_, nobj, size, groups=groups)
+    paths = agg_files(shm_scratch, type_, aggs)
+    assert len(paths) == len(files)
+    for i, path in enumerate(paths):
+        check_file(path, files[i], size, touch)
+
+    nfiles = len(paths)
+    assert f"=== MPI write [{np_}->{m}->{nfiles} {paths[0]}] Starting ..." in out.stdout
+    assert f"=== MPI read [{nfiles}->{m}->{np_} {paths[0]}] Starting ..." in out.stdout
+    assert len(PROC.findall(out.stdout)) == 4, out.stdout
+    senders = sum(len(g) for g in groups)
+    meas = {r["phase"]: r for r in read_jsonl(shm_scratch / "r.jsonl")
+            if r["type"] == "measurement"}
+    assert meas["write"]["bytes"] == senders * nobj * size
+    assert meas["read"]["verify"]["errors"] == 0
+    assert meas["read"]["verify"]["bytes_checked"] == senders * nobj * size
+
+
+def test_aggregated_read_catches_corruption(shm_scratch):
+    nobj, size = 2, 2048
+    base = ["mpiio", "-type", 3, "-num_io", 2, "-nobj", nobj, "-size", size,
+            "-target", shm_scratch / "agg.%r", "-touch", 2]
+    run_sonde(base + ["-op", "write"], np=4)
+    # Aggregator 2's file: rank 2's objects, then rank 3's; flip element 7 of rank 3's second.
+    with open(shm_scratch / "agg.2", "r+b") as f:
+        f.seek((3 * size) + 7 * 8)
+        b = f.read(1)
+        f.seek((3 * size) + 7 * 8)
+        f.write(bytes([b[0] ^ 0x80]))
+    bad = run_sonde(base + ["-op", "read", "-chkdata", 3], np=4, check=False)
+    assert bad.returncode == 3
+    lines = [ln for ln in bad.stderr.splitlines() if "Data elements" in ln]
+    assert lines == ["[RANK 3] ERROR: 1 Data elements in object 2 does not match expected "
+                     "values."]
+
+
+def test_host_placement_same_host(shm_scratch):
+    import socket
+    host = socket.gethostname()
+    # Both aggregators on this host (ranks 0 and 1); ranks 2 and 3 go to the least loaded,
+    # the lowest first: 2 -> aggregator 0, 3 -> aggregator 1.
+    run_sonde(["mpiio", "-type", 3, "-host", host, "-num_io", 2, "-nobj", 2, "-size", 1024,
+               "-target", shm_scratch / "agg.%r", "-touch", 2, "-chkdata", 3], np=4)
+    groups = [[0, 2], [1, 3]]
+    files = layout(3, 4, 2, 1024, groups=groups)
+    check_file(shm_scratch / "agg.0", files[0], 1024, 2)
+    check_file(shm_scratch / "agg.1", files[1], 1024, 2)
+
+
+def test_host_placement_across_hosts(shm_scratch):
+    # nodeA runs ranks 0, 1 and nodeB ranks 2, 3 (UTS namespaces, tests/uts-agent.sh). One I/O
+    # process on nodeB: rank 2 aggregates for everybody, in rank order.
+    out = run_sonde(["mpiio", "-type", 4, "-host", "nodeB", "-num_io", 1, "-nobj", 2, "-size",
+                     1024, "-target", shm_scratch / "f.%h", "-touch", 2, "-chkdata", 3,
+                     "-lhosts", "-hints", "cb_nodes", "1"],
+                    np=4, hosts="nodeA:2,nodeB:2")
+    check_file(shm_scratch / "f.nodeB", layout(4, 4, 2, 1024, groups=[[0, 1, 2, 3]])[0], 1024, 2)
+    assert "nodeA: 2 processes, first rank 0\nnodeB: 2 processes, first rank 2\n" in out.stdout
+    assert "MPI_info Hints Used (RANK 2):\n" in out.stdout
+    # Two I/O processes per host: nodeA's ranks 0,1 and nodeB's 2,3 each aggregate for
+    # themselves only.
+    run_sonde(["mpiio", "-type", 3, "-host", "nodeA", "nodeB", "-num_io", "1 1", "-nobj", 1,
+               "-size", 1024, "-target", shm_scratch / "g.%h.%r", "-touch", 2, "-chkdata", 3],
+              np=4, hosts="nodeA:2,nodeB:2")
+    groups = [[0, 1], [2, 3]]
+    files = layout(3, 4, 1, 1024, groups=groups)
+    check_file(shm_scratch / "g.nodeA.0", files[0], 1024, 2)
+    check_file(shm_scratch / "g.nodeB.2", files[1], 1024, 2)
+
+
+def test_nofile_aggregation_moves_data_only(shm_scratch):
+    out = run_sonde(["mpiio", "-type", 3, "-num_io", 1, "-nobj", 2, "-size", 1024, "-nofile"],
+                    np=2, cwd=shm_scratch)
+    assert "=== Completed MPI-IO Write." in out.stdout and "MPI read" not in out.stdout
+    assert list(shm_scratch.iterdir()) == []

@@ -1,0 +1,80 @@
+"""sonde mpiio on bad input: one clear line from rank 0, exit code 2, no hang, no file."""
+
+import pytest
+
+from conftest import run_sonde
+
+
+def one_error(proc):
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("sonde mpiio")]
+    assert len(lines) == 1, proc.stderr
+    assert "error:" in lines[0]
+    return lines[0]
+
+
+BAD = [
+    (["-type", 1, "-size", 1001], "must be a multiple of 8"),
+    (["-type", 2, "-size", "5w"], "-size 10: must be a multiple of 8"),
+    (["-type", 3, "-num_io", 1, "-nobj", 2, "-size", "1K", "-csize", "3K"],
+     "-csize 3072: must be a multiple of nobj x size = 2048"),
+    (["-type", 3, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
+    (["-type", 4, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
+    (["-type", 5, "-targets", "/nonexistent/targets.txt"], "-targets /nonexistent/targets.txt: "
+                                                           "No such file or directory"),
+    (["-type", 5, "-size", "1K"], "type 5 needs -targets"),
+    (["-type"], "Too few command-line args"),
+    (["-type", 1, "-bogus", 3], "unknown option -bogus"),
+    (["-type", 9, "-size", "1K"], "-type"),
+    (["-type", 1, "-size", "12Q"], "-size"),
+    (["-type", 1, "-op", "append"], "-op 'append': must be read or write"),
+    (["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
+    (["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),
+    (["-type", 3, "-num_io", 5], "-num_io 5: more I/O processes than the 2 processes"),
+    (["-type", 2, "-hints", "a", "b", "c"], "-hints: expected key value pairs"),
+    (["-type", 1, "-target", "/tmp/x.%q"], "unknown escape '%q'"),
+    (["-type", 1, "-target", "/tmp/same"], "ranks 0 and 1 would write the same file"),
+    (["-type", 3, "-norsend"], "-norsend with every process an aggregator"),
+    (["-type", 3, "-host", "no-such-host", "-num_io", 1],
+     "-host no-such-host: no process runs there"),
+    (["-type", 1, "-op", "read", "-deletefile"], "-deletefile removes only files this run wrote"),
+    (["-type", 1, "-setup", "/nonexistent/setup"], "-setup /nonexistent/setup"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD, ids=[str(i) for i in range(len(BAD))])
+def test_bad_input(shm_scratch, args, message):
+    proc = run_sonde(["mpiio"] + args, np=2, cwd=shm_scratch, check=False, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert message in one_error(proc)
+    assert not any(p.name != "x" for p in shm_scratch.iterdir())
+
+
+def test_missing_directory(shm_scratch):
+    proc = run_sonde(["mpiio", "-type", 1, "-target", shm_scratch / "no" / "f.%r"], np=2,
+                     check=False, timeout=60)
+    assert proc.returncode == 2
+    assert "cannot create" in one_error(proc)
+
+
+def test_read_of_missing_files(shm_scratch):
+    proc = run_sonde(["mpiio", "-type", 2, "-op", "read", "-target", shm_scratch / "none"],
+                     np=2, check=False, timeout=60)
+    assert proc.returncode == 2
+    assert f"cannot open {shm_scratch / 'none'}" in one_error(proc)
+
+
+def test_targets_file_too_short(shm_scratch):
+    t = shm_scratch / "x"
+    t.write_text(f"{shm_scratch}/a\n")
+    proc = run_sonde(["mpiio", "-type", 5, "-num_io", 2, "-targets", t], np=2, check=False,
+                     timeout=60)
+    assert proc.returncode == 2
+    assert "1 lines, but 2 files need a name each" in one_error(proc)
+
+
+def test_bad_setup_file(shm_scratch):
+    s = shm_scratch / "x"
+    s.write_text("-type 2\n-nobj zero\n")
+    proc = run_sonde(["mpiio", "-setup", s, "-size", "1K"], np=2, check=False, timeout=60)
+    assert proc.returncode == 2
+    assert f"-setup {s}: option -nobj" in one_error(proc)
