@@ -303,13 +303,14 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	static struct input_result in;
 	int n = 0, code = SONDE_EXIT_USAGE;
 	MPI_Info info = MPI_INFO_NULL;
-	if (resolve_setup(ctx, set, &o, &pos, &s, &in) < 0 || check_setup(ctx, &s, &n) < 0 ||
-	    make_hints(&o.hints, &info) < 0)
+	if (resolve_setup(ctx, set, &o, &pos, &s, &in) < 0)
 		goto out;
 	if (in.used && ctx->rank == 0) {
 		printf(" Reading from input file %s\n", in.name);
 		fflush(stdout);
 	}
+	if (check_setup(ctx, &s, &n) < 0 || make_hints(&o.hints, &info) < 0)
+		goto out;
 
 	const struct btio_method_ops *ops = s.method >= BTIO_PNETCDF_BLOCKING
 	                                        ? btio_pnetcdf_ops(s.method)
