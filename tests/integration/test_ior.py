@@ -1,7 +1,6 @@
 """sonde ior: numbers cross-checked against the files, IOR's output layout, verification."""
 
 import csv
-import json
 import math
 import os
 import re

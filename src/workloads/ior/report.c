@@ -1,0 +1,204 @@
+/* sonde ior's per-phase reports: per-rank details (--rank-details, IOR's
+ * saveRankPerformanceDetailsCSV), result records with per-rank statistics and per-call
+ * latencies, IOR's -j outlier warnings, and the summary records. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fail.h"
+#include "results.h"
+#include "stats.h"
+#include "workloads/ior/run.h"
+
+const char *ior_phase_name(enum access acc)
+{
+	return acc == WRITE ? "write" : acc == READ || acc == READCHECK ? "read" : "check";
+}
+
+/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
+void ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+                      const double *tm, int64_t moved)
+{
+	double mine[4] = {tm[T_CLOSE1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0], (double)moved, 0};
+	double *all = r->rank == 0 ? malloc(sizeof *all * 4 * (size_t)r->ntasks) : NULL;
+	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, r->comm);
+	if (r->rank != 0)
+		return;
+	if (r->rank_csv) {
+		for (int k = 0; k < r->ntasks; k++) {
+			double *d = all + 4 * k;
+			fprintf(r->rank_csv, "%s,%d,%.6f,%.6f,%.1f,%.1f\n", ior_phase_name(acc), k,
+			        d[0], d[1], d[0] > 0 ? d[2] / d[0] : 0, d[1] > 0 ? d[2] / d[1] : 0);
+		}
+		fflush(r->rank_csv);
+	}
+	if (p->rank_details && r->out) {
+		int slow = 0;
+		fprintf(r->out, "\n%s rank details (iteration %d):\n", ior_phase_name(acc), rep);
+		fprintf(r->out, "%-6s %-14s %-12s %-12s %-12s\n", "rank", "bytes", "total(s)",
+		        "wr/rd(s)", "bw(MiB/s)");
+		for (int k = 0; k < r->ntasks; k++) {
+			double *d = all + 4 * k;
+			fprintf(r->out, "%-6d %-14.0f %-12.6f %-12.6f %-12.2f\n", k, d[2], d[0],
+			        d[1], d[1] > 0 ? d[2] / d[1] / 1048576.0 : 0);
+			if (d[0] > all[4 * slow])
+				slow = k;
+		}
+		fprintf(r->out, "slowest rank: %d (%.6f s, %s)\n\n", slow, all[4 * slow],
+		        r->ctx->topo.node_names[r->ctx->topo.node_of_rank[slow]]);
+	}
+	free(all);
+}
+
+void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
+                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
+                     int verified, int64_t errors)
+{
+	struct sonde_stats per_rank;
+	struct sonde_latency lat;
+	/* gathering every rank's samples costs time at scale: only when someone reads them
+	 * (--json, --csv and --latency are the same on every rank) */
+	int recording = r->ctx->common.json_path || r->ctx->common.csv_path;
+	if (!recording && !t->p.latency_lines)
+		return;
+	sonde_stats_across(r->comm, my_xfer, &per_rank);
+	sonde_latency_across(r->comm, r->lat, r->nlat, 1 << 20, &lat);
+	int64_t checked = 0, errs = 0;
+	sonde_verify_total(r->comm, v, &errs, &checked);
+	if (r->rank == 0 && t->p.latency_lines && r->out)
+		fprintf(
+		    r->out,
+		    "%s latency (iteration %d, %lld calls): p50 %.6f s  p90 %.6f s  p99 %.6f s  "
+		    "max %.6f s\n",
+		    ior_phase_name(acc), rep, (long long)lat.count, lat.p50, lat.p90, lat.p99,
+		    lat.max);
+	if (r->rank != 0 || !recording)
+		return;
+	const struct ior_params *p = &t->p;
+	struct sonde_json pj, ej;
+	sonde_json_init(&pj);
+	sonde_json_object_begin(&pj, NULL);
+	sonde_json_string(&pj, "api", p->api);
+	sonde_json_int(&pj, "test", p->id);
+	sonde_json_int(&pj, "transfer_size", p->xfer);
+	sonde_json_int(&pj, "block_size", p->block);
+	sonde_json_int(&pj, "segments", p->segments);
+	sonde_json_bool(&pj, "file_per_process", p->fpp);
+	sonde_json_bool(&pj, "collective", p->collective);
+	sonde_json_int(&pj, "tasks", r->ntasks);
+	sonde_json_object_end(&pj);
+	sonde_json_init(&ej);
+	sonde_json_object_begin(&ej, NULL);
+	sonde_json_double(&ej, "open_s", pt->open);
+	sonde_json_double(&ej, "wrrd_s", pt->xfer);
+	sonde_json_double(&ej, "close_s", pt->close);
+	sonde_json_double(&ej, "iops", pt->iops);
+	sonde_json_double(&ej, "latency_s", pt->latency);
+	sonde_json_int(&ej, "stat_bytes", pt->stat_bytes);
+	sonde_json_int(&ej, "pairs", pt->pairs);
+	if (p->wearout) {
+		sonde_json_double(&ej, "stonewall_s", pt->sw_time);
+		sonde_json_int(&ej, "stonewall_min_bytes", pt->sw_min_bytes);
+		sonde_json_int(&ej, "stonewall_total_bytes", pt->sw_total_bytes);
+		sonde_json_double(&ej, "stonewall_aggregate_mib_s",
+		                  pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / 1048576.0
+		                                  : 0);
+	}
+	sonde_json_object_end(&ej);
+	struct sonde_measurement m = {
+	    .phase = ior_phase_name(acc),
+	    .iteration = rep,
+	    .bytes = pt->bytes,
+	    .seconds = pt->total,
+	    .ops = p->xfer ? pt->bytes / p->xfer : 0,
+	    .per_rank = &per_rank,
+	    .latency = &lat,
+	    .verified = verified,
+	    .verify_errors = errors,
+	    .bytes_checked = checked,
+	    .params_json = pj.buf,
+	    .extra_json = ej.buf,
+	};
+	sonde_results_measurement("ior", &m);
+	sonde_json_free(&pj);
+	sonde_json_free(&ej);
+}
+
+/* -j: IOR's outlier warnings, one per rank and timer that is far from the mean. */
+void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm)
+{
+	const char *names[] = {"start time", "elapsed create time", "elapsed transfer time",
+	                       "elapsed close time", "end time"};
+	double v[5] = {tm[T_OPEN0], tm[T_OPEN1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0],
+	               tm[T_CLOSE1] - tm[T_CLOSE0], tm[T_CLOSE1]};
+	for (int k = 0; k < 5; k++) {
+		double sum = 0, sq = 0;
+		MPI_Allreduce(&v[k], &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
+		double mean = sum / r->ntasks, d = (v[k] - mean) * (v[k] - mean);
+		MPI_Allreduce(&d, &sq, 1, MPI_DOUBLE, MPI_SUM, r->comm);
+		if (fabs(v[k] - mean) > p->outlier)
+			fprintf(stderr,
+			        "sonde ior: warning: for %s, task %d, %s %s is %f (mean=%f, "
+			        "stddev=%f)\n",
+			        r->ctx->topo.node_names[r->ctx->topo.node_id], r->rank,
+			        ior_phase_name(acc), names[k], v[k], mean, sqrt(sq / r->ntasks));
+	}
+}
+
+/* JSON summary records: IOR's summary figures per test and operation. */
+void ior_json_summary(const struct run *r, const struct ior_test *t)
+{
+	if (r->rank != 0 || !sonde_results_active())
+		return;
+	for (int w = 1; w >= 0; w--) {
+		struct ior_summary s;
+		if ((w ? !t->p.write : !(t->p.read || t->p.check_read)) ||
+		    ior_summarize(t, w, r->ntasks, &s) < 0)
+			continue;
+		struct sonde_json j;
+		sonde_json_init(&j);
+		sonde_json_object_begin(&j, NULL);
+		sonde_json_string(&j, "operation", w ? "write" : "read");
+		sonde_json_int(&j, "test", t->p.id);
+		sonde_json_int(&j, "repetitions", s.n);
+		sonde_json_double(&j, "bw_max_mib_s", s.bw_max);
+		sonde_json_double(&j, "bw_min_mib_s", s.bw_min);
+		sonde_json_double(&j, "bw_mean_mib_s", s.bw_mean);
+		sonde_json_double(&j, "bw_stddev_mib_s", s.bw_sd);
+		sonde_json_double(&j, "ops_max", s.ops_max);
+		sonde_json_double(&j, "ops_min", s.ops_min);
+		sonde_json_double(&j, "ops_mean", s.ops_mean);
+		sonde_json_double(&j, "ops_stddev", s.ops_sd);
+		sonde_json_double(&j, "mean_time_s", s.mean_time);
+		if (s.stonewall) {
+			sonde_json_double(&j, "stonewall_s", s.sw_time);
+			sonde_json_double(&j, "stonewall_mib_s_per_rank", s.sw_mib);
+			sonde_json_double(&j, "stonewall_aggregate_mib_s", s.sw_aggregate_mib);
+		}
+		sonde_json_int(&j, "aggregate_bytes", s.agg_bytes);
+		sonde_json_object_end(&j);
+		sonde_results_record("summary", "ior", j.buf);
+		sonde_json_free(&j);
+	}
+}
+
+void ior_params_json(const struct ior_params *p, struct sonde_json *j)
+{
+	sonde_json_object_begin(j, NULL);
+	sonde_json_string(j, "api", p->api);
+	sonde_json_string(j, "test_file", p->test_file);
+	sonde_json_int(j, "transfer_size", p->xfer);
+	sonde_json_int(j, "block_size", p->block);
+	sonde_json_int(j, "segments", p->segments);
+	sonde_json_int(j, "repetitions", p->reps);
+	sonde_json_bool(j, "file_per_process", p->fpp);
+	sonde_json_bool(j, "collective", p->collective);
+	sonde_json_bool(j, "reorder_tasks", p->reorder);
+	sonde_json_int(j, "task_per_node_offset", p->task_offset);
+	sonde_json_int(j, "reorder_tasks_random", p->reorder_random);
+	sonde_json_bool(j, "intra_test_barriers", p->barriers);
+	sonde_json_int(j, "deadline_s", p->deadline);
+	sonde_json_bool(j, "stonewall_wear_out", p->wearout);
+	sonde_json_string(j, "preset", p->preset);
+	sonde_json_object_end(j);
+}

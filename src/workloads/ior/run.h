@@ -1,0 +1,58 @@
+/* sonde ior: the state one run shares between its phases, and the per-phase reports
+ * (src/workloads/ior/report.c) that read it. */
+#ifndef SONDE_IOR_RUN_H
+#define SONDE_IOR_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "clock.h"
+#include "json.h"
+#include "pattern.h"
+#include "workload.h"
+#include "workloads/ior/ior.h"
+#include "workloads/ior/reorder.h"
+
+enum access { WRITE, READ, WRITECHECK, READCHECK };
+enum { T_OPEN0, T_OPEN1, T_XFER0, T_XFER1, T_CLOSE0, T_CLOSE1, T_N };
+
+/* What a run shares between its phases. */
+struct run {
+	struct sonde_context *ctx;
+	MPI_Comm comm;
+	int rank, ntasks;
+	struct ior_mapping map;
+	struct sonde_clock clock;
+	const struct sonde_backend *backend;
+	struct sonde_strlist hints;
+	void *buf;
+	uint64_t seed; /* pattern seed of this repetition */
+	int64_t stream_rep;
+	FILE *out; /* IOR's text output (NULL when a summary format replaces it) */
+	FILE *rank_csv;
+	int64_t verify_errors;
+	int64_t pairs_limit; /* stoneWallingWearOutIterations in force */
+	double *lat;         /* per-call latencies of the current phase */
+	int64_t nlat, caplat;
+};
+
+/* report.c */
+const char *ior_phase_name(enum access acc);
+/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective). */
+void ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+                      const double *tm, int64_t moved);
+/* The phase's measurement record (--json/--csv) and --latency line (collective). */
+void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
+                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
+                     int verified, int64_t errors);
+/* -j outlier warnings (collective). */
+void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm);
+/* Summary records of a test (rank 0). */
+void ior_json_summary(const struct run *r, const struct ior_test *t);
+void ior_params_json(const struct ior_params *p, struct sonde_json *j);
+
+/* cache.c: --drop-cache on one file; resident and total pages afterwards. */
+void ior_drop_cache(const char *path, int64_t *resident, int64_t *total);
+
+#endif
