@@ -443,6 +443,10 @@ void sonde_results_close(int exit_code)
 	if (!R.open)
 		return;
 	R.open = 0;
+	/* From here on the run is over: a SIGTERM from the launcher (another rank failed first)
+	 * must not claim to have stopped it. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
 	if (R.json) {
 		begin_record("end", R.workload ? R.workload : "");
 		sonde_json_int(&R.rec, "exit_code", exit_code);
