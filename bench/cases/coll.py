@@ -1,0 +1,89 @@
+"""sonde coll --per-call against a minimal reference loop (bench/coll_ref.c) timing the same
+collective the same way: per iteration MPI_Barrier, then the call alone between two MPI_Wtime;
+mean time per call averaged over ranks. Bcast, Allreduce and Alltoall at 8 B, 64 KiB and 1 MiB on
+2 ranks, one launch per (tool, operation, size), the tools alternating.
+
+sonde: `coll --per-call -b S -e S -i N <op> --json F` (its Avg, extra.avg_us); it primes with 1
+call and estimates with 5 before the N measured ones, so the reference warms up with 6 calls.
+Both fill the send buffer with mpiBench's byte pattern (reductions add the same doubles).
+Rows compare calls per second (1 / Avg), so higher is better for sonde.
+
+Knobs: SONDE_BENCH_MPIRUN (default mpirun)."""
+
+import json
+import os
+import subprocess
+import tempfile
+
+from benchlib import BenchError, Row
+
+RANKS = 2
+TARGET = 0.95
+OPS = ["Bcast", "Allreduce", "Alltoall"]
+# (bytes, iterations): enough calls for a stable mean, few enough for a short case.
+SIZES = [(8, 5000), (64 * 1024, 1000), (1024 * 1024, 200)]
+WARMUP_CALLS = 6
+
+
+def _mpi_env():
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp")
+    return env
+
+
+def _run(argv, what):
+    mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
+    cmd = [mpirun, "-n", str(RANKS)] + [str(a) for a in argv]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=_mpi_env())
+    if proc.returncode != 0:
+        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
+                         f"{proc.stderr.strip()[-500:]}")
+    return proc.stdout
+
+
+class CollPerCall:
+    name = "coll_percall"
+    description = "sonde coll --per-call vs a minimal barrier+call timing loop, 2 ranks"
+
+    def run(self, ctx):
+        sonde = ctx.build / "sonde"
+        if not sonde.exists():
+            raise BenchError(f"{sonde} is missing: build first (make build)")
+        ref = ctx.program("coll_ref")
+        rows = {(op, size): Row(self.name, f"{op} {size} B, {RANKS} ranks, {iters} calls",
+                                "calls/s", "coll_ref loop", TARGET)
+                for op in OPS for size, iters in SIZES}
+        for _, measured in ctx.rounds():
+            for op in OPS:
+                for size, iters in SIZES:
+                    mine = self._sonde(sonde, op, size, iters)
+                    theirs = self._ref(ref, op, size, iters)
+                    if measured:
+                        rows[op, size].sonde.append(1e6 / mine)
+                        rows[op, size].ref.append(1e6 / theirs)
+        return list(rows.values())
+
+    @staticmethod
+    def _sonde(sonde, op, size, iters):
+        with tempfile.TemporaryDirectory(prefix="sonde-bench-coll-") as d:
+            path = os.path.join(d, "r.jsonl")
+            _run([sonde, "coll", "--per-call", "-b", size, "-e", size, "-i", iters, op,
+                  "--json", path], "sonde coll")
+            with open(path) as f:
+                recs = [json.loads(line) for line in f if line.strip()]
+        ms = [r for r in recs if r["type"] == "measurement"]
+        if len(ms) != 1 or ms[0]["ops"] != iters or ms[0]["params"]["size"] != size:
+            raise BenchError(f"sonde coll {op} {size}: unexpected records {ms}")
+        return ms[0]["extra"]["avg_us"]
+
+    @staticmethod
+    def _ref(ref, op, size, iters):
+        out = _run([ref, op, size, iters, WARMUP_CALLS], "coll_ref")
+        rec = json.loads(out)
+        if rec["iterations"] != iters:
+            raise BenchError(f"coll_ref {op} {size}: {rec}")
+        return rec["avg_us"]
+
+
+CASES = [CollPerCall()]
