@@ -257,3 +257,29 @@ def test_targets_and_host_template(shm_scratch):
                "-touch", 2, "-chkdata", 3], np=2)
     check_file(shm_scratch / "alpha", layout(1, 2, 2, 1024)[0], 1024, 2)
     check_file(shm_scratch / "beta.1", layout(1, 2, 2, 1024)[1], 1024, 2)
+
+
+def test_uneven_type5_files(shm_scratch):
+    # 4 ranks, 3 files: file 0 holds ranks 0 and 3, files 1 and 2 one rank each.
+    targets = shm_scratch / "t.txt"
+    targets.write_text("".join(f"{shm_scratch}/file{c}\n" for c in range(3)))
+    run_sonde(["mpiio", "-type", 5, "-num_io", 3, "-nobj", 2, "-size", 1024, "-strided", 1,
+               "-targets", targets, "-touch", 2, "-chkdata", 3], np=4)
+    files = layout(5, 4, 2, 1024, strided=1, m=3)
+    assert [w for _, w in files[0]] == [0, 3, 0, 3]
+    for c in range(3):
+        check_file(shm_scratch / f"file{c}", files[c], 1024, 2)
+
+
+def test_errout_collects_errors(shm_scratch):
+    base = ["mpiio", "-type", 1, "-nobj", 2, "-size", "1K", "-target", shm_scratch / "nn.%r",
+            "-touch", 2]
+    run_sonde(base + ["-op", "write"], np=2)
+    corrupt(shm_scratch / "nn.0", 128)
+    errs = shm_scratch / "errors.txt"
+    bad = run_sonde(base + ["-op", "read", "-chkdata", 3, "-errout", errs], np=2, check=False)
+    assert bad.returncode == 3
+    text = errs.read_text()
+    assert "[RANK 0] ERROR: 1 Data elements in object 2 does not match expected values." in text
+    assert "sonde mpiio: error: data check failed" in text
+    assert "Data elements" not in bad.stderr

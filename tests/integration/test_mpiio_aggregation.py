@@ -124,3 +124,20 @@ def test_nofile_aggregation_moves_data_only(shm_scratch):
                     np=2, cwd=shm_scratch)
     assert "=== Completed MPI-IO Write." in out.stdout and "MPI read" not in out.stdout
     assert list(shm_scratch.iterdir()) == []
+
+
+def test_barrier_sync_preallocate_with_uneven_aggregators(shm_scratch):
+    # 3 ranks, 2 aggregators (ranks 0 and 2): aggregator 0 has two buffers to write, aggregator
+    # 1 one; the barrier before every write must still match up.
+    out = run_sonde(["mpiio", "-type", 4, "-num_io", 2, "-nobj", 2, "-size", 1024, "-target",
+                     shm_scratch / "f", "-barrier", "-sync", "-preallocate", "1M", "-touch", 2,
+                     "-chkdata", 3, "-verbose"], np=3, timeout=60)
+    assert "=== MPI Barrier Wait Time (min [rank] avg max [rank]):" in out.stdout
+    assert "=== MPI File Sync Time (min [rank] avg max [rank]):" in out.stdout
+    assert "[2] Processor Receive Wait Time = " in out.stdout
+    # Preallocation may leave the file longer than the data; the objects are where they belong.
+    data = (shm_scratch / "f").read_bytes()
+    assert len(data) >= 1 << 20
+    (shm_scratch / "g").write_bytes(data[:6 * 1024])
+    aggs, groups = senders_even(3, 2)
+    check_file(shm_scratch / "g", layout(4, 3, 2, 1024, groups=groups)[0], 1024, 2)
