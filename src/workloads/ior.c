@@ -538,7 +538,8 @@ static int run_test(struct run *r, struct ior_test *t)
 	int64_t saved_limit = p->wearout_pairs;
 	double start = MPI_Wtime();
 	int code = 0;
-	for (int rep = 0; rep < p->reps && !code; rep++) {
+	int stop = 0;
+	for (int rep = 0; rep < p->reps && !code && !stop; rep++) {
 		if (p->max_minutes && MPI_Wtime() - start >= p->max_minutes * 60.0)
 			break;
 		r->seed = base_seed;
@@ -587,6 +588,8 @@ static int run_test(struct run *r, struct ior_test *t)
 				break;
 		}
 		t->reps_done = rep + 1;
+		if (p->quit_on_error && r->verify_errors)
+			stop = 1; /* -q: no more repetitions */
 		int keep_for_error = r->verify_errors && p->keep_on_error;
 		if (wrote && !p->keep && !keep_for_error) {
 			MPI_Barrier(r->comm);

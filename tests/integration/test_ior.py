@@ -221,3 +221,18 @@ def test_memory_hog(shm_scratch):
     assert "memory hog per task : 33 MiB" in proc.stdout
     bad = ior(["-w", "-M", "10x", "-o", shm_scratch / "h"], np=2, check=False)
     assert bad.returncode == 2 and "memoryPerNode: '10x'" in bad.stderr
+
+
+def test_quit_on_error_and_ior33_letters(scratch):
+    """-q stops after the repetition whose check failed; -B is IOR 3.3's O_DIRECT letter."""
+    target = scratch / "q"
+    ior(["-w", "-k", "-G", "5", "-B", "-t", "8k", "-b", "8k", "-o", target], np=1)
+    with open(target, "r+b") as f:
+        first = f.read(1)[0]
+        f.seek(0)
+        f.write(bytes([first ^ 0x5A]))
+    proc = ior(["-r", "-R", "-q", "-k", "-i", "3", "-G", "5", "-t", "8k", "-b", "8k", "-o",
+                target], np=1, check=False)
+    assert proc.returncode == 3
+    assert len(rows(proc.stdout)) == 1  # one repetition, then it stopped
+    assert "Summary of all tests:" in proc.stdout

@@ -59,6 +59,7 @@ struct ior_params {
 	int random_offset;               /* -z (count) */
 	int reorder_random;              /* -Z (count) */
 	int dry_run;                     /* --dryRun */
+	int quit_on_error;               /* -q */
 	int odirect;                     /* --posix.odirect */
 	int64_t random_seed;             /* --random-offset-seed, -1 = time */
 	/* -O directives (and script keys) */

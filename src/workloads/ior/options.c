@@ -12,6 +12,19 @@
 #define BIG      INT64_MAX
 
 static const struct sonde_option options[] = {
+    {'B', "useO_DIRECT", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (IOR 3.3's letter)"},
+    {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
+    {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL, "HDF5 data sets are not implemented"},
+    {'J', "setAlignment", SONDE_OPT_REFUSED, 0, NULL, "HDF5 alignment is not implemented"},
+    {'n', "noFill", SONDE_OPT_REFUSED, 0, NULL, "HDF5 no-fill is not implemented"},
+    {'p', "preallocate", SONDE_OPT_REFUSED, 0, NULL, "MPI-IO preallocation is not implemented"},
+    {'P', "useSharedFilePointer", SONDE_OPT_REFUSED, 0, NULL,
+     "MPI-IO shared file pointers are not implemented"},
+    {'q', "quitOnError", SONDE_OPT_FLAG, F(quit_on_error), NULL,
+     "stop the repetitions after a verification error"},
+    {'S', "useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
+     "strided datatypes are not implemented"},
+    {'V', "useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
     {'a', "api", SONDE_OPT_STRING, F(api), "API", "I/O interface: POSIX or MPIIO"},
     {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
@@ -190,6 +203,8 @@ static const struct directive directives[] = {
     {"savePerOpDataCSV", D_REFUSED, 0,
      "per-operation CSV files are not written; per-call latencies are in --json"},
     {"interIODelay", D_REFUSED, 0, "not implemented"},
+    {"quitOnError", D_INT, F(quit_on_error)},
+    {"useO_DIRECT", D_INT, F(odirect)},
     {"singleXferAttempt", D_REFUSED, 0, "sonde's backends always complete short transfers"},
 };
 
