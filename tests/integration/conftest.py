@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SONDE = os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde"))
+# Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
+SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
 MPIRUN = os.environ.get("SONDE_MPIRUN", "mpirun")
 UTS_AGENT = REPO / "tests" / "uts-agent.sh"
 
