@@ -128,12 +128,19 @@ static int make_hints(const struct sonde_strlist *list, MPI_Info *info)
 {
 	const char **hints = NULL;
 	char **copies = calloc((size_t)list->count + 1, sizeof *copies);
+	if (!copies)
+		sonde_fatal("out of memory for the hints");
 	int n = 0;
 	for (int i = 0; i < list->count; i++) {
 		copies[i] = strdup(list->items[i]);
+		if (!copies[i])
+			sonde_fatal("out of memory for the hints");
 		char *save = NULL;
 		for (char *h = strtok_r(copies[i], ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-			hints = realloc(hints, (size_t)(n + 1) * sizeof *hints);
+			const char **more = realloc(hints, (size_t)(n + 1) * sizeof *hints);
+			if (!more)
+				sonde_fatal("out of memory for %d hints", n + 1);
+			hints = more;
 			hints[n++] = h;
 		}
 	}

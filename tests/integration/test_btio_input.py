@@ -151,6 +151,16 @@ def test_hints(shm_scratch):
     one_error(out, "--hints", "cb_nodes")
 
 
+def test_hints_reach_pnetcdf(shm_scratch):
+    """A PnetCDF hint moves the data of btio.nc; MPI-IO reads find it from the header."""
+    run_btio(shm_scratch, "w", 2, GRID, 2, np=4, extra=["--hints", "nc_var_align_size=4096"])
+    assert nc_data_start(shm_scratch / "btio.nc", GRID, 2) == 4096
+    run_btio(shm_scratch, "w", 2, GRID, 2, np=4)
+    assert nc_data_start(shm_scratch / "btio.nc", GRID, 2) < 4096
+    run_btio(shm_scratch, "w", 3, GRID, 2, np=1, extra=["--hints", "nc_var_align_size=4096"])
+    run_btio(shm_scratch, "r", 0, GRID, 2, np=4, extra=["--file", "btio.nc"])
+
+
 BAD = [
     # (ranks (0: singleton), arguments, file text or None, words the one error line must hold)
     (2, ["--method", 0, "--grid", "12x12x12", "--dumps", 1], None,
