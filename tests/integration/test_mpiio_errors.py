@@ -22,7 +22,8 @@ BAD = [
     (["-type", 5, "-targets", "/nonexistent/targets.txt"], "-targets /nonexistent/targets.txt: "
                                                            "No such file or directory"),
     (["-type", 5, "-size", "1K"], "type 5 needs -targets"),
-    (["-type"], "Too few command-line args"),
+    (["-verbose"], "Too few command-line args"),
+    (["-type"], "option -type needs a value"),
     (["-type", 1, "-bogus", 3], "unknown option -bogus"),
     (["-type", 9, "-size", "1K"], "-type"),
     (["-type", 1, "-size", "12Q"], "-size"),

@@ -325,10 +325,6 @@ static void validate(const struct mpiio_params *p, const unsigned char *given)
 
 void mpiio_params_load(struct sonde_context *ctx, int argc, char **argv, struct mpiio_params *p)
 {
-	if (argc < 3)
-		mpiio_usage_error(
-		    "Too few command-line args: give at least -type, -nobj, -size or -target "
-		    "(sonde mpiio --help lists the options)");
 	defaults(p);
 	struct sonde_parse_result pos;
 	struct sonde_option_set *set =
@@ -337,6 +333,11 @@ void mpiio_params_load(struct sonde_context *ctx, int argc, char **argv, struct 
 		mpiio_usage_error("unexpected argument '%s' (options start with '-')",
 		                  pos.positional[0]);
 	sonde_parse_result_free(&pos);
+	/* As the original: a bare command line is more likely a mistake than a wish for every
+	 * default (unknown words were reported above, by name). */
+	if (argc < 3)
+		mpiio_usage_error("Too few command-line args: give at least -type, -nobj, -size or "
+		                  "-target (sonde mpiio --help lists the options)");
 	unsigned char *given = set->given;
 	if (p->setup)
 		apply_setup(ctx, p, given);
