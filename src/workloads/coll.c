@@ -313,8 +313,9 @@ static int64_t run_test(const struct coll_cfg *cfg, struct coll_call *c,
 	coll_report(cfg, c, ce->name, ranks, &r, errors);
 	coll_result_free(&r);
 	if (errors > 0)
-		sonde_error("data check failed: %lld corrupt bytes in %s at %lld bytes on %s",
-		            (long long)errors, c->op->name, (long long)c->size, ce->name);
+		sonde_error("data check failed: %lld corrupt %s in %s at %lld bytes on %s",
+		            (long long)errors, c->type == MPI_DOUBLE ? "doubles" : "bytes",
+		            c->op->name, (long long)c->size, ce->name);
 	return errors;
 }
 

@@ -20,7 +20,7 @@ SONDE_OPS = ["Scatterv", "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exsc
 REDUCTIONS = {"Allreduce", "Reduce", "Reduce_scatter_block", "Reduce_scatter", "Scan", "Exscan",
               "Iallreduce", "Ireduce"}
 NO_SIZE = {"Barrier", "Ibarrier"}
-UNCHECKED = REDUCTIONS | NO_SIZE
+UNCHECKED = NO_SIZE
 
 # mpiBench's result line: "%-20.20s\tBytes:\t%8u\tIters:\t%7d\tAvg:\t%8.4f\tMin:\t%8.4f\t
 # Max:\t%8.4f\tComm: %s\tRanks: %d"; sonde may append tab-separated fields after it.
@@ -192,23 +192,30 @@ def test_checks_pass_on_every_operation(np, flag, tmp_path):
             assert m["verify"]["bytes_checked"] >= 256 * np * np, m["phase"]
 
 
-# (flag, operation, rank whose received byte is corrupted, source rank named in the message)
+# (flag, operation, rank whose received byte is corrupted, source rank named in the message;
+# None for reductions, whose message gives the expected and found sums)
 CORRUPT_CASES = [
     ("-c", "Bcast", 1, 0), ("-c", "Alltoall", 1, 0), ("-c", "Alltoallv", 1, 0),
     ("-C", "Allgather", 1, 0), ("-c", "Allgatherv", 0, 1), ("-c", "Gather", 0, 0),
     ("-c", "Gatherv", 0, 1), ("-c", "Scatter", 1, 0), ("-c", "Scatterv", 1, 0),
     ("-C", "Ibcast", 1, 0), ("-c", "Ialltoall", 0, 0),
+    ("-c", "Allreduce", 1, None), ("-C", "Reduce", 0, None), ("-c", "Scan", 1, None),
+    ("-c", "Reduce_scatter_block", 1, None), ("-c", "Iallreduce", 0, None),
 ]
 
 
 @pytest.mark.parametrize("flag,op,rank,src", CORRUPT_CASES)
-def test_corruption_is_reported_with_rank_and_offset(op, rank, src, flag, tmp_path):
+def test_corruption_is_reported_with_rank_and_offset(flag, op, rank, src, tmp_path):
     out = tmp_path / "r.jsonl"
-    p = coll([flag, "-b", "4", "-e", "16", "-i", "5", op, "--json", out], np=2,
-                  env={"SONDE_TEST_CORRUPT_RECV": f"{rank}:0"}, check=False, timeout=60)
+    p = coll([flag, "-b", "8", "-e", "16", "-i", "5", op, "--json", out], np=2,
+             env={"SONDE_TEST_CORRUPT_RECV": f"{rank}:0"}, check=False, timeout=60)
     assert p.returncode == 3, p.stdout + p.stderr
-    assert f"Receive buffer corruption detected on rank {rank} at rbuffer[0] from rank {src}" \
-        in p.stdout
+    where = f"Receive buffer corruption detected on rank {rank} at rbuffer[0]"
+    if src is None:
+        assert re.search(re.escape(where) + r" \(reduction: expected [\d.]+, found [\d.e+-]+\)",
+                         p.stdout), p.stdout
+    else:
+        assert f"{where} from rank {src}" in p.stdout
     assert "test hook SONDE_TEST_CORRUPT_RECV" in p.stderr
     assert "data check failed" in p.stderr
     assert "END mpiBench" not in p.stdout

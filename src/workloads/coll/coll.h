@@ -66,7 +66,8 @@ struct coll_op {
 	/* Blocking: the call itself. Non-blocking: starts it into *req. Returns an MPI code. */
 	int (*call)(struct coll_call *c, MPI_Request *req);
 	/* Checks the buffers after a call; reports the first mismatch as mpiBench words it and
-	 * returns the number of bad bytes. NULL = not checked (reductions, Barrier). */
+	 * returns the number of bad bytes (elements for reductions). NULL = not checked (Barrier).
+	 */
 	int64_t (*check)(struct coll_call *c);
 };
 

@@ -41,11 +41,25 @@ static inline char pattern(size_t j, int rank)
 	return (char)((j + 1) * (size_t)(rank + 1) + j);
 }
 
+/* Reductions add whole numbers, element k of comm rank r being base(k) x (r + 1): every sum is
+ * exact whatever order the library adds in, so results can be checked bit for bit (mpiBench
+ * added its byte pattern read as doubles, and never checked). */
+static double base(size_t k)
+{
+	return (double)(k % 1000 + 1);
+}
+
 void coll_fill(struct coll_call *c)
 {
-	char *s = c->b->sbuf;
-	for (size_t j = 0; j < c->b->len; j++)
-		s[j] = pattern(j, c->rank);
+	if (c->op->flags & COLL_REDUCTION) {
+		double *d = (double *)(void *)c->b->sbuf;
+		for (size_t k = 0; k < c->b->len / sizeof *d; k++)
+			d[k] = base(k) * (c->rank + 1);
+	} else {
+		char *s = c->b->sbuf;
+		for (size_t j = 0; j < c->b->len; j++)
+			s[j] = pattern(j, c->rank);
+	}
 	memset(c->b->rbuf, 0, c->b->len);
 }
 
@@ -222,6 +236,95 @@ static int64_t check_scatterv(struct coll_call *c)
 	int64_t rep = 0, bad = check_send(c);
 	bad += check_recv(c, c->b->rbuf, 0, 0, (size_t)c->b->sdispls[c->rank],
 	                  (size_t)c->b->scounts[c->rank], &rep);
+	return done(bad);
+}
+
+/* ---- reductions: exact sums of the whole-number fill ---- */
+
+static int64_t check_send_doubles(struct coll_call *c)
+{
+	int64_t bad = 0;
+	const double *d = (const double *)(const void *)c->b->sbuf;
+	size_t n = c->b->len / sizeof *d;
+	c->checked += (int64_t)(n * sizeof *d);
+	for (size_t k = 0; k < n; k++) {
+		if (d[k] == base(k) * (c->rank + 1))
+			continue;
+		if (bad++ == 0)
+			printf("Send buffer corruption detected on rank %d at sbuffer[%zu]\n",
+			       c->world_rank, k * sizeof *d);
+	}
+	return bad;
+}
+
+/* n result elements must be base(first + i) x factor: factor is the sum of (q + 1) over the
+ * ranks q that contribute. */
+static int64_t check_sums(struct coll_call *c, size_t first, size_t n, double factor)
+{
+	int64_t bad = 0;
+	const double *d = (const double *)(const void *)c->b->rbuf;
+	c->checked += (int64_t)(n * sizeof *d);
+	for (size_t i = 0; i < n; i++) {
+		double want = base(first + i) * factor;
+		if (d[i] == want)
+			continue;
+		if (bad++ == 0)
+			printf("Receive buffer corruption detected on rank %d at rbuffer[%zu] "
+			       "(reduction: expected %.17g, found %.17g)\n",
+			       c->world_rank, i * sizeof *d, want, d[i]);
+	}
+	return bad;
+}
+
+/* 1 + 2 + ... + m */
+static double triangle(int m)
+{
+	return (double)m * (m + 1) / 2;
+}
+
+static int64_t check_allreduce(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	return done(bad + check_sums(c, 0, (size_t)c->count, triangle(c->nranks)));
+}
+
+static int64_t check_reduce(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	if (c->rank == 0)
+		bad += check_sums(c, 0, (size_t)c->count, triangle(c->nranks));
+	return done(bad);
+}
+
+static int64_t check_reduce_scatter_block(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	size_t first = (size_t)c->rank * (size_t)c->count;
+	return done(bad + check_sums(c, first, (size_t)c->count, triangle(c->nranks)));
+}
+
+static int64_t check_reduce_scatter(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	size_t first = 0;
+	for (int q = 0; q < c->rank; q++)
+		first += (size_t)c->b->rcounts[q];
+	return done(bad +
+	            check_sums(c, first, (size_t)c->b->rcounts[c->rank], triangle(c->nranks)));
+}
+
+static int64_t check_scan(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	return done(bad + check_sums(c, 0, (size_t)c->count, triangle(c->rank + 1)));
+}
+
+/* Exscan leaves rank 0's result undefined. */
+static int64_t check_exscan(struct coll_call *c)
+{
+	int64_t bad = check_send_doubles(c);
+	if (c->rank > 0)
+		bad += check_sums(c, 0, (size_t)c->count, triangle(c->rank));
 	return done(bad);
 }
 
@@ -440,22 +543,22 @@ const struct coll_op coll_ops[] = {
     {"Gather", MB, NULL, do_gather, check_gather},
     {"Gatherv", MB, setup_gatherv, do_gatherv, check_gatherv},
     {"Scatter", MB, NULL, do_scatter, check_scatter},
-    {"Allreduce", MB | RED, NULL, do_allreduce, NULL},
-    {"Reduce", MB | RED, NULL, do_reduce, NULL},
+    {"Allreduce", MB | RED, NULL, do_allreduce, check_allreduce},
+    {"Reduce", MB | RED, NULL, do_reduce, check_reduce},
     /* sonde's additions: run only when named (or with the word "all") */
     {"Scatterv", 0, setup_scatterv, do_scatterv, check_scatterv},
-    {"Reduce_scatter_block", RED, NULL, do_reduce_scatter_block, NULL},
-    {"Reduce_scatter", RED, setup_reduce_scatter, do_reduce_scatter, NULL},
-    {"Scan", RED, NULL, do_scan, NULL},
-    {"Exscan", RED, NULL, do_exscan, NULL},
+    {"Reduce_scatter_block", RED, NULL, do_reduce_scatter_block, check_reduce_scatter_block},
+    {"Reduce_scatter", RED, setup_reduce_scatter, do_reduce_scatter, check_reduce_scatter},
+    {"Scan", RED, NULL, do_scan, check_scan},
+    {"Exscan", RED, NULL, do_exscan, check_exscan},
     {"Ibarrier", NB | COLL_NO_SIZE, NULL, do_ibarrier, NULL},
     {"Ibcast", NB, NULL, do_ibcast, check_bcast},
     {"Ialltoall", NB, NULL, do_ialltoall, check_alltoall},
     {"Iallgather", NB, NULL, do_iallgather, check_allgather},
     {"Igather", NB, NULL, do_igather, check_gather},
     {"Iscatter", NB, NULL, do_iscatter, check_scatter},
-    {"Iallreduce", NB | RED, NULL, do_iallreduce, NULL},
-    {"Ireduce", NB | RED, NULL, do_ireduce, NULL},
+    {"Iallreduce", NB | RED, NULL, do_iallreduce, check_allreduce},
+    {"Ireduce", NB | RED, NULL, do_ireduce, check_reduce},
 };
 
 const int coll_nops = (int)(sizeof coll_ops / sizeof coll_ops[0]);
