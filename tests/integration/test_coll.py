@@ -340,3 +340,26 @@ def test_bad_input(np, args, message):
     assert len(errors) == 1, p.stderr
     assert message in errors[0]
     assert "START" not in p.stdout
+
+
+def v_counts(op, rank, n, count):
+    """Elements rank receives in mpiBench's v-variants (reference 5.6)."""
+    chunk = max(1, count // n)
+    if op == "Alltoallv":
+        return sum(((k + rank) * chunk) % (count + 1) for k in range(n))
+    if op == "Gatherv" and rank != 0:
+        return 0
+    return sum((i * chunk) % (count + 1) for i in range(n))
+
+
+@pytest.mark.parametrize("np", [3, 4])
+def test_v_variant_counts_follow_mpibench(np, tmp_path):
+    # With -c each rank checks three calls (prime, estimate, measured): its whole send buffer
+    # (size x ranks bytes) and exactly the bytes the v-counts deliver to it.
+    out = tmp_path / "r.jsonl"
+    size = 64
+    coll(["-c", "-b", size, "-e", size, "-i", "10", "Alltoallv", "Allgatherv", "Gatherv",
+          "--json", out], np=np)
+    for m in measurements(out):
+        want = sum(3 * (size * np + v_counts(m["phase"], r, np, size)) for r in range(np))
+        assert m["verify"]["bytes_checked"] == want, m["phase"]
