@@ -574,7 +574,10 @@ static int run_test(struct run *r, struct ior_test *t)
 				break;
 		}
 		if (p->read || p->check_read) {
-			if (p->status_file &&
+			/* the status file tells a read-only run how much an earlier run wrote;
+			 * after a write in this run, its own count is the right one (IOR rereads
+			 * the file even then, which still holds the previous run's count) */
+			if (p->status_file && !wrote &&
 			    read_status_file(r, p->status_file, &r->pairs_limit) < 0) {
 				if (r->rank == 0)
 					sonde_warn(
