@@ -13,38 +13,40 @@ def one_error(proc):
 
 
 BAD = [
-    (["-type", 1, "-size", 1001], "must be a multiple of 8"),
-    (["-type", 2, "-size", "5w"], "-size 10: must be a multiple of 8"),
-    (["-type", 3, "-num_io", 1, "-nobj", 2, "-size", "1K", "-csize", "3K"],
+    (2, ["-type", 1, "-size", 1001], "must be a multiple of 8"),
+    (0, ["-type", 2, "-size", "5w"], "-size 10: must be a multiple of 8"),
+    (0, ["-type", 3, "-num_io", 1, "-nobj", 2, "-size", "1K", "-csize", "3K"],
      "-csize 3072: must be a multiple of nobj x size = 2048"),
-    (["-type", 3, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
-    (["-type", 4, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
-    (["-type", 5, "-targets", "/nonexistent/targets.txt"], "-targets /nonexistent/targets.txt: "
+    (0, ["-type", 3, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
+    (0, ["-type", 4, "-strided", 1, "-size", "1K"], "-strided 1 is not available with aggregation"),
+    (0, ["-type", 5, "-targets", "/nonexistent/targets.txt"], "-targets /nonexistent/targets.txt: "
                                                            "No such file or directory"),
-    (["-type", 5, "-size", "1K"], "type 5 needs -targets"),
-    (["-verbose"], "Too few command-line args"),
-    (["-type"], "option -type needs a value"),
-    (["-type", 1, "-bogus", 3], "unknown option -bogus"),
-    (["-type", 9, "-size", "1K"], "-type"),
-    (["-type", 1, "-size", "12Q"], "-size"),
-    (["-type", 1, "-op", "append"], "-op 'append': must be read or write"),
-    (["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
-    (["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),
-    (["-type", 3, "-num_io", 5], "-num_io 5: more I/O processes than the 2 processes"),
-    (["-type", 2, "-hints", "a", "b", "c"], "-hints: expected key value pairs"),
-    (["-type", 1, "-target", "/tmp/x.%q"], "unknown escape '%q'"),
-    (["-type", 1, "-target", "/tmp/same"], "ranks 0 and 1 would write the same file"),
-    (["-type", 3, "-norsend"], "-norsend with every process an aggregator"),
-    (["-type", 3, "-host", "no-such-host", "-num_io", 1],
+    (0, ["-type", 5, "-size", "1K"], "type 5 needs -targets"),
+    (0, ["-verbose"], "Too few command-line args"),
+    (0, ["-type"], "option -type needs a value"),
+    (0, ["-type", 1, "-bogus", 3], "unknown option -bogus"),
+    (0, ["-type", 9, "-size", "1K"], "-type"),
+    (0, ["-type", 1, "-size", "12Q"], "-size"),
+    (0, ["-type", 1, "-op", "append"], "-op 'append': must be read or write"),
+    (0, ["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
+    (0, ["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),
+    (2, ["-type", 3, "-num_io", 5], "-num_io 5: more I/O processes than the 2 processes"),
+    (0, ["-type", 2, "-hints", "a", "b", "c"], "-hints: expected key value pairs"),
+    (0, ["-type", 1, "-target", "/tmp/x.%q"], "unknown escape '%q'"),
+    (2, ["-type", 1, "-target", "/tmp/same"], "ranks 0 and 1 would write the same file"),
+    (2, ["-type", 3, "-norsend"], "-norsend with every process an aggregator"),
+    (2, ["-type", 3, "-host", "no-such-host", "-num_io", 1],
      "-host no-such-host: no process runs there"),
-    (["-type", 1, "-op", "read", "-deletefile"], "-deletefile removes only files this run wrote"),
-    (["-type", 1, "-setup", "/nonexistent/setup"], "-setup /nonexistent/setup"),
+    (0, ["-type", 1, "-op", "read", "-deletefile"], "-deletefile removes only files this run wrote"),
+    (0, ["-type", 1, "-setup", "/nonexistent/setup"], "-setup /nonexistent/setup"),
 ]
 
 
-@pytest.mark.parametrize("args,message", BAD, ids=[str(i) for i in range(len(BAD))])
-def test_bad_input(shm_scratch, args, message):
-    proc = run_sonde(["mpiio"] + args, np=2, cwd=shm_scratch, check=False, timeout=60)
+@pytest.mark.parametrize("np_,args,message", BAD, ids=[str(i) for i in range(len(BAD))])
+def test_bad_input(shm_scratch, np_, args, message):
+    # np_ 0: a singleton run without the launcher (whose non-zero exit costs seconds).
+    proc = run_sonde(["mpiio"] + args, np=max(np_, 1), mpi=np_ > 0, cwd=shm_scratch,
+                     check=False, timeout=60)
     assert proc.returncode == 2, proc.stderr
     assert message in one_error(proc)
     assert not any(p.name != "x" for p in shm_scratch.iterdir())
