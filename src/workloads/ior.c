@@ -387,8 +387,9 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		ior_outliers(r, p, acc, tm);
 	if (r->rank == 0 && r->out)
 		ior_print_row(r->out, p, ior_phase_name(acc), pt, rep);
-	ior_rank_details(r, p, acc, rep, tm, po.moved);
-	ior_json_record(r, t, acc, rep, pt, my_xfer, &v, acc == READCHECK, errors);
+	double *ranks = ior_rank_details(r, p, acc, rep, tm, po.moved);
+	ior_json_record(r, t, acc, rep, pt, my_xfer, &v, acc == READCHECK, errors, ranks);
+	free(ranks);
 	return 0;
 }
 

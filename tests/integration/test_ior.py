@@ -75,6 +75,10 @@ def test_bytes_bandwidth_and_files(shm_scratch):
         assert m["ops"] == on_disk // 65536
         assert m["latency"]["count"] == on_disk // 65536
         assert m["per_rank"]["n"] == 2
+        # the straggler view: each rank's bytes, and the slowest ranks by total time
+        assert m["extra"]["rank_bytes"] == [on_disk / 2, on_disk / 2]
+        secs = m["extra"]["rank_seconds"]
+        assert m["extra"]["slowest_ranks"] == sorted(range(2), key=lambda k: -secs[k])
     assert records[0]["type"] == "header" and records[-1]["type"] == "end"
     assert {r["operation"] for r in records if r["type"] == "summary"} == {"write", "read"}
     with open(shm_scratch / "r.csv") as f:

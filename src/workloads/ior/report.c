@@ -16,14 +16,14 @@ const char *ior_phase_name(enum access acc)
 }
 
 /* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
-void ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
-                      const double *tm, int64_t moved)
+double *ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+                         const double *tm, int64_t moved)
 {
 	double mine[4] = {tm[T_CLOSE1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0], (double)moved, 0};
 	double *all = r->rank == 0 ? malloc(sizeof *all * 4 * (size_t)r->ntasks) : NULL;
 	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, r->comm);
 	if (r->rank != 0)
-		return;
+		return NULL;
 	if (r->rank_csv) {
 		for (int k = 0; k < r->ntasks; k++) {
 			double *d = all + 4 * k;
@@ -47,12 +47,38 @@ void ior_rank_details(struct run *r, const struct ior_params *p, enum access acc
 		fprintf(r->out, "slowest rank: %d (%.6f s, %s)\n\n", slow, all[4 * slow],
 		        r->ctx->topo.node_names[r->ctx->topo.node_of_rank[slow]]);
 	}
-	free(all);
+	return all;
+}
+
+/* The straggler view for JSON: every rank's bytes, total and transfer time, and the (up to)
+ * three slowest ranks by total time. */
+static void rank_arrays(struct sonde_json *j, const double *all, int n)
+{
+	static const char *names[3] = {"rank_seconds", "rank_xfer_seconds", "rank_bytes"};
+	for (int c = 0; c < 3; c++) {
+		sonde_json_array_begin(j, names[c]);
+		for (int k = 0; k < n; k++)
+			sonde_json_double(j, NULL, all[4 * k + c]);
+		sonde_json_array_end(j);
+	}
+	int slow[3] = {-1, -1, -1};
+	for (int k = 0; k < n; k++)
+		for (int s = 0; s < 3; s++)
+			if (slow[s] < 0 || all[4 * k] > all[4 * slow[s]]) {
+				for (int m = 2; m > s; m--)
+					slow[m] = slow[m - 1];
+				slow[s] = k;
+				break;
+			}
+	sonde_json_array_begin(j, "slowest_ranks");
+	for (int s = 0; s < 3 && slow[s] >= 0; s++)
+		sonde_json_int(j, NULL, slow[s]);
+	sonde_json_array_end(j);
 }
 
 void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                     int verified, int64_t errors)
+                     int verified, int64_t errors, const double *ranks)
 {
 	struct sonde_stats per_rank;
 	struct sonde_latency lat;
@@ -104,6 +130,8 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 		                  pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / 1048576.0
 		                                  : 0);
 	}
+	if (ranks)
+		rank_arrays(&ej, ranks, r->ntasks);
 	sonde_json_object_end(&ej);
 	struct sonde_measurement m = {
 	    .phase = ior_phase_name(acc),

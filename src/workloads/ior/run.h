@@ -39,13 +39,14 @@ struct run {
 
 /* report.c */
 const char *ior_phase_name(enum access acc);
-/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective). */
-void ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
-                      const double *tm, int64_t moved);
+/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective).
+ * Returns the gathered figures on rank 0 (4 per rank: total s, transfer s, bytes; free()). */
+double *ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+                         const double *tm, int64_t moved);
 /* The phase's measurement record (--json/--csv) and --latency line (collective). */
 void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                     int verified, int64_t errors);
+                     int verified, int64_t errors, const double *ranks);
 /* -j outlier warnings (collective). */
 void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm);
 /* Summary records of a test (rank 0). */
