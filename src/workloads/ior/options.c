@@ -393,8 +393,8 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		FAIL(
 		    "-c with -z on a shared file: ranks would make different numbers of collective "
 		    "calls");
-	if (p->odirect && (p->xfer % 512 != 0))
-		FAIL("--posix.odirect needs a transfer size that is a multiple of 512 bytes");
+	if (p->odirect && (p->xfer % 4096 != 0))
+		FAIL("--posix.odirect needs a transfer size that is a multiple of 4096 bytes");
 	if (p->unique_dir && !p->fpp)
 		FAIL("-u (unique directory per process) needs -F");
 	if (strchr(p->test_file, '@') && p->unique_dir)
