@@ -1,10 +1,12 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fail.h"
 #include "json.h"
@@ -75,6 +77,21 @@ struct sink {
 	struct sonde_json j;
 };
 
+/* The profile replaces an older one of the same name (as mib's does), but a symbolic link
+ * planted at the path is never followed: it could point at any file the user can write. */
+static FILE *open_text(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
 static void put_value(struct sink *s, double v)
 {
 	/* mib prints a zero for the calls a task did not make. */
@@ -212,11 +229,12 @@ int64_t sonde_profile_write(const struct sonde_profile *p, MPI_Comm comm,
 		MPI_Allreduce(&p->calls, &rows, 1, MPI_INT64_T, MPI_MAX, comm);
 
 	if (rank == 0 && out->text_path) {
-		s.text = fopen(out->text_path, "w");
+		s.text = open_text(out->text_path);
 		if (!s.text) {
 			s.failed = errno;
 			snprintf(err, errlen, "profile %s: %s", out->text_path,
-			         sonde_strerror(errno));
+			         errno == ELOOP ? "a symbolic link is there (not followed)"
+			                        : sonde_strerror(errno));
 		}
 	}
 	if (share_verdict(comm, rank, s.failed, err, errlen))
