@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fail.h"
 #include "topology.h"
@@ -95,6 +96,10 @@ static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* Benchmark files land on shared file systems: none may be writable by group or others,
+	 * whatever the caller's umask. The umask is the one place that also covers the files that
+	 * ROMIO and PnetCDF create (with 0666 & ~umask, no mode of ours). */
+	umask(umask(0) | 022);
 	if (argc < 2) {
 		if (launcher_rank() == 0)
 			print_usage(stderr);
