@@ -354,16 +354,17 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 	};
 	struct sonde_parse_result pos;
 	sonde_parse_command_line(ctx, &coll_table, &cfg, argc, argv, &pos);
-	int selected[64] = {0};
-	char err[256];
+	int *selected = calloc((size_t)coll_nops, sizeof *selected);
+	if (!selected)
+		sonde_fatal("no memory");
+	char err[256] = "";
 	if (select_ops(&pos, selected) < 0 || validate(&cfg, selected, ctx->size) < 0 ||
 	    apply_mem_limit(&cfg, ctx->size) < 0 || check_counts(&cfg, selected, ctx->size) < 0)
 		sonde_exit(SONDE_EXIT_USAGE);
 	sonde_parse_result_free(&pos);
-	if (coll_corrupt_hook_init(err, sizeof err) < 0) {
-		sonde_error("%s", err);
+	int hook_ok = coll_corrupt_hook_init(err, sizeof err) == 0;
+	if (!sonde_agree(MPI_COMM_WORLD, hook_ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
-	}
 	if (coll_corrupt_hook_active())
 		sonde_warn("test hook SONDE_TEST_CORRUPT_RECV is set: received data is corrupted "
 		           "on purpose");
@@ -399,6 +400,7 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 		fflush(stdout);
 	}
 	coll_buffers_free(&b);
+	free(selected);
 	return errors ? SONDE_EXIT_VERIFY : SONDE_EXIT_OK;
 }
 

@@ -363,3 +363,11 @@ def test_v_variant_counts_follow_mpibench(np, tmp_path):
     for m in measurements(out):
         want = sum(3 * (size * np + v_counts(m["phase"], r, np, size)) for r in range(np))
         assert m["verify"]["bytes_checked"] == want, m["phase"]
+
+
+def test_malformed_test_hook_is_bad_input():
+    p = coll(["-c", "Bcast"], np=2, env={"SONDE_TEST_CORRUPT_RECV": "1"}, check=False,
+             timeout=60)
+    assert p.returncode == 2
+    errors = [ln for ln in p.stderr.splitlines() if ln.startswith("sonde coll: error:")]
+    assert len(errors) == 1 and "SONDE_TEST_CORRUPT_RECV='1'" in errors[0]
