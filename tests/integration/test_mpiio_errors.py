@@ -27,6 +27,7 @@ BAD = [
     (0, ["-type", 1, "-bogus", 3], "unknown option -bogus"),
     (0, ["-type", 9, "-size", "1K"], "-type"),
     (0, ["-type", 1, "-size", "12Q"], "-size"),
+    (0, ["-type", 1, "-nobj", 2000000000, "-size", "8G"], "do not fit in a file"),
     (0, ["-type", 1, "-op", "append"], "-op 'append': must be read or write"),
     (0, ["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
     (0, ["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),

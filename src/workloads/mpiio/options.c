@@ -263,7 +263,7 @@ static void only_for(const unsigned char *given, const char *name, int applies, 
 		mpiio_usage_error("-%s %s", name, why);
 }
 
-static void validate(const struct mpiio_params *p, const unsigned char *given)
+static void validate(const struct mpiio_params *p, const unsigned char *given, int nranks)
 {
 	int agg = p->type == 3 || p->type == 4;
 	int reads = !p->op || strcmp(p->op, "read") == 0;
@@ -276,6 +276,10 @@ static void validate(const struct mpiio_params *p, const unsigned char *given)
 	if (p->size / 8 > INT32_MAX)
 		mpiio_usage_error("-size %lld: objects are limited to %lld bytes",
 		                  (long long)p->size, (long long)INT32_MAX * 8);
+	/* Every offset is at most N x nobj x size: it must fit in a file offset. */
+	if (p->size > INT64_MAX / p->nobj / nranks)
+		mpiio_usage_error("%d processes x -nobj %d x -size %lld bytes do not fit in a file",
+		                  nranks, p->nobj, (long long)p->size);
 	if (p->strided && (p->type == 3 || p->type == 4))
 		mpiio_usage_error("-strided 1 is not available with aggregation (types 3 and 4)");
 	only_for(given, "strided", p->type == 2 || p->type == 5,
@@ -341,5 +345,5 @@ void mpiio_params_load(struct sonde_context *ctx, int argc, char **argv, struct 
 	unsigned char *given = set->given;
 	if (p->setup)
 		apply_setup(ctx, p, given);
-	validate(p, given);
+	validate(p, given, ctx->size);
 }
