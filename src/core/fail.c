@@ -37,6 +37,32 @@ static int world_size(void)
 	return size;
 }
 
+/* MPICH's error strings run over several lines ("File does not exist, error stack:\n
+ * ADIOI_UFS_OPEN(37): ..."): its call stack goes, and any other line break becomes "; ", so
+ * that every message stays the one line users and scripts expect. */
+static void one_line(char *msg)
+{
+	char *stack = strstr(msg, ", error stack:");
+	if (stack)
+		*stack = '\0';
+	char *out = msg;
+	for (const char *in = msg; *in; in++) {
+		if (*in != '\n' && *in != '\r') {
+			*out++ = *in;
+			continue;
+		}
+		while (out > msg && out[-1] == ' ')
+			out--;
+		while (in[1] == '\n' || in[1] == '\r' || in[1] == ' ')
+			in++;
+		if (in[1] && out > msg) {
+			*out++ = ';';
+			*out++ = ' ';
+		}
+	}
+	*out = '\0';
+}
+
 /* One write() per message so lines from several ranks do not interleave mid-line. */
 static void emit(const char *kind, int with_rank, const char *fmt, va_list ap)
 {
@@ -49,8 +75,10 @@ static void emit(const char *kind, int with_rank, const char *fmt, va_list ap)
 	if (with_rank)
 		n += snprintf(msg + n, sizeof msg - (size_t)n, "rank %d: ", world_rank());
 	n += snprintf(msg + n, sizeof msg - (size_t)n, "%s: ", kind);
-	if (n < (int)sizeof msg)
+	if (n < (int)sizeof msg) {
 		vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+		one_line(msg + n);
+	}
 	size_t len = strnlen(msg, sizeof msg - 2);
 	msg[len] = '\n';
 	fflush(stdout);
@@ -98,6 +126,7 @@ int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof msg, fmt, ap);
 		va_end(ap);
+		one_line(msg);
 	}
 	if (!mpi_up() || comm == MPI_COMM_NULL) {
 		if (!local_ok)
