@@ -50,3 +50,12 @@ def test_delay_and_refnum(shm_scratch):
     assert time.monotonic() - start >= 2.0  # one second before each of the two phases
     rows = [l.split() for l in proc.stdout.splitlines() if l.startswith(("write ", "read "))]
     assert rows[-1][-1] == "77"  # RefNum column
+
+
+def test_attached_values_and_grouped_flags(shm_scratch):
+    """IOR's command-line forms: -wrk grouped, -t16k attached, -vv repeated."""
+    target = shm_scratch / "a"
+    proc = ior(["-wrk", "-t16k", "-b64k", "-s2", "-vv", f"-o{target}"], np=1)
+    assert "verbose             : 2" in proc.stdout
+    assert "xfersize            : 16 KiB" in proc.stdout
+    assert os.stat(target).st_size == 131072
