@@ -34,9 +34,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "coll_ref: bad arguments or no memory\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	/* sonde's fill (mpiBench's), so reductions add the same doubles. */
+	/* sonde's fill: mpiBench's byte pattern, and for reductions the whole numbers sonde adds.
+	 */
 	for (size_t j = 0; j < len; j++)
 		sbuf[j] = (char)((j + 1) * (size_t)(rank + 1) + j);
+	if (kind == 1)
+		for (size_t k = 0; k < len / sizeof(double); k++)
+			((double *)(void *)sbuf)[k] = (double)(k % 1000 + 1) * (rank + 1);
 	int count = kind == 1 ? (int)(bytes / 8) : (int)bytes;
 	double total = 0;
 	for (int i = -warmup; i < iters; i++) {

@@ -5,7 +5,7 @@ mean time per call averaged over ranks. Bcast, Allreduce and Alltoall at 8 B, 64
 
 sonde: `coll --per-call -b S -e S -i N <op> --json F` (its Avg, extra.avg_us); it primes with 1
 call and estimates with 5 before the N measured ones, so the reference warms up with 6 calls.
-Both fill the send buffer with mpiBench's byte pattern (reductions add the same doubles).
+Both fill the send buffer as sonde does (mpiBench's byte pattern; whole numbers for Allreduce).
 Rows compare calls per second (1 / Avg), so higher is better for sonde.
 
 Knobs: SONDE_BENCH_MPIRUN (default mpirun)."""
