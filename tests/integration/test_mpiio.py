@@ -106,6 +106,9 @@ def test_layout_and_verification(shm_scratch, np_, type_, collective, strided, t
         eff = rec["extra"]["effective_bandwidth_mib_s"]
         assert close(eff["min"], mib / rec["extra"]["times_s"]["total"]["max"])
         assert close(rec["seconds"], rec["extra"]["times_s"]["total"]["max"])
+        pr = rec["per_rank"]
+        assert pr["n"] == np_ and pr["min"] <= pr["mean"] <= pr["max"]
+        assert pr["stddev"] <= (pr["max"] - pr["min"]) / 2 + 1e-12
     verify = meas["read"]["verify"]
     assert verify["checked"] and verify["errors"] == 0
     # chkdata 3 looks at every element; stamps lie inside the objects.

@@ -133,7 +133,8 @@ void mpiio_print_phase_start(const struct mpiio_run *run, int write)
 	fflush(run->out);
 }
 
-/* Min and max with their ranks, and the mean, over the ranks that take part (in != 0). */
+/* Min and max with their ranks, mean and population stddev over the ranks that take part
+ * (in != 0); the core's sonde_stats_across has no notion of a subset. */
 static void stats_of(MPI_Comm comm, double value, int in, struct sonde_stats *s)
 {
 	int rank;
@@ -144,8 +145,8 @@ static void stats_of(MPI_Comm comm, double value, int in, struct sonde_stats *s)
 	} lo = {in ? value : INFINITY, rank}, hi = {in ? value : -INFINITY, rank}, mn, mx;
 	MPI_Allreduce(&lo, &mn, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
 	MPI_Allreduce(&hi, &mx, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-	double sums[2] = {in ? value : 0, in}, tot[2];
-	MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, comm);
+	double sums[3] = {in ? value : 0, in, in ? value * value : 0}, tot[3];
+	MPI_Allreduce(sums, tot, 3, MPI_DOUBLE, MPI_SUM, comm);
 	memset(s, 0, sizeof *s);
 	s->n = (int64_t)tot[1];
 	if (s->n == 0) /* nobody took part: zeros, as the original printed unused timers */
@@ -156,6 +157,8 @@ static void stats_of(MPI_Comm comm, double value, int in, struct sonde_stats *s)
 	s->max_rank = mx.r;
 	s->sum = tot[0];
 	s->mean = tot[0] / tot[1];
+	double var = tot[2] / tot[1] - s->mean * s->mean;
+	s->stddev = var > 0 ? sqrt(var) : 0;
 }
 
 /* Timers in the order the report prints them. */
