@@ -94,8 +94,10 @@ def test_layout_and_verification(shm_scratch, np_, type_, collective, strided, t
     mib = np_ * nobj * size / 2**20
     check_report(out.stdout, "write", mib)
     check_report(out.stdout, "read", mib)
-    assert f"=== MPI write [{np_}->{np_}->{len(paths)} {paths[0]}] Starting ..." in out.stdout
-    assert f"=== MPI read [{len(paths)}->{np_}->{np_} {paths[0]}] Starting ..." in out.stdout
+    writers = m if type_ == 5 else np_
+    assert f"=== MPI write [{np_}->{writers}->{len(paths)} {paths[0]}] Starting ..." in out.stdout
+    assert f"=== MPI read [{len(paths)}->{writers}->{np_} {paths[0]}] Starting ..." in out.stdout
+    assert f"Total number of I/O processors (M): {writers}\n" in out.stdout
 
     recs = read_jsonl(shm_scratch / "r.jsonl")
     meas = {r["phase"]: r for r in recs if r["type"] == "measurement"}

@@ -238,7 +238,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 		if (m > n)
 			mpiio_usage_error("-num_io %lld: more files than the %d processes",
 			                  (long long)m, n);
-		run->writers = n;
+		run->writers = (int)m; /* the original's M: -num_io, the number of files */
 		run->nfiles = (int)m;
 		run->senders = n;
 		run->color = run->rank % (int)m;
