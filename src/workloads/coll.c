@@ -49,7 +49,8 @@ static const struct sonde_option coll_options[] = {
     {0, "per-call", SONDE_OPT_FLAG, CFG(per_call), NULL,
      "time each call alone, after a barrier outside the timer (the OSU/IMB method)"},
     {0, "percentiles", SONDE_OPT_FLAG, CFG(percentiles), NULL,
-     "add P50/P90/P99/PMax columns (microseconds) to each result line"},
+     "add P50/P90/P99/PMax columns (microseconds) of the per-iteration times; the loop kernels "
+     "then read the clock after every iteration"},
     {0, "overlap", SONDE_OPT_FLAG, CFG(overlap), NULL,
      "for non-blocking operations, also measure overlap with computation (Overlap(%) column)"},
     {'o', NULL, SONDE_OPT_REFUSED, 0, NULL,

@@ -274,6 +274,18 @@ def test_timing_modes(tmp_path):
         assert m["latency"]["mean"] * 1e6 == pytest.approx(m["extra"]["avg_us"])
 
 
+def test_percentiles_in_the_loop_kernel(tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = coll(["--percentiles", "-c", "-e", "8", "-i", "20", "Allgather", "--json", out], np=2)
+    for r in parse(p.stdout, 2):
+        assert r["rest"].startswith("\tP50:\t")  # the default kernel: no Timing field
+    for m in measurements(out):
+        # Per-iteration times of both ranks; they add up to the loop time.
+        assert m["latency"]["count"] == 2 * m["ops"]
+        assert m["latency"]["mean"] * 1e6 == pytest.approx(m["extra"]["avg_us"], rel=1e-9)
+        assert m["latency"]["p50"] <= m["latency"]["max"]
+
+
 def test_nonblocking_overlap(tmp_path):
     out = tmp_path / "r.jsonl"
     p = coll(["--overlap", "-b", "8", "-e", "64", "-i", "10", "Ibcast", "Iallreduce",

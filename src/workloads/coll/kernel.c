@@ -47,10 +47,25 @@ static inline void one_call(struct coll_call *c)
 }
 
 /* n back-to-back operations, with the barrier after each in the barrier kernel. Barrier is
- * timed alone in every kernel, as mpiBench's time_barrier does. */
-static void run_loop(struct coll_call *c, int n, int with_barrier)
+ * timed alone in every kernel, as mpiBench's time_barrier does. With samples (--percentiles),
+ * the clock is read after every iteration: samples[i] = end of iteration i - end of the one
+ * before (t0 for the first), so they add up to the loop's time. Returns the end time. */
+static double run_loop(struct coll_call *c, int n, int with_barrier, double t0, double *samples)
 {
-	if (with_barrier && !(c->op->flags & COLL_NO_SIZE)) {
+	int barrier = with_barrier && !(c->op->flags & COLL_NO_SIZE);
+	if (samples) {
+		double prev = t0;
+		for (int i = 0; i < n; i++) {
+			one_call(c);
+			if (barrier)
+				mpi_check(MPI_Barrier(c->comm), c, "barrier");
+			double now = MPI_Wtime();
+			samples[i] = now - prev;
+			prev = now;
+		}
+		return prev;
+	}
+	if (barrier) {
 		for (int i = 0; i < n; i++) {
 			one_call(c);
 			mpi_check(MPI_Barrier(c->comm), c, "barrier");
@@ -59,6 +74,7 @@ static void run_loop(struct coll_call *c, int n, int with_barrier)
 		for (int i = 0; i < n; i++)
 			one_call(c);
 	}
+	return MPI_Wtime();
 }
 
 static int checks_iteration(const struct coll_cfg *cfg, const struct coll_call *c, int i, int n)
@@ -74,7 +90,7 @@ static void verify(struct coll_call *c, struct coll_result *r)
 
 /* Loop kernels: seconds for n iterations, timed in segments that end before each checked
  * iteration's fill and resume after its check. */
-static double kernel_loop(const struct coll_cfg *cfg, struct coll_call *c, int n,
+static double kernel_loop(const struct coll_cfg *cfg, struct coll_call *c, int n, double *samples,
                           struct coll_result *r)
 {
 	int with_barrier = cfg->timing == COLL_TIMING_BARRIER;
@@ -91,8 +107,7 @@ static double kernel_loop(const struct coll_cfg *cfg, struct coll_call *c, int n
 		if (check)
 			coll_fill(c);
 		double t0 = MPI_Wtime();
-		run_loop(c, seg, with_barrier);
-		elapsed += MPI_Wtime() - t0;
+		elapsed += run_loop(c, seg, with_barrier, t0, samples ? samples + done : NULL) - t0;
 		if (check)
 			verify(c, r);
 		done += seg;
@@ -128,7 +143,7 @@ static double kernel(const struct coll_cfg *cfg, struct coll_call *c, int n, dou
 {
 	if (cfg->timing == COLL_TIMING_PERCALL)
 		return kernel_percall(cfg, c, n, samples, r);
-	return kernel_loop(cfg, c, n, r);
+	return kernel_loop(cfg, c, n, samples, r);
 }
 
 static void spin(double seconds)
@@ -178,10 +193,13 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 		c->op->setup(c);
 	coll_fill(c);
 
+	/* Per-iteration durations: always in the per-call kernel; in the loop kernels only for
+	 * --percentiles, which adds a clock read per iteration to the loop. */
+	int sampled = cfg->timing == COLL_TIMING_PERCALL || cfg->percentiles;
 	kernel(cfg, c, 1, NULL, r); /* prime */
 	int nest = cfg->iters < ESTIMATE_ITERS ? cfg->iters : ESTIMATE_ITERS;
 	double est_samples[ESTIMATE_ITERS];
-	double est = kernel(cfg, c, nest, est_samples, r) / nest;
+	double est = kernel(cfg, c, nest, sampled ? est_samples : NULL, r) / nest;
 
 	int limit = cfg->iters;
 	double est_us = est * 1e6;
@@ -191,7 +209,7 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 	MPI_Bcast(&limit, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
 	if (limit > nest) {
-		if (cfg->timing == COLL_TIMING_PERCALL) {
+		if (sampled) {
 			r->samples = malloc(sizeof *r->samples * (size_t)limit);
 			if (!r->samples)
 				sonde_fatal("no memory for %d per-call samples", limit);
@@ -203,7 +221,7 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 		r->estimate_only = 1;
 		r->iters = nest;
 		r->per_iter_s = est;
-		if (cfg->timing == COLL_TIMING_PERCALL) {
+		if (sampled) {
 			r->samples = malloc(sizeof *r->samples * ESTIMATE_ITERS);
 			if (!r->samples)
 				sonde_fatal("no memory for per-call samples");
