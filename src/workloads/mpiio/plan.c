@@ -8,8 +8,6 @@
 #include "units.h"
 #include "workloads/mpiio/mpiio.h"
 
-#define HOSTLEN 256
-
 /* The numbers of -num_io: each word may hold several ("2 2"). */
 static int num_io_counts(const struct sonde_strlist *l, int **out)
 {
@@ -68,15 +66,14 @@ static int place_hosts(struct mpiio_plan *pl, const struct mpiio_run *run, const
 		mpiio_usage_error("-num_io: give one number for every -host, or one for all (%d "
 		                  "numbers for %d hosts)",
 		                  ncounts, hosts->count);
-	char *names = malloc((size_t)nranks * HOSTLEN);
-	MPI_Allgather(run->hostname, HOSTLEN, MPI_CHAR, names, HOSTLEN, MPI_CHAR, run->ctx->comm);
+	/* Each rank finds its own host in the list; only that index travels (N ints, not N
+	 * host names, on every rank). */
+	int mine = -1;
+	for (int h = 0; h < hosts->count && mine < 0; h++)
+		if (same_host(run->hostname, hosts->items[h]))
+			mine = h;
 	int *host_of = malloc(sizeof *host_of * (size_t)nranks);
-	for (int r = 0; r < nranks; r++) {
-		host_of[r] = -1;
-		for (int h = 0; h < hosts->count && host_of[r] < 0; h++)
-			if (same_host(names + (size_t)r * HOSTLEN, hosts->items[h]))
-				host_of[r] = h;
-	}
+	MPI_Allgather(&mine, 1, MPI_INT, host_of, 1, MPI_INT, run->ctx->comm);
 	int m = 0;
 	int *is_agg = calloc((size_t)nranks, sizeof *is_agg);
 	for (int h = 0; h < hosts->count; h++) {
@@ -121,7 +118,6 @@ static int place_hosts(struct mpiio_plan *pl, const struct mpiio_run *run, const
 	free(load);
 	free(is_agg);
 	free(host_of);
-	free(names);
 	return m;
 }
 
