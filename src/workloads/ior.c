@@ -66,8 +66,7 @@ static int64_t stat_size(const char *path)
 	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-/* Opens as IOR does: a shared POSIX file is created by rank 0 alone, the others open it once
- * it exists; MPI-IO opens collectively over the ranks sharing the file. */
+/* Opens the target: POSIX on each rank, MPI-IO collectively over the ranks sharing the file. */
 static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
                                       const struct target *tg, int writing, int *err)
 {
@@ -78,24 +77,13 @@ static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
 	    .nhints = r->hints.count,
 	    .alignment = p->odirect ? 4096 : 0,
 	};
+	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
+	 * before the barrier that starts the phase (in phase()) */
 	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;
-	if (writing && !p->use_existing)
-		flags |= SONDE_IO_TRUNC;
 	if (p->odirect)
 		flags |= SONDE_IO_DIRECT;
 	struct sonde_file *f = NULL;
-	int rc = 0;
-	if (writing && !p->fpp && !(r->backend->caps & SONDE_CAP_SHARED_OPEN)) {
-		if (r->rank == 0)
-			rc = r->backend->open(tg->path, flags, &opt, &f);
-		MPI_Barrier(r->comm);
-		if (r->rank != 0)
-			rc = r->backend->open(tg->path,
-			                      flags & ~(unsigned)(SONDE_IO_CREATE | SONDE_IO_TRUNC),
-			                      &opt, &f);
-	} else {
-		rc = r->backend->open(tg->path, flags, &opt, &f);
-	}
+	int rc = r->backend->open(tg->path, flags, &opt, &f);
 	*err = rc;
 	return rc < 0 ? NULL : f;
 }
@@ -285,6 +273,11 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		printf("task %d %s %s\n", r->rank, writing ? "writing" : "reading", tg.path);
 		fflush(stdout);
 	}
+	/* IOR deletes the file here, before the barrier; sonde empties it instead (it keeps a
+	 * file it did not create, and its striping), by one rank for a shared file */
+	if (writing && !p->use_existing && (p->fpp || r->rank == 0) && truncate(tg.path, 0) < 0 &&
+	    errno != ENOENT)
+		sonde_warn("cannot truncate %s: %s", tg.path, sonde_strerror(errno));
 	if (acc == WRITE || acc == READ || acc == READCHECK)
 		if (p->delay > 0)
 			sleep((unsigned)p->delay);
