@@ -165,10 +165,9 @@ BAD = [
     # (ranks (0: singleton), arguments, file text or None, words the one error line must hold)
     (2, ["--method", 0, "--grid", "12x12x12", "--dumps", 1], None,
      ["Number of processes must be a square number", "2 ranks"]),
-    (3, [], "w\n3\n1\n12 12 12\n.\n", ["Number of processes must be a square number"]),
     (4, ["--method", 1, "--grid", "4x12x12", "--dumps", 1], None,
      ["Cell size too small. Min size is 3", "along X"]),
-    (9, [], "w\n0\n1\n12 12 8\n.\n", ["Cell size too small. Min size is 3", "along Z"]),
+    (4, [], "w\n0\n1\n12 12 5\n.\n", ["Cell size too small. Min size is 3", "along Z"]),
     (0, ["nosuch.data"], None, ["No input file nosuch.data. Exiting ..."]),
     (4, [], None, ["No input file inputbt.data. Exiting ...", "--grid"]),
     (0, ["inputbt.data"], "DIR", ["inputbt.data"]),
