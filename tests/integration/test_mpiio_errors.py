@@ -82,3 +82,16 @@ def test_bad_setup_file(shm_scratch):
     proc = run_sonde(["mpiio", "-setup", s, "-size", "1K"], np=2, check=False, timeout=60)
     assert proc.returncode == 2
     assert f"-setup {s}: option -nobj" in one_error(proc)
+
+
+@pytest.mark.parametrize("type_,name", [(1, "f.1"), (2, "f")])
+def test_planted_symlink_is_refused(shm_scratch, type_, name):
+    precious = shm_scratch / "precious"
+    precious.write_bytes(b"keep me")
+    (shm_scratch / name).symlink_to(precious)
+    target = shm_scratch / ("f.%r" if type_ == 1 else "f")
+    proc = run_sonde(["mpiio", "-type", type_, "-nobj", 2, "-size", "4K", "-target", target],
+                     np=2, check=False, timeout=60)
+    assert proc.returncode == 2
+    assert "is a symbolic link" in one_error(proc)
+    assert precious.read_bytes() == b"keep me"
