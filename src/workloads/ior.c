@@ -128,6 +128,16 @@ struct phase_out {
 	char why[4096];
 };
 
+/* minTimeDuration: another pass over the file? Rank 0 decides for collective I/O, where
+ * every rank must make the same calls. */
+static int again(const struct run *r, const struct ior_params *p, int hit, double start)
+{
+	int more = !hit && sonde_now() - start < p->min_time;
+	if (p->collective && p->min_time)
+		MPI_Bcast(&more, 1, MPI_INT, 0, r->comm);
+	return more;
+}
+
 /* IOR's transfer loop: segments x transfers, stonewall deadline, and the wear-out that brings
  * every rank to the same number of transfers as the busiest one. */
 static void transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
@@ -148,22 +158,25 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 #define OFFSET(seg, k)                                                                             \
 	(rnd ? rnd[k] + (seg) * (p->fpp ? p->block : r->ntasks * p->block)                         \
 	     : ior_offset(&g, seg, k, tg->pretend))
-	for (i = 0; i < p->segments && !hit; i++) {
-		for (j = 0; j < count && !hit; j++) {
-			int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
-			if (n < 0) {
-				snprintf(po->why, sizeof po->why, "%s", sonde_io_last_error());
-				po->failed = 1;
-				goto out;
+	do { /* minTimeDuration: go over the file again until the time has passed */
+		for (i = 0; i < p->segments && !hit; i++) {
+			for (j = 0; j < count && !hit; j++) {
+				int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
+				if (n < 0) {
+					snprintf(po->why, sizeof po->why, "%s",
+					         sonde_io_last_error());
+					po->failed = 1;
+					goto out;
+				}
+				moved += n;
+				pairs++;
+				hit = (p->deadline && sonde_now() - start > p->deadline) ||
+				      (r->pairs_limit && pairs == r->pairs_limit);
+				if (p->collective && p->deadline)
+					MPI_Bcast(&hit, 1, MPI_INT, 0, r->comm);
 			}
-			moved += n;
-			pairs++;
-			hit = (p->deadline && sonde_now() - start > p->deadline) ||
-			      (r->pairs_limit && pairs == r->pairs_limit);
-			if (p->collective && p->deadline)
-				MPI_Bcast(&hit, 1, MPI_INT, 0, r->comm);
 		}
-	}
+	} while (again(r, p, hit, start));
 	if (p->wearout) {
 		long long mine = pairs, max = 0, min = 0, moved_ll = moved, min_moved = 0, sum = 0;
 		MPI_Allreduce(&mine, &max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);

@@ -59,3 +59,14 @@ def test_attached_values_and_grouped_flags(shm_scratch):
     assert "verbose             : 2" in proc.stdout
     assert "xfersize            : 16 KiB" in proc.stdout
     assert os.stat(target).st_size == 131072
+
+
+def test_min_time_duration(shm_scratch):
+    """-O minTimeDuration=1: the phase goes over the file again until a second has passed."""
+    proc = ior(["-w", "-k", "-O", "minTimeDuration=1", *SMALL, "-o", shm_scratch / "t"], np=2)
+    row = [l.split() for l in proc.stdout.splitlines() if l.startswith("write ")][0]
+    assert float(row[7]) >= 1.0  # wr/rd(s)
+    assert "Using actual aggregate bytes moved" in proc.stderr
+    moved = int(proc.stderr.split("Using actual aggregate bytes moved = ")[1].split()[0])
+    assert moved > 131072 and moved % 65536 == 0  # whole passes over each rank's block
+    assert os.stat(shm_scratch / "t").st_size == 131072

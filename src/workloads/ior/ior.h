@@ -65,6 +65,7 @@ struct ior_params {
 	/* -O directives (and script keys) */
 	int wearout;
 	int64_t wearout_pairs;   /* stoneWallingWearOutIterations */
+	int min_time;            /* minTimeDuration: loop over the file for at least S seconds */
 	const char *status_file; /* stoneWallingStatusFile */
 	const char *summary_format;
 	const char *summary_file;
