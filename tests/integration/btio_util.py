@@ -2,9 +2,12 @@
 writes independently of sonde (the same splitmix64 arithmetic as src/core/pattern.c), so tests
 check the bytes in the files, not only what sonde reports."""
 
+import functools
 import re
 import struct
 from pathlib import Path
+
+import pytest
 
 from conftest import run_sonde
 
@@ -118,3 +121,18 @@ def nc_data_start(path, grid, dumps):
     with open(path, "rb") as f:
         assert f.read(4) == b"CDF\x05"
     return start
+
+
+@functools.lru_cache(maxsize=None)
+def has_pnetcdf():
+    """Whether this sonde was built with PnetCDF (methods 2 and 3)."""
+    out = run_sonde(["btio", "--mode", "r", "--method", 2, "--grid", "12x12x12", "--dumps", 1,
+                     "--dir", "/nonexistent-sonde-btio-probe"], mpi=False, check=False,
+                    timeout=60)
+    return "built without" not in out.stderr
+
+
+def require(*methods):
+    """Skips the test when it needs PnetCDF and sonde was built without it."""
+    if any(m >= 2 for m in methods) and not has_pnetcdf():
+        pytest.skip("sonde was built without PnetCDF")

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from btio_util import (BANNERS, SEED_README, blocks, element_offset, grid_arg, nc_data_start,
-                       read_double, record_bytes, run_btio, btio, value)
+from btio_util import (BANNERS, SEED_README, blocks, btio, element_offset, grid_arg,
+                       nc_data_start, read_double, record_bytes, require, run_btio, value)
 from conftest import read_jsonl
 
 GRID = (12, 13, 14)  # uneven on 4 and 9 ranks, every dimension different
@@ -59,6 +59,7 @@ def check_file_values(path, method, grid, dumps):
 @pytest.mark.parametrize("np,method", [(np, m) for np in (1, 4) for m in range(4)] +
                          [(9, 0), (9, 3)])
 def test_write_then_read_verified(shm_scratch, np, method):
+    require(method)
     grid, dumps = ((12, 12, 12), 2) if np == 9 else (GRID, 3)
     results = shm_scratch / "r.jsonl"
     out = run_btio(shm_scratch, "rw", method, grid, dumps, np=np,
@@ -87,6 +88,7 @@ def test_write_then_read_verified(shm_scratch, np, method):
 
 def test_output_block_layout_matches_the_original(shm_scratch):
     """Labels, widths and order exactly as the reference's measured output (1 rank, method 3)."""
+    require(3)
     (shm_scratch / "inputbt.data").write_text(
         f"w                  # IO mode\n3   # IO method\n2   # dumps\n16 16 16   # grid\n"
         f"{shm_scratch}\n")
@@ -129,6 +131,7 @@ def seed_ncdump():
 
 
 def test_ncdump_header_matches_the_seed(shm_scratch):
+    require(3)
     # The seed shows X = Y = Z = 512 and 40 dumps; distinct sizes here check the order.
     grid, dumps = (12, 13, 14), 3
     run_btio(shm_scratch, "w", 3, grid, dumps, np=4)
@@ -157,6 +160,7 @@ def test_ncdump_header_matches_the_seed(shm_scratch):
 ])
 def test_reads_across_methods_and_rank_counts(shm_scratch, write_np, write_method, read_np,
                                                read_method):
+    require(write_method, read_method)
     grid, dumps = (12, 12, 13), 2
     run_btio(shm_scratch, "w", write_method, grid, dumps, np=write_np)
     name = file_name(write_method)

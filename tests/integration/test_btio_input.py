@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from btio_util import (blocks, btio, element_offset, nc_data_start, read_double, record_bytes,
-                       run_btio, value, write_double)
+from btio_util import (blocks, btio, element_offset, has_pnetcdf, nc_data_start, read_double,
+                       record_bytes, require, run_btio, value, write_double)
 from conftest import read_jsonl
 
 GRID = (12, 13, 14)
@@ -35,6 +35,7 @@ def one_error(proc, *needles, code=2):
 
 
 def test_default_input_file_in_the_current_directory(shm_scratch):
+    require(2)
     input_file(shm_scratch / "inputbt.data", method=2, dumps=2, grid="12 12 12",
                directory=shm_scratch)
     out = btio([], np=4, cwd=shm_scratch)
@@ -47,6 +48,7 @@ def test_default_input_file_in_the_current_directory(shm_scratch):
 
 def test_input_file_argument_and_overrides(shm_scratch):
     """The single argument names the file; long options override its lines."""
+    require(3)
     other = shm_scratch / "out"
     other.mkdir()
     f = input_file(shm_scratch / "mine.data", method=0, dumps=5, grid="64 64 64",
@@ -79,6 +81,7 @@ def test_no_input_file_needed_with_the_long_options(shm_scratch):
 
 @pytest.mark.parametrize("method,np", [(1, 4), (3, 4)])
 def test_corruption_is_reported_with_its_index(shm_scratch, method, np):
+    require(method)
     dumps = 3
     run_btio(shm_scratch, "w", method, GRID, dumps, np=np)
     name = "btio.nc" if method >= 2 else "btio.mpi"
@@ -117,6 +120,7 @@ def test_foreign_data_needs_no_verify(shm_scratch):
 
 @pytest.mark.parametrize("method,name", [(0, "btio.mpi"), (3, "btio.nc")])
 def test_too_many_dumps(shm_scratch, method, name):
+    require(method)
     run_btio(shm_scratch, "w", method, GRID, 2, np=1)
     out = run_btio(shm_scratch, "r", method, GRID, 3, np=4, check=False)
     one_error(out, f"{shm_scratch / name} holds 2 dumps; cannot read 3")
@@ -124,12 +128,14 @@ def test_too_many_dumps(shm_scratch, method, name):
 
 @pytest.mark.parametrize("method,name", [(1, "btio.mpi"), (2, "btio.nc")])
 def test_mismatched_grid(shm_scratch, method, name):
+    require(method)
     run_btio(shm_scratch, "w", method, GRID, 1, np=1)
     out = run_btio(shm_scratch, "r", method, (12, 13, 15), 1, np=4, check=False)
     one_error(out, str(shm_scratch / name), "12x13x15")
 
 
 def test_netcdf_method_refuses_a_raw_file(shm_scratch):
+    require(3)
     run_btio(shm_scratch, "w", 0, GRID, 1, np=1)
     out = run_btio(shm_scratch, "r", 3, GRID, 1, np=4, check=False,
                    extra=["--file", "btio.mpi"])
@@ -146,13 +152,14 @@ def test_hints(shm_scratch):
                    extra=["--hints", "cb_nodes=1,romio_cb_write=enable", "--hints",
                           "cb_buffer_size=1048576"])
     assert len(blocks(out.stdout)) == 2
-    out = run_btio(shm_scratch, "w", 3, GRID, 1, np=4, check=False,
+    out = run_btio(shm_scratch, "w", 1, GRID, 1, np=4, check=False,
                    extra=["--hints", "cb_nodes"])
     one_error(out, "--hints", "cb_nodes")
 
 
 def test_hints_reach_pnetcdf(shm_scratch):
     """A PnetCDF hint moves the data of btio.nc; MPI-IO reads find it from the header."""
+    require(3)
     run_btio(shm_scratch, "w", 2, GRID, 2, np=4, extra=["--hints", "nc_var_align_size=4096"])
     assert nc_data_start(shm_scratch / "btio.nc", GRID, 2) == 4096
     run_btio(shm_scratch, "w", 2, GRID, 2, np=4)
@@ -197,3 +204,11 @@ def test_bad_input_one_line(shm_scratch, np, args, text, needles):
     out = btio(args, np=np, cwd=shm_scratch, check=False, timeout=60)
     one_error(out, *needles)
     assert "BT-IO Benchmark" not in out.stdout
+
+
+def test_netcdf_methods_without_pnetcdf(shm_scratch):
+    if has_pnetcdf():
+        pytest.skip("sonde was built with PnetCDF")
+    for method in (2, 3):
+        out = run_btio(shm_scratch, "w", method, GRID, 1, np=4, check=False)
+        one_error(out, f"I/O method {method} needs PnetCDF")
