@@ -152,10 +152,13 @@ def test_input_parameters_block(shm_scratch):
 
 def test_hints_printed_after_write(shm_scratch):
     out = run_sonde(["mpiio", "-type", 2, "-nobj", 1, "-size", "4K", "-target",
-                     shm_scratch / "f", "-hints", "cb_nodes", "1", "striping_factor", "2"], np=2)
+                     shm_scratch / "f", "-hints", "cb_nodes", "1", "striping_factor", "2",
+                     "-dio"], np=2)
     after = out.stdout.split("=== Completed MPI-IO Write.\n", 1)[1]
     assert after.startswith("MPI_info Hints Used (RANK 0):\n")
-    assert re.search(r"^Key: \S+  = .*$", after, re.M)
+    hints = after.split("=== MPI read", 1)[0]
+    assert re.fullmatch(r"MPI_info Hints Used \(RANK 0\):\n(Key: \S+  = .*\n)+", hints), hints
+    assert "Key: direct_write  = true\n" in hints
 
 
 def test_separate_write_and_read_runs(shm_scratch):
