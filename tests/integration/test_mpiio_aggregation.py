@@ -143,3 +143,28 @@ def test_barrier_sync_preallocate_with_uneven_aggregators(shm_scratch):
     (shm_scratch / "g").write_bytes(data[:6 * 1024])
     aggs, groups = senders_even(3, 2)
     check_file(shm_scratch / "g", layout(4, 3, 2, 1024, groups=groups)[0], 1024, 2)
+
+
+def test_targets_name_aggregator_files(shm_scratch):
+    # Aggregator i (ranks 0 and 2) takes line i+1; %r is its own rank.
+    targets = shm_scratch / "t.txt"
+    targets.write_text(f"{shm_scratch}/first.%r\n{shm_scratch}/second.%r\n")
+    run_sonde(["mpiio", "-type", 3, "-num_io", 2, "-nobj", 2, "-size", 1024, "-targets", targets,
+               "-touch", 3, "-chkdata", 3], np=4)
+    aggs, groups = senders_even(4, 2)
+    files = layout(3, 4, 2, 1024, groups=groups)
+    check_file(shm_scratch / "first.0", files[0], 1024, 3)
+    check_file(shm_scratch / "second.2", files[1], 1024, 3)
+
+
+@pytest.mark.parametrize("collective", [0, 1])
+def test_aggregated_write_then_separate_read(shm_scratch, collective):
+    base = ["mpiio", "-type", 4, "-num_io", 2, "-nobj", 3, "-size", 2048, "-csize", 12288,
+            "-ahead", 1, "-target", shm_scratch / "shared", "-touch", 3]
+    base += ["-collective"] if collective else []
+    w = run_sonde(base + ["-op", "write"], np=4)
+    assert "MPI read" not in w.stdout
+    r = run_sonde(base + ["-op", "read", "-chkdata", 3], np=4)
+    assert "=== Completed MPI-IO Read." in r.stdout and "MPI write" not in r.stdout
+    aggs, groups = senders_even(4, 2)
+    check_file(shm_scratch / "shared", layout(4, 4, 3, 2048, groups=groups)[0], 2048, 3)
