@@ -210,9 +210,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
                      MPI_Info info, int writing, int verify)
 {
 	struct btio_job j = {.comm = ctx->comm,
-	                     .rank = ctx->rank,
 	                     .writing = writing,
-	                     .method = s->method,
 	                     .path = path,
 	                     .info = info,
 	                     .L = L,
@@ -333,6 +331,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	int ok = btio_layout_init(&L, ctx->rank, n, s.grid) == 0;
 	if (!sonde_agree(ctx->comm, ok, "cannot allocate the %lld-byte buffer of %d cells",
 	                 (long long)(L.cell_stride * n * (int64_t)sizeof(double)), n)) {
+		btio_layout_free(&L);
 		code = SONDE_EXIT_RUNTIME;
 		goto out;
 	}

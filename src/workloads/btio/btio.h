@@ -70,9 +70,8 @@ static inline int64_t btio_buf_index(const struct btio_layout *L, int k, int64_t
 	       (((z + 2) * L->mem[1] + (y + 2)) * L->mem[0] + (x + 2)) * BTIO_FIVE + f;
 }
 
-/* The verifiable data: element (dump, z, y, x, f) of the global array. */
-double btio_value(int64_t dump, int64_t z, int64_t y, int64_t x, int f);
-/* Fills every cell's interior with dump's values. */
+/* Fills every cell's interior with dump's values: element (dump, z, y, x, f) of the global array
+ * is a fixed function of those five numbers, uniform in [0, 1). */
 void btio_fill(const struct btio_layout *L, int64_t dump);
 /* Sets the whole buffer to a value no dump has, so a read that leaves points untouched shows. */
 void btio_poison(const struct btio_layout *L);
@@ -91,9 +90,7 @@ void btio_from_big_endian(const struct btio_layout *L);
 /* An I/O method's state for one phase (write or read) of one file. */
 struct btio_job {
 	MPI_Comm comm;
-	int rank;
 	int writing;
-	int method;
 	const char *path;
 	MPI_Info info; /* user hints (or MPI_INFO_NULL) */
 	struct btio_layout *L;

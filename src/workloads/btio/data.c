@@ -63,12 +63,6 @@ static void row_values(int64_t dump, int64_t z, int64_t y, int64_t x0, int64_t n
 	}
 }
 
-double btio_value(int64_t dump, int64_t z, int64_t y, int64_t x, int f)
-{
-	struct sonde_pattern p = {.seed = BTIO_SEED, .stream = sonde_pattern_stream(dump, z, y)};
-	return to_unit(sonde_pattern_word(&p, (uint64_t)(x * BTIO_FIVE + f)));
-}
-
 void btio_fill(const struct btio_layout *L, int64_t dump)
 {
 	for (int k = 0; k < L->n; k++) {
