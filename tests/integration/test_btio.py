@@ -70,7 +70,13 @@ def test_write_then_read_verified(shm_scratch, np, method):
     path = shm_scratch / file_name(method)
     check_file_values(path, method, grid, dumps)
 
-    recs = [x for x in read_jsonl(results) if x["type"] == "measurement"]
+    records = read_jsonl(results)
+    (header,) = [x for x in records if x["type"] == "header"]
+    assert header["params"]["mode"] == "rw" and header["params"]["grid"] == list(grid)
+    assert header["params"]["P"] == np and header["params"]["method"] == method
+    assert header["params"]["verify"] is True
+    assert records[-1]["type"] == "end" and records[-1]["exit_code"] == 0
+    recs = [x for x in records if x["type"] == "measurement"]
     assert [x["phase"] for x in recs] == ["write", "read"]
     n = {1: 1, 4: 2, 9: 3}[np]
     for rec in recs:
