@@ -274,7 +274,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		int calls = s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1;
 		struct sonde_measurement m = {
 		    .phase = writing ? "write" : "read",
-		    .iteration = -1,
+		    .iteration = 0, /* BTIO runs each phase once */
 		    .bytes = L->record_bytes * s->dumps,
 		    .seconds = most[0],
 		    .ops = s->dumps * calls * (int64_t)ctx->size,

@@ -86,6 +86,7 @@ def test_write_then_read_verified(shm_scratch, np, method):
         assert rec["ops"] == dumps * np * (n if method >= 2 else 1)
         assert rec["extra"]["file"] == str(path)
         assert rec["per_rank"]["n"] == np
+        assert rec["iteration"] == 0  # sonde-suite's tables count iterations from 0
     assert recs[0]["verify"]["checked"] is False
     read_verify = recs[1]["verify"]
     assert read_verify["checked"] is True and read_verify["errors"] == 0
