@@ -50,7 +50,8 @@ def _mpi_env():
 
 
 def _measurements(argv, what, results):
-    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, env=_mpi_env())
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, check=False,
+                          env=_mpi_env())
     if proc.returncode != 0:
         raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(map(str, argv))}\n"
                          f"{proc.stderr.strip()[-500:]}")

@@ -8,11 +8,21 @@ import struct
 from pathlib import Path
 
 import pytest
-
 from conftest import run_sonde
 
 REPO = Path(__file__).resolve().parents[2]
-SEED_README = Path("/work/shared/seeds/btio-README.txt")
+# `ncdump -h btio.nc` as the BTIO README shows it (512^3 grid, 40 dumps).
+SEED_NCDUMP = """netcdf btio {
+dimensions:
+        FIVE_DBL = 5 ;
+        X = 512 ;
+        Y = 512 ;
+        Z = 512 ;
+        NUM_DUMPS = UNLIMITED ; // (40 currently)
+variables:
+        double var(NUM_DUMPS, Z, Y, X, FIVE_DBL) ;
+}
+"""
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -123,7 +133,7 @@ def nc_data_start(path, grid, dumps):
     return start
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def has_pnetcdf():
     """Whether this sonde was built with PnetCDF (methods 2 and 3)."""
     out = run_sonde(["btio", "--mode", "r", "--method", 2, "--grid", "12x12x12", "--dumps", 1,

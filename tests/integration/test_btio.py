@@ -6,9 +6,20 @@ import re
 import subprocess
 
 import pytest
-
-from btio_util import (BANNERS, SEED_README, blocks, btio, element_offset, grid_arg,
-                       nc_data_start, read_double, record_bytes, require, run_btio, value)
+from btio_util import (
+    BANNERS,
+    SEED_NCDUMP,
+    blocks,
+    btio,
+    element_offset,
+    grid_arg,
+    nc_data_start,
+    read_double,
+    record_bytes,
+    require,
+    run_btio,
+    value,
+)
 from conftest import read_jsonl
 
 GRID = (12, 13, 14)  # uneven on 4 and 9 ranks, every dimension different
@@ -131,12 +142,6 @@ def test_output_block_layout_matches_the_original(shm_scratch):
     assert read[11].startswith("Max read wait   time in sec : ")
 
 
-def seed_ncdump():
-    text = SEED_README.read_text()
-    start = text.index("netcdf btio {")
-    return text[start:text.index("}", start) + 1].splitlines()
-
-
 def test_ncdump_header_matches_the_seed(shm_scratch):
     require(3)
     # The seed shows X = Y = Z = 512 and 40 dumps; distinct sizes here check the order.
@@ -145,7 +150,7 @@ def test_ncdump_header_matches_the_seed(shm_scratch):
     out = subprocess.run(["ncdump", "-h", str(shm_scratch / "btio.nc")], capture_output=True,
                          text=True, timeout=60, check=True)
     expected = []
-    for line in seed_ncdump():
+    for line in SEED_NCDUMP.splitlines():
         line = line.strip()
         for name, size in (("X", grid[0]), ("Y", grid[1]), ("Z", grid[2])):
             line = line.replace(f"{name} = 512 ;", f"{name} = {size} ;")

@@ -5,9 +5,19 @@ import os
 import re
 
 import pytest
-
-from btio_util import (blocks, btio, element_offset, has_pnetcdf, nc_data_start, read_double,
-                       record_bytes, require, run_btio, value, write_double)
+from btio_util import (
+    blocks,
+    btio,
+    element_offset,
+    has_pnetcdf,
+    nc_data_start,
+    read_double,
+    record_bytes,
+    require,
+    run_btio,
+    value,
+    write_double,
+)
 from conftest import read_jsonl
 
 GRID = (12, 13, 14)
