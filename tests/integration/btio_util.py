@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from conftest import run_sonde
 
-REPO = Path(__file__).resolve().parents[2]
 # `ncdump -h btio.nc` as the BTIO README shows it (512^3 grid, 40 dumps).
 SEED_NCDUMP = """netcdf btio {
 dimensions:
