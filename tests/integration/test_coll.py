@@ -133,6 +133,9 @@ def test_defaults_are_the_readme_ones():
     assert [(r["op"], r["bytes"]) for r in results] == expected_rows(["Barrier", "Allreduce"],
                                                                        0, 1024)
     assert all(r["iters"] == 1000 for r in results)
+    # Send + receive buffers of 1K x 2 ranks and four int arrays of 2 ranks.
+    kb = int(p.stdout.splitlines()[-2].split("\t")[1])
+    assert kb == (2 * 1024 * 2 + 4 * 4 * 2) // 1024
 
 
 def test_names_case_insensitive_and_fixed_order():
