@@ -18,6 +18,10 @@
 #include "results.h"
 #include "workload.h"
 
+/* Dump times gathered for exact percentiles up to this many (ranks x dumps); a histogram past it.
+ */
+#define BTIO_LATENCY_EXACT 100000
+
 /* What rank 0 learned from the input file, sent to everyone in one piece. */
 struct input_result {
 	int ok, used;
@@ -217,13 +221,20 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	                     .dumps = s->dumps};
 	struct btio_check chk = {0};
 	double untimed = 0, post = 0, wait = 0;
+	/* Per dump, the time in its data calls (posts and wait): the latency figures of the JSON
+	 * record. */
+	double *per_dump = malloc((size_t)s->dumps * sizeof *per_dump);
+	if (!per_dump)
+		sonde_fatal("out of memory for %lld dump times", (long long)s->dumps);
 	if (!writing)
 		btio_poison(L);
 
 	MPI_Barrier(ctx->comm);
 	double t0 = MPI_Wtime();
-	if (ops->open(&j) < 0)
+	if (ops->open(&j) < 0) {
+		free(per_dump);
 		return SONDE_EXIT_USAGE;
+	}
 	double open = MPI_Wtime() - t0;
 	for (int64_t d = 0; d < s->dumps; d++) {
 		double t = MPI_Wtime();
@@ -233,12 +244,15 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 			t = MPI_Wtime();
 		}
 		ops->post(&j, d);
-		post += MPI_Wtime() - t;
+		double in_post = MPI_Wtime() - t, in_wait = 0;
 		if (ops->wait) {
 			t = MPI_Wtime();
 			ops->wait(&j);
-			wait += MPI_Wtime() - t;
+			in_wait = MPI_Wtime() - t;
 		}
+		post += in_post;
+		wait += in_wait;
+		per_dump[d] = in_post + in_wait;
 		if (!writing && verify) {
 			t = MPI_Wtime();
 			btio_check_dump(L, d, path, ctx->rank, &chk);
@@ -254,6 +268,9 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	sonde_stats_across(ctx->comm, elapsed, &per_rank);
 	int64_t counts[2] = {chk.checked, chk.errors}, total[2];
 	MPI_Allreduce(counts, total, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
+	struct sonde_latency latency;
+	sonde_latency_across(ctx->comm, per_dump, s->dumps, BTIO_LATENCY_EXACT, &latency);
+	free(per_dump);
 
 	if (ctx->rank == 0) {
 		struct btio_times t = {most[0], most[1], most[2], most[3]};
@@ -279,6 +296,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		    .seconds = most[0],
 		    .ops = s->dumps * calls * (int64_t)ctx->size,
 		    .per_rank = &per_rank,
+		    .latency = &latency,
 		    .verified = !writing && verify,
 		    .verify_errors = total[1],
 		    .bytes_checked = total[0] * (int64_t)sizeof(double),

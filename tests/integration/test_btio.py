@@ -98,6 +98,9 @@ def test_write_then_read_verified(shm_scratch, np, method):
         assert rec["extra"]["file"] == str(path)
         assert rec["per_rank"]["n"] == np
         assert rec["iteration"] == 0  # sonde-suite's tables count iterations from 0
+        # One latency sample per rank and dump: the time in its data calls.
+        assert rec["latency"]["count"] == dumps * np
+        assert 0 < rec["latency"]["max"] <= rec["seconds"]
     assert recs[0]["verify"]["checked"] is False
     read_verify = recs[1]["verify"]
     assert read_verify["checked"] is True and read_verify["errors"] == 0
