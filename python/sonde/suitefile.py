@@ -23,7 +23,8 @@ A suite is a TOML file with a [suite] table of defaults and one [[step]] table p
 
 Placeholders {name} in args take sweep and params values, and {scratch}, {ranks}, {nodes},
 {tasks_per_node}. Sweeping nodes and tasks_per_node (and not setting ranks) launches
-nodes x tasks_per_node ranks. Errors name the file and the line.
+nodes x tasks_per_node ranks. An argument that comes out empty is dropped, so a sweep value ""
+switches a flag off. Errors name the file and the line.
 """
 
 import itertools
@@ -194,8 +195,10 @@ def load(path, scale=None):
             _check_int(l_ranks, "ranks", where)
             values.update(scratch=scratch, ranks=l_ranks, nodes=l_nodes or 1,
                           tasks_per_node=l_tpn or l_ranks)
-            args = [_substitute(str(a), values, path, _line_of(text, "args", "step", n))
-                    for a in step["args"]]
+            # An argument that substitutes to nothing is left out: a sweep can switch a flag.
+            args = [a for a in (_substitute(str(a), values, path,
+                                            _line_of(text, "args", "step", n))
+                                for a in step["args"]) if a != ""]
             mkdirs = [_substitute(str(d), values, path, _line_of(text, "mkdir", "step", n))
                       for d in step.get("mkdir", [])]
             shown = {k: v for k, v in values.items() if k in sweep or k in params}

@@ -272,3 +272,16 @@ def test_node_sweep_shapes_launches(tmp_path):
                                                                               (4, 3, 12)]
     assert s.launches[1].args == ["-Q", "3", "-N", "12"]
     assert s.launches[1].id == "001-easy_nodes-4_r0"
+
+
+def test_empty_sweep_value_drops_the_argument(tmp_path):
+    p = write(tmp_path, """
+        [[step]]
+        name = "c"
+        workload = "coll"
+        args = ["-e", "1K", "{timing}"]
+        [step.sweep]
+        timing = ["", "--per-call"]
+        """)
+    assert [ln.args for ln in suitefile.load(p).launches] == [["-e", "1K"],
+                                                              ["-e", "1K", "--per-call"]]
