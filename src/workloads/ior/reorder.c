@@ -37,7 +37,7 @@ int ior_offset_random(const struct ior_mapping *m, int q, int x, int rep, int ra
 int ior_offset_shuffle(const struct ior_mapping *m, int x, int rep, int rank)
 {
 	int n = m->ntasks;
-	int *perm = malloc(sizeof *perm * (size_t)n);
+	int *perm = calloc((size_t)n, sizeof *perm);
 	if (!perm)
 		abort();
 	for (int i = 0; i < n; i++)
