@@ -104,18 +104,28 @@ int btio_agree_shape(const struct btio_job *j, const int64_t grid[3], int64_t re
 static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 {
 	const struct btio_layout *L = j->L;
-	char magic[4] = {0};
 	MPI_Offset size = 0;
-	MPI_Status st;
-	int count = 0;
 	int rc = MPI_File_get_size(j->fh, &size);
-	if (rc == MPI_SUCCESS && size >= 4)
-		rc = MPI_File_read_at(j->fh, 0, magic, 4, MPI_CHAR, &st);
-	if (rc == MPI_SUCCESS && size >= 4)
-		MPI_Get_count(&st, MPI_CHAR, &count);
+	/* Rank 0 looks at the first bytes for every rank: one small read, not one per rank. */
+	struct {
+		int rc, count;
+		char magic[4];
+	} head = {rc, 0, {0}};
+	int rank;
+	MPI_Comm_rank(j->comm, &rank);
+	if (rank == 0 && rc == MPI_SUCCESS && size >= 4) {
+		MPI_Status st;
+		head.rc = MPI_File_read_at(j->fh, 0, head.magic, 4, MPI_CHAR, &st);
+		if (head.rc == MPI_SUCCESS)
+			MPI_Get_count(&st, MPI_CHAR, &head.count);
+	}
+	MPI_Bcast(&head, (int)sizeof head, MPI_BYTE, 0, j->comm);
+	if (rc == MPI_SUCCESS)
+		rc = head.rc;
 	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot read %s: %s", j->path, mpi_error(rc)))
 		return -1;
-	if (count == 4 && memcmp(magic, "CDF", 3) == 0 && magic[3] >= 1 && magic[3] <= 5) {
+	if (head.count == 4 && memcmp(head.magic, "CDF", 3) == 0 && head.magic[3] >= 1 &&
+	    head.magic[3] <= 5) {
 		struct btio_nc_shape s;
 		char err[512];
 		int ok = btio_nc_inquire(j->comm, j->path, j->info, &s, err, sizeof err) == 0;
