@@ -291,3 +291,15 @@ def test_errout_collects_errors(shm_scratch):
     assert "[RANK 0] ERROR: 1 Data elements in object 2 does not match expected values." in text
     assert "sonde mpiio: error: data check failed" in text
     assert "Data elements" not in bad.stderr
+
+
+def test_rewrite_over_a_longer_file(shm_scratch):
+    # An earlier run with more objects left a longer file: the new one holds exactly its own.
+    base = ["mpiio", "-type", 2, "-size", 1024, "-target", shm_scratch / "n1", "-touch", 2,
+            "-op", "write"]
+    run_sonde(base + ["-nobj", 4], np=2)
+    assert (shm_scratch / "n1").stat().st_size == 2 * 4 * 1024
+    run_sonde(base + ["-nobj", 2], np=2)
+    check_file(shm_scratch / "n1", layout(2, 2, 2, 1024)[0], 1024, 2)
+    run_sonde(base + ["-nobj", 3], np=2)
+    check_file(shm_scratch / "n1", layout(2, 2, 3, 1024)[0], 1024, 2)

@@ -57,15 +57,22 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 		if (run->file_comm == MPI_COMM_SELF)
 			amode |= MPI_MODE_UNIQUE_OPEN;
 		rc = MPI_File_open(run->file_comm, run->path, amode, run->info, &fh);
-		/* A fresh file: what an earlier, larger run left would stay behind the data. */
-		if (rc == MPI_SUCCESS && write) {
-			what = "cannot truncate";
-			rc = MPI_File_set_size(fh, 0);
-		}
 		MPI_Offset bytes = 0;
-		if (rc == MPI_SUCCESS && !write) {
+		if (rc == MPI_SUCCESS) {
 			what = "cannot get the size of";
 			rc = MPI_File_get_size(fh, &bytes);
+		}
+		/* What an earlier, larger run left would stay behind the data, so such a file is
+		 * cut; a file no longer than this run's layout is overwritten whole anyway, and
+		 * is left alone (ext4 flushes a file truncated to 0 when it is closed, which
+		 * would slow the close of every fresh file). */
+		if (rc == MPI_SUCCESS && write) {
+			int cut = bytes > run->layout_bytes;
+			if (run->file_comm != MPI_COMM_SELF)
+				MPI_Bcast(&cut, 1, MPI_INT, 0, run->file_comm);
+			what = "cannot truncate";
+			if (cut)
+				rc = MPI_File_set_size(fh, 0);
 		}
 		run->file_bytes = bytes;
 	}

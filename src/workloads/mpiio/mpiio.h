@@ -96,6 +96,7 @@ struct mpiio_run {
 	int io_leader;        /* lowest world rank with a file: its hints are printed */
 	int owns_file;        /* deletes the file with -deletefile */
 	int64_t file_bytes;   /* read phase: the file's size when opened */
+	int64_t layout_bytes; /* what this run writes to this rank's file */
 	MPI_Comm agg_comm;    /* types 3, 4: the aggregators */
 	MPI_Info info;        /* -hints and -dio, for every open */
 	MPI_Info used;        /* io_leader: what its written file carried */

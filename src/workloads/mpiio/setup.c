@@ -291,6 +291,12 @@ void mpiio_run_setup(struct mpiio_run *run)
 	}
 	}
 	run->job_bytes = run->senders * (int64_t)p->nobj * p->size;
+	int64_t objects = (int64_t)run->file_ranks * p->nobj; /* types 1, 2, 5 */
+	if (p->type == 3 && run->plan.my_agg >= 0)
+		objects = (int64_t)run->plan.nsenders[run->plan.my_agg] * p->nobj;
+	else if (p->type == 4)
+		objects = run->senders * p->nobj;
+	run->layout_bytes = objects * p->size;
 	if (!p->nofile)
 		build_info(run);
 }
