@@ -255,7 +255,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		per_dump[d] = in_post + in_wait;
 		if (!writing && verify) {
 			t = MPI_Wtime();
-			btio_check_dump(L, d, path, ctx->rank, &chk);
+			btio_check_dump(L, d, path, &j.data, ctx->rank, &chk);
 			untimed += MPI_Wtime() - t;
 		}
 	}

@@ -89,9 +89,10 @@ def test_no_input_file_needed_with_the_long_options(shm_scratch):
     assert (shm_scratch / "btio.mpi").stat().st_size == record_bytes((12, 12, 12))
 
 
-@pytest.mark.parametrize("method,np", [(1, 4), (3, 4)])
-def test_corruption_is_reported_with_its_index(shm_scratch, method, np):
-    require(method)
+@pytest.mark.parametrize("method,read_method,np", [(1, 1, 4), (3, 3, 4), (3, 0, 1)])
+def test_corruption_is_reported_with_its_index(shm_scratch, method, read_method, np):
+    """One changed value: its (dump, z, y, x, f) index and byte offset, whatever reads it."""
+    require(method, read_method)
     dumps = 3
     run_btio(shm_scratch, "w", method, GRID, dumps, np=np)
     name = "btio.nc" if method >= 2 else "btio.mpi"
@@ -102,18 +103,20 @@ def test_corruption_is_reported_with_its_index(shm_scratch, method, np):
     off = start + element_offset(GRID, *bad)
     assert read_double(path, off, big) == value(*bad)
     write_double(path, off, 0.0, big)
-    out = run_btio(shm_scratch, "r", method, GRID, dumps, np=np, check=False,
-                   extra=["--json", shm_scratch / "r.jsonl"])
+    extra = ["--file", name]
+    out = run_btio(shm_scratch, "r", read_method, GRID, dumps, np=np, check=False,
+                   extra=extra + ["--json", shm_scratch / "r.jsonl"])
     one_error(out, "verification failed: 1 of the", str(path), code=3)
     lines = [ln for ln in out.stderr.splitlines() if "verify:" in ln]
     assert len(lines) == 1, out.stderr
-    assert "element (dump 1, z 3, y 4, x 5, f 2)" in lines[0]
+    assert f"element (dump 1, z 3, y 4, x 5, f 2) at byte {off}:" in lines[0]
     assert f"expected {value(*bad)!r}"[:18] in lines[0] and "found 0" in lines[0]
     (rec,) = [x for x in read_jsonl(shm_scratch / "r.jsonl") if x["type"] == "measurement"]
     assert rec["verify"] == {"checked": True, "errors": 1,
                              "bytes_checked": dumps * record_bytes(GRID)}
     # The same file read without verification: the original's behaviour.
-    out = run_btio(shm_scratch, "r", method, GRID, dumps, np=np, extra=["--no-verify"])
+    out = run_btio(shm_scratch, "r", read_method, GRID, dumps, np=np,
+                   extra=extra + ["--no-verify"])
     assert "verify" not in out.stderr
 
 

@@ -80,10 +80,15 @@ void btio_poison(const struct btio_layout *L);
 struct btio_check {
 	int64_t checked, errors;
 };
+/* Where the dumps lie in the file read: the first one's byte offset and the distance between
+ * them. */
+struct btio_extent {
+	int64_t begin, stride;
+};
 /* Checks every cell's interior against dump's values; prints the first mismatches of this rank
- * with their (dump, z, y, x, f) index. */
-void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path, int rank,
-                     struct btio_check *c);
+ * with their (dump, z, y, x, f) index and their byte offset in the file. */
+void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path,
+                     const struct btio_extent *where, int rank, struct btio_check *c);
 /* Converts every cell's interior from big-endian (netCDF's byte order) in place. */
 void btio_from_big_endian(const struct btio_layout *L);
 
@@ -100,7 +105,8 @@ struct btio_job {
 	/* method state */
 	MPI_File fh;
 	MPI_Datatype memtype, filetype, celltype;
-	int byteswap; /* reading a netCDF file through MPI-IO: big-endian values */
+	int byteswap;            /* reading a netCDF file through MPI-IO: big-endian values */
+	struct btio_extent data; /* reads: where the dumps are, for the verification report */
 	int ncid, varid;
 	MPI_Datatype *cellmem; /* PnetCDF: one memory type per cell */
 	int *reqs;

@@ -80,8 +80,8 @@ void btio_poison(const struct btio_layout *L)
 		L->buf[i] = -1.0;
 }
 
-void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path, int rank,
-                     struct btio_check *chk)
+void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path,
+                     const struct btio_extent *where, int rank, struct btio_check *chk)
 {
 	double *want = malloc((size_t)L->mem[0] * BTIO_FIVE * sizeof(double));
 	if (!want) {
@@ -103,15 +103,22 @@ void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path
 				for (int64_t i = 0; i < nv; i++) {
 					if (memcmp(&got[i], &want[i], sizeof(double)) == 0)
 						continue;
-					if (chk->errors++ < BTIO_REPORT_KEEP)
-						fprintf(stderr,
-						        "sonde btio: rank %d: verify: %s: element "
-						        "(dump %" PRId64 ", z %" PRId64
-						        ", y %" PRId64 ", x %" PRId64
-						        ", f %d): expected %.17g, found %.17g\n",
-						        rank, path, dump, gz, gy,
-						        c->low[0] + i / BTIO_FIVE,
-						        (int)(i % BTIO_FIVE), want[i], got[i]);
+					if (chk->errors++ >= BTIO_REPORT_KEEP)
+						continue;
+					int64_t gx = c->low[0] + i / BTIO_FIVE;
+					int64_t offset =
+					    where->begin + dump * where->stride +
+					    (((gz * L->grid[1] + gy) * L->grid[0] + gx) *
+					         BTIO_FIVE +
+					     i % BTIO_FIVE) *
+					        (int64_t)sizeof(double);
+					fprintf(stderr,
+					        "sonde btio: rank %d: verify: %s: element (dump "
+					        "%" PRId64 ", z %" PRId64 ", y %" PRId64
+					        ", x %" PRId64 ", f %d) at byte %" PRId64
+					        ": expected %.17g, found %.17g\n",
+					        rank, path, dump, gz, gy, gx, (int)(i % BTIO_FIVE),
+					        offset, want[i], got[i]);
 				}
 			}
 	}

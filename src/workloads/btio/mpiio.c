@@ -168,6 +168,7 @@ static int mpiio_open(struct btio_job *j)
 		MPI_File_close(&j->fh);
 		return -1;
 	}
+	j->data = (struct btio_extent){disp, stride};
 	make_types(j, stride);
 	int whole_points = stride % (BTIO_FIVE * (int64_t)sizeof(double)) == 0;
 	rc = MPI_File_set_view(j->fh, (MPI_Offset)disp, whole_points ? j->celltype : MPI_BYTE,

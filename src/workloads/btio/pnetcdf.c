@@ -142,6 +142,14 @@ static int nc_open(struct btio_job *j)
 		if (!sonde_agree(j->comm, ok, "%s", err) ||
 		    btio_agree_shape(j, s.grid, s.records) < 0)
 			return -1;
+		/* Only for the verification report: without them, offsets count from the data. */
+		MPI_Offset begin = 0, recsize = L->record_bytes;
+		if (ncmpi_inq_varoffset(j->ncid, j->varid, &begin) != NC_NOERR ||
+		    ncmpi_inq_recsize(j->ncid, &recsize) != NC_NOERR) {
+			begin = 0;
+			recsize = L->record_bytes;
+		}
+		j->data = (struct btio_extent){begin, recsize};
 	}
 	MPI_Datatype point;
 	MPI_Type_contiguous(BTIO_FIVE, MPI_DOUBLE, &point);
