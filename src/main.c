@@ -54,7 +54,9 @@ static void print_usage(FILE *out)
 	fprintf(out, "\nOptions every workload accepts:\n");
 	for (int i = 0; i < sonde_common_options.count; i++) {
 		const struct sonde_option *o = &sonde_common_options.options[i];
-		fprintf(out, "  --%s %s  %s\n", o->name, o->metavar, o->help);
+		char spelled[64];
+		snprintf(spelled, sizeof spelled, "--%s %s", o->name, o->metavar);
+		fprintf(out, "  %-14s %s\n", spelled, o->help);
 	}
 	fprintf(out,
 	        "\nLaunch with mpirun or srun, e.g. mpirun -n 4 sonde ior -w -r -o /scratch/f\n");
