@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libpnetcdf-dev
-          pnetcdf-bin netcdf-bin fio clang-format python3 python3-venv python3-pip)
+          pnetcdf-bin netcdf-bin fio clang-format python3 python3-venv python3-pip
+          libmpich-dev mpich clang-14 libclang-rt-14-dev)
 
 if command -v dpkg-query >/dev/null; then
 	missing=()
@@ -28,6 +29,22 @@ if command -v dpkg-query >/dev/null; then
 	fi
 else
 	echo "setup: not a Debian system: install by hand: ${packages[*]}"
+fi
+
+# MPICH is the second MPI (make test-mpich, docs/reliability.md); Open MPI stays the default
+# mpicc/mpirun/mpiexec whatever the alternatives' priorities say.
+if command -v update-alternatives >/dev/null; then
+	as_root=()
+	((EUID == 0)) || as_root=(sudo)
+	for pair in mpi:/usr/bin/mpicc.openmpi mpirun:/usr/bin/mpirun.openmpi \
+	            mpi-x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/openmpi/include; do
+		name=${pair%%:*} want=${pair#*:}
+		now=$(update-alternatives --query "$name" 2>/dev/null | sed -n 's/^Value: //p')
+		if [[ -e $want && -n $now && $now != "$want" ]]; then
+			echo "setup: $name back to Open MPI ($want)"
+			"${as_root[@]}" update-alternatives --set "$name" "$want"
+		fi
+	done
 fi
 
 # The venv uses the distribution's Python where there is one, so that a fresh Debian works
