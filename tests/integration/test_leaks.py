@@ -1,0 +1,37 @@
+"""Each workload once under LeakSanitizer: the sanitized integration suite runs without leak
+checking (complete stacks through Open MPI make every launch ~5x slower), so leaks of sonde's
+own are caught here, one small launch per quick-suite step. Runs only with an ASan build
+(make test's integration-test-asan sets SONDE_LEAK_CHECK)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, launch_command, mpi_env
+
+sys.path.insert(0, str(REPO / "python"))
+from sonde import suitefile  # noqa: E402
+
+QUICK = suitefile.load(REPO / "suites" / "quick.toml")
+pytestmark = pytest.mark.skipif(os.environ.get("SONDE_LEAK_CHECK") != "1",
+                                reason="leak checks run with make test's ASan build")
+
+
+@pytest.mark.parametrize("launch", QUICK.launches, ids=[ln.id for ln in QUICK.launches])
+def test_no_leaks(launch, tmp_path):
+    args = [a.replace(QUICK.scratch, str(tmp_path)) for a in launch.args]
+    for d in launch.mkdir:
+        Path(d.replace(QUICK.scratch, str(tmp_path))).mkdir(parents=True, exist_ok=True)
+    logs = tmp_path / "lsan"
+    env = mpi_env({
+        "ASAN_OPTIONS": f"detect_leaks=1:fast_unwind_on_malloc=0:log_path={logs}",
+        "LSAN_OPTIONS": f"suppressions={REPO / 'tests' / 'lsan.supp'}:print_suppressions=0",
+    })
+    cmd = launch_command(launch.ranks, [launch.workload] + args)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    reports = [p.read_text() for p in tmp_path.glob("lsan*")]
+    assert not reports, "\n".join(reports)[:4000]
+    assert proc.returncode == 0, proc.stderr[-3000:]
