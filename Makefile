@@ -87,8 +87,9 @@ python-test:
 # default. Debian's PnetCDF is built on Open MPI, so this build leaves it out (two MPI libraries
 # in one process), and the check below fails a build that links both. GCC 12 takes MPICH's
 # MPI_STATUSES_IGNORE for an array of size 0 (-Wstringop-overflow); that stays a warning here.
-# srun launches through Slurm's PMI, not MPICH's Hydra: the Slurm tests run in the Open MPI legs;
-# the btio tests include PnetCDF methods this build has not (methods 0/1 run in test_faults).
+# srun launches through Slurm's PMI, not MPICH's Hydra, and the quick suite launches with mpirun:
+# those tests run in the Open MPI legs; the btio tests include PnetCDF methods this build has not
+# (methods 0/1 run in test_faults). The unit tests' failures do not stop the integration tests.
 build-mpich:
 	cmake -S . -B build-mpich -DMPI_C_COMPILER=mpicc.mpich \
 		-DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON \
@@ -101,10 +102,11 @@ build-mpich:
 		exit 1; fi
 
 test-mpich: build-mpich
-	ctest --test-dir build-mpich --output-on-failure -j$(JOBS)
+	rc=0; ctest --test-dir build-mpich --output-on-failure -j$(JOBS) || rc=1; \
 	SONDE_BIN=$(CURDIR)/build-mpich/sonde SONDE_MPIRUN=mpiexec.mpich $(PYTEST) tests/integration \
 		--ignore=tests/integration/test_slurm.py --ignore=tests/integration/test_btio.py \
-		--ignore=tests/integration/test_btio_input.py
+		--ignore=tests/integration/test_btio_input.py \
+		--ignore=tests/integration/test_suite_quick.py || rc=1; exit $$rc
 
 # libFuzzer (tests/fuzz, clang): make test runs each target FUZZ_TIME seconds from its corpus
 # (which replays every input kept there, crashes found earlier included); make fuzz runs longer.
