@@ -58,6 +58,14 @@ PLANTED = [
                                 "--dumps", 1, "--dir", "{d}"], "btio.mpi", marks=FOLLOWS),
     pytest.param("btio-pnetcdf", ["btio", "--mode", "w", "--method", 2, "--grid", "8x8x8",
                                   "--dumps", 1, "--dir", "{d}"], "btio.nc", marks=FOLLOWS),
+    pytest.param("ior-summary", ["ior", "-w", "-t", "8k", "-b", "16k", "-o", "{d}/f", "-O",
+                                 "summaryFile={d}/s", "-O", "summaryFormat=JSON"], "s",
+                 marks=pytest.mark.xfail(strict=True, reason="ior's summary file is opened with "
+                                         "fopen(w): follows the link and truncates its target")),
+    pytest.param("mpiio-output", ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target",
+                                  "{d}/f", "-output", "{d}/out"], "out",
+                 marks=pytest.mark.xfail(strict=True, reason="mpiio's -output is opened with "
+                                         "fopen(a): follows the link and appends to its target")),
     ("json", ["coll", "-e", 8, "Barrier", "--json", "{d}/r.jsonl"], "r.jsonl"),
     ("csv", ["coll", "-e", 8, "Barrier", "--csv", "{d}/r.csv"], "r.csv"),
 ]
