@@ -147,5 +147,6 @@ format:
 
 lint:
 	clang-format --dry-run -Werror $(C_SOURCES)
-	@if [[ -x $(VENV)/bin/ruff ]]; then $(VENV)/bin/ruff check python bench tests/integration; \
+	@if [[ -x $(VENV)/bin/ruff ]]; then (cd python && ../$(VENV)/bin/ruff check --no-cache .) && \
+		$(VENV)/bin/ruff check --no-cache --config python/pyproject.toml bench tests/integration; \
 	else echo "lint: ruff not in $(VENV) (make setup installs it); Python not linted"; fi

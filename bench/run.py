@@ -49,8 +49,9 @@ def tool_versions():
 
     git = subprocess.run(["git", "describe", "--always", "--dirty", "--tags"], cwd=REPO,
                          capture_output=True, text=True)
-    return {"git_describe": git.stdout.strip() or "unknown", "fio": first_line(["fio", "--version"]),
-            "host": platform.node(), "kernel": platform.release(), "cpus": os.cpu_count()}
+    return {"git_describe": git.stdout.strip() or "unknown",
+            "fio": first_line(["fio", "--version"]), "host": platform.node(),
+            "kernel": platform.release(), "cpus": os.cpu_count()}
 
 
 def markdown(when, env, ctx, rows, failures):
