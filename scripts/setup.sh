@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libpnetcdf-dev
           pnetcdf-bin netcdf-bin fio clang-format python3 python3-venv python3-pip
-          libmpich-dev mpich clang-14 libclang-rt-14-dev)
+          libmpich-dev mpich clang-14 libclang-rt-14-dev
+          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core)
 
 if command -v dpkg-query >/dev/null; then
 	missing=()
