@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from btio_util import element_offset, read_double, run_btio, write_double
 from conftest import launch_command, mpi_env, read_jsonl, run_sonde
 
@@ -30,7 +29,7 @@ def error_lines(stderr):
 def _mount_tmpfs(size, why):
     d = Path(tempfile.mkdtemp(prefix="sonde-fault-"))
     proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(d)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         d.rmdir()
         pytest.skip(f"{why} needs a tmpfs of its own and mount is not allowed here: "
@@ -39,7 +38,7 @@ def _mount_tmpfs(size, why):
 
 
 def _umount(d):
-    subprocess.run(["umount", "-l", str(d)], capture_output=True)
+    subprocess.run(["umount", "-l", str(d)], capture_output=True, check=False)
     shutil.rmtree(d, ignore_errors=True)
 
 
@@ -56,7 +55,8 @@ def ro_fs():
     """A tmpfs remounted read-only after a file was put there (chmod does not stop root)."""
     d = _mount_tmpfs("1m", "the read-only target test")
     (d / "sub").mkdir()
-    proc = subprocess.run(["mount", "-o", "remount,ro", str(d)], capture_output=True, text=True)
+    proc = subprocess.run(["mount", "-o", "remount,ro", str(d)], capture_output=True, text=True,
+                          check=False)
     if proc.returncode != 0:
         _umount(d)
         pytest.skip(f"cannot remount a tmpfs read-only: {proc.stderr.strip()}")
@@ -243,7 +243,7 @@ def test_vanished_directory_mpiio(shm_scratch):
                     np=2, check=False, timeout=BOUND)
     assert out.returncode != 0
     (e,) = error_lines(out.stderr)
-    assert str(d) in e and re.search(MISSING, e, re.I), e
+    assert str(d) in e and re.search(MISSING, e, re.IGNORECASE), e
     assert not d.exists()
 
 
@@ -268,7 +268,7 @@ def test_file_removed_before_the_read_mpiio(shm_scratch):
     out = run_sonde(base + ["-op", "read"], np=2, check=False, timeout=BOUND)
     assert out.returncode != 0
     (e,) = error_lines(out.stderr)
-    assert f"{shm_scratch}/nn.1" in e and re.search(MISSING, e, re.I), e
+    assert f"{shm_scratch}/nn.1" in e and re.search(MISSING, e, re.IGNORECASE), e
     assert not (shm_scratch / "nn.1").exists()
 
 
