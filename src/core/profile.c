@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "files.h"
 #include "json.h"
 #include "results.h"
 
@@ -77,21 +78,6 @@ struct sink {
 	struct sonde_json j;
 };
 
-/* The profile replaces an older one of the same name (as mib's does), but a symbolic link
- * planted at the path is never followed: it could point at any file the user can write. */
-static FILE *open_text(const char *path)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
 static void put_value(struct sink *s, double v)
 {
 	/* mib prints a zero for the calls a task did not make. */
@@ -229,7 +215,8 @@ int64_t sonde_profile_write(const struct sonde_profile *p, MPI_Comm comm,
 		MPI_Allreduce(&p->calls, &rows, 1, MPI_INT64_T, MPI_MAX, comm);
 
 	if (rank == 0 && out->text_path) {
-		s.text = open_text(out->text_path);
+		/* Replaces an older profile of the same name, as mib's does. */
+		s.text = sonde_fopen_nofollow(out->text_path, "w");
 		if (!s.text) {
 			s.failed = errno;
 			snprintf(err, errlen, "profile %s: %s", out->text_path,

@@ -22,18 +22,18 @@ enum sonde_io_flags {
 };
 
 enum sonde_io_caps {
-	SONDE_CAP_COLLECTIVE = 1 << 0, /* write_at/read_at can be collective over comm */
+	SONDE_CAP_COLLECTIVE = 1 << 0,  /* write_at/read_at can be collective over comm */
 	SONDE_CAP_SHARED_OPEN = 1 << 1, /* open is collective over comm (one handle per comm) */
 	SONDE_CAP_DIRECT = 1 << 2,
 	SONDE_CAP_HINTS = 1 << 3,
 };
 
 struct sonde_io_options {
-	MPI_Comm comm;	   /* who opens the file together: MPI_COMM_SELF for a private file */
-	int collective;	   /* collective data calls (MPI-IO *_at_all) */
+	MPI_Comm comm;      /* who opens the file together: MPI_COMM_SELF for a private file */
+	int collective;     /* collective data calls (MPI-IO *_at_all) */
 	const char **hints; /* "key=value" strings, or NULL */
 	int nhints;
-	size_t alignment;  /* for O_DIRECT: buffers, offsets and sizes must be multiples */
+	size_t alignment; /* for O_DIRECT: buffers, offsets and sizes must be multiples */
 };
 
 struct sonde_file; /* backend-specific */
@@ -42,7 +42,7 @@ struct sonde_backend {
 	const char *name; /* "POSIX", "MPIIO" */
 	unsigned caps;
 	int (*open)(const char *path, unsigned flags, const struct sonde_io_options *opt,
-		    struct sonde_file **out);
+	            struct sonde_file **out);
 	/* Moves all len bytes or fails: short transfers and EINTR are retried inside. */
 	ssize_t (*write_at)(struct sonde_file *f, const void *buf, size_t len, int64_t offset);
 	ssize_t (*read_at)(struct sonde_file *f, void *buf, size_t len, int64_t offset);
@@ -56,6 +56,13 @@ struct sonde_backend {
 const struct sonde_backend *sonde_backend_find(const char *name); /* case-insensitive */
 extern const struct sonde_backend sonde_backend_posix;
 extern const struct sonde_backend sonde_backend_mpiio;
+
+/* MPI_File_open (and PnetCDF, which opens through it) follows symbolic links and has no
+ * O_NOFOLLOW; sonde never follows a link planted at its test file path (see posix.c). Collective
+ * over comm: rank 0 looks and every rank shares its verdict. Returns 0, or -ELOOP with the
+ * message in sonde_io_last_error(). A link created between the look and the open is not
+ * caught. */
+int sonde_io_refuse_symlink(MPI_Comm comm, const char *path);
 
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);

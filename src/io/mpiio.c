@@ -87,10 +87,7 @@ static const char *strip_fs_prefix(const char *path)
 	return path;
 }
 
-/* MPI_File_open follows symbolic links and has no O_NOFOLLOW. sonde never follows a link
- * planted at its test file path (see posix.c), so one rank looks first and all ranks share its
- * verdict. A link created between this check and the open is not caught. */
-static int refuse_symlink(MPI_Comm comm, const char *path)
+int sonde_io_refuse_symlink(MPI_Comm comm, const char *path)
 {
 	int rank, is_link = 0;
 	MPI_Comm_rank(comm, &rank);
@@ -178,7 +175,7 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 	int amode = 0;
 	int rc = amode_of(path, flags, &amode);
 	if (rc == 0)
-		rc = refuse_symlink(comm, path);
+		rc = sonde_io_refuse_symlink(comm, path);
 	if (rc != 0)
 		return rc;
 	MPI_Info info;

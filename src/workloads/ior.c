@@ -6,6 +6,7 @@
  * (earliest start to latest stop, bytes actually moved over total time, IOPS over access time,
  * best rank's mean latency) and printed in IOR's layout; the same figures go to --json. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "backend.h"
 #include "clock.h"
 #include "fail.h"
+#include "files.h"
 #include "json.h"
 #include "pattern.h"
 #include "results.h"
@@ -90,6 +92,21 @@ static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
 
 /* One transfer; returns bytes moved, or -1 after a failure (reported with sonde_agree by the
  * caller's phase check). */
+/* Empties a file that exists, through no symbolic link: truncate(2) would follow one planted at
+ * the path and empty the file it points at. The open that follows reports a link. */
+static void empty_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ELOOP)
+			sonde_warn("cannot truncate %s: %s", path, sonde_strerror(errno));
+		return;
+	}
+	if (ftruncate(fd, 0) < 0)
+		sonde_warn("cannot truncate %s: %s", path, sonde_strerror(errno));
+	close(fd);
+}
+
 static int64_t single(struct run *r, const struct ior_params *p, struct sonde_file *f,
                       const struct target *tg, enum access acc, int64_t offset,
                       struct sonde_verify *v)
@@ -119,6 +136,11 @@ static int64_t single(struct run *r, const struct ior_params *p, struct sonde_fi
 				v->first[k].offset += (uint64_t)offset - base;
 		}
 	}
+	if (n >= 0 && n < (ssize_t)len)
+		sonde_io_set_error(
+		    "%s %s at offset %lld: %zd of %zu bytes (the file is shorter than "
+		    "the test expects)",
+		    acc == WRITE ? "write" : "read", tg->path, (long long)offset, n, len);
 	return n == (ssize_t)len ? (int64_t)len : -1;
 }
 
@@ -288,9 +310,8 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	}
 	/* IOR deletes the file here, before the barrier; sonde empties it instead (it keeps a
 	 * file it did not create, and its striping), by one rank for a shared file */
-	if (writing && !p->use_existing && (p->fpp || r->rank == 0) && truncate(tg.path, 0) < 0 &&
-	    errno != ENOENT)
-		sonde_warn("cannot truncate %s: %s", tg.path, sonde_strerror(errno));
+	if (writing && !p->use_existing && (p->fpp || r->rank == 0))
+		empty_file(tg.path);
 	if (acc == WRITE || acc == READ || acc == READCHECK)
 		if (p->delay > 0)
 			sleep((unsigned)p->delay);
@@ -628,10 +649,10 @@ static int run_test(struct run *r, struct ior_test *t)
 	if (!code && p->wearout && p->write && t->reps_done > 0 && r->rank == 0) {
 		long long pairs = t->write[t->reps_done - 1].pairs;
 		if (p->status_file) {
-			FILE *f = fopen(p->status_file, "w");
+			FILE *f = sonde_fopen_nofollow(p->status_file, "w");
 			if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
-				sonde_warn("cannot write the stonewalling status file %s",
-				           p->status_file);
+				sonde_warn("cannot write the stonewalling status file %s: %s",
+				           p->status_file, sonde_strerror(errno));
 		} else if (r->out) {
 			fprintf(r->out, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
 		}
@@ -736,7 +757,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	const struct ior_params *p0 = &tests[0].p;
 	r.out = (p0->format == IOR_FORMAT_DEFAULT || p0->summary_file) ? stdout : NULL;
 	if (p0->rank_csv && ctx->rank == 0) {
-		r.rank_csv = fopen(p0->rank_csv, "w");
+		r.rank_csv = sonde_fopen_nofollow(p0->rank_csv, "w");
 		if (r.rank_csv)
 			fprintf(r.rank_csv, "access,rank,runtime-with-openclose,runtime,"
 			                    "throughput-withopenclose,throughput\n");

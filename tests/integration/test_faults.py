@@ -272,8 +272,6 @@ def test_file_removed_before_the_read_mpiio(shm_scratch):
     assert not (shm_scratch / "nn.1").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="sonde ior reports a short read with an empty message "
-                   "(single() returns -1 without sonde_io_set_error); see docs/reliability.md")
 @pytest.mark.parametrize("fpp", [0, 1])
 def test_short_file_ior(shm_scratch, fpp):
     f = shm_scratch / "f"

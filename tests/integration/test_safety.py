@@ -39,10 +39,6 @@ def precious(tmp_path):
 
 
 # (name, command with {d} the target directory, the file sonde would create there)
-# sonde btio opens its files with MPI_File_open / ncmpi_create itself, which follow links; the
-# MPI-IO backend's check (src/io/mpiio.c) is not on its path yet.
-FOLLOWS = pytest.mark.xfail(strict=True, reason="the workload opens its file with MPI-IO or "
-                            "PnetCDF directly, without the backend's symbolic-link check")
 PLANTED = [
     ("ior-shared", ["ior", "-w", "-k", "-t", "8k", "-b", "16k", "-o", "{d}/f"], "f"),
     ("ior-fpp", ["ior", "-w", "-k", "-F", "-t", "8k", "-b", "16k", "-o", "{d}/f"], "f.00000001"),
@@ -53,18 +49,14 @@ PLANTED = [
      "prof.write"),
     ("mpiio-shared", ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target", "{d}/f"], "f"),
     ("mpiio-nn", ["mpiio", "-type", 1, "-nobj", 2, "-size", "4K", "-target", "{d}/f.%r"], "f.1"),
-    pytest.param("btio-mpiio", ["btio", "--mode", "w", "--method", 1, "--grid", "8x8x8",
-                                "--dumps", 1, "--dir", "{d}"], "btio.mpi", marks=FOLLOWS),
-    pytest.param("btio-pnetcdf", ["btio", "--mode", "w", "--method", 2, "--grid", "8x8x8",
-                                  "--dumps", 1, "--dir", "{d}"], "btio.nc", marks=FOLLOWS),
-    pytest.param("ior-summary", ["ior", "-w", "-t", "8k", "-b", "16k", "-o", "{d}/f", "-O",
-                                 "summaryFile={d}/s", "-O", "summaryFormat=JSON"], "s",
-                 marks=pytest.mark.xfail(strict=True, reason="ior's summary file is opened with "
-                                         "fopen(w): follows the link and truncates its target")),
-    pytest.param("mpiio-output", ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target",
-                                  "{d}/f", "-output", "{d}/out"], "out",
-                 marks=pytest.mark.xfail(strict=True, reason="mpiio's -output is opened with "
-                                         "fopen(a): follows the link and appends to its target")),
+    ("btio-mpiio", ["btio", "--mode", "w", "--method", 1, "--grid", "8x8x8", "--dumps", 1,
+                    "--dir", "{d}"], "btio.mpi"),
+    ("btio-pnetcdf", ["btio", "--mode", "w", "--method", 2, "--grid", "8x8x8", "--dumps", 1,
+                      "--dir", "{d}"], "btio.nc"),
+    ("ior-summary", ["ior", "-w", "-t", "8k", "-b", "16k", "-o", "{d}/f", "-O",
+                     "summaryFile={d}/s", "-O", "summaryFormat=JSON"], "s"),
+    ("mpiio-output", ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target", "{d}/f",
+                      "-output", "{d}/out"], "out"),
     ("json", ["coll", "-e", 8, "Barrier", "--json", "{d}/r.jsonl"], "r.jsonl"),
     ("csv", ["coll", "-e", 8, "Barrier", "--csv", "{d}/r.csv"], "r.csv"),
 ]

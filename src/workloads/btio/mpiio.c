@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "btio.h"
 #include "fail.h"
 
@@ -153,6 +154,9 @@ static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 static int mpiio_open(struct btio_job *j)
 {
 	int amode = j->writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
+	if (!sonde_agree(j->comm, sonde_io_refuse_symlink(j->comm, j->path) == 0, "%s",
+	                 sonde_io_last_error()))
+		return -1;
 	int rc = MPI_File_open(j->comm, j->path, amode, j->info, &j->fh);
 	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot %s %s: %s",
 	                 j->writing ? "create" : "open", j->path, mpi_error(rc)))

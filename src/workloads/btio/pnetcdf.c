@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "btio.h"
 #include "fail.h"
 
@@ -122,6 +123,9 @@ static int nc_define(struct btio_job *j)
 static int nc_open(struct btio_job *j)
 {
 	const struct btio_layout *L = j->L;
+	if (!sonde_agree(j->comm, sonde_io_refuse_symlink(j->comm, j->path) == 0, "%s",
+	                 sonde_io_last_error()))
+		return -1;
 	MPI_Info info = nc_hints(j->info);
 	int rc = j->writing
 	             ? ncmpi_create(j->comm, j->path, NC_CLOBBER | NC_64BIT_DATA, info, &j->ncid)

@@ -1,11 +1,14 @@
 /* -O summaryFormat=JSON|CSV: IOR's machine-readable results, with IOR's keys, written to
  * summaryFile (the text log stays on stdout) or to stdout in place of the text. Unlike IOR's,
  * the JSON is always valid: it is built by a JSON writer, and nothing else is mixed in. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "fail.h"
+#include "files.h"
 #include "ior.h"
 #include "json.h"
 #include "units.h"
@@ -269,9 +272,10 @@ int ior_summary_file(const struct ior_test *tests, int ntests, const char *began
 	const struct ior_params *p = &tests[0].p;
 	FILE *f = stdout;
 	if (p->summary_file) {
-		f = fopen(p->summary_file, "w");
+		f = sonde_fopen_nofollow(p->summary_file, "w");
 		if (!f) {
-			snprintf(err, errlen, "cannot create summaryFile %s", p->summary_file);
+			snprintf(err, errlen, "cannot create summaryFile %s: %s", p->summary_file,
+			         sonde_strerror(errno));
 			return -1;
 		}
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend.h"
 #include "clock.h"
 #include "fail.h"
 #include "workloads/mpiio/mpiio.h"
@@ -25,18 +26,9 @@ void mpiio_check_mpi(int rc, const struct mpiio_run *run, const char *what)
 	sonde_fatal("%s %s: %s", what, run->path, msg);
 }
 
-/* MPI_File_open follows symbolic links and has no O_NOFOLLOW: the file's lowest rank looks
- * first and the others share its verdict (a link planted after the look is not caught). */
 static int is_symlink(const struct mpiio_run *run)
 {
-	int link = 0;
-	if (run->file_rank == 0) {
-		struct stat st;
-		link = lstat(run->path, &st) == 0 && S_ISLNK(st.st_mode);
-	}
-	if (run->file_comm != MPI_COMM_SELF)
-		MPI_Bcast(&link, 1, MPI_INT, 0, run->file_comm);
-	return link;
+	return sonde_io_refuse_symlink(run->file_comm, run->path) < 0;
 }
 
 MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "fail.h"
+#include "files.h"
 #include "workloads/mpiio/mpiio.h"
 
 static void redirect_output(struct mpiio_run *run)
@@ -16,7 +17,8 @@ static void redirect_output(struct mpiio_run *run)
 	const struct mpiio_params *p = run->p;
 	MPI_Comm comm = run->ctx->comm;
 	if (p->errout) {
-		int fd = open(p->errout, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		int fd =
+		    open(p->errout, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 		int ok = fd >= 0;
 		if (!sonde_agree(comm, ok, "-errout %s: %s", p->errout, sonde_strerror(errno)))
 			sonde_exit(SONDE_EXIT_USAGE);
@@ -27,7 +29,7 @@ static void redirect_output(struct mpiio_run *run)
 	run->out = stdout;
 	int ok = 1;
 	if (run->rank == 0 && p->output) {
-		run->out = fopen(p->output, "a");
+		run->out = sonde_fopen_nofollow(p->output, "a");
 		ok = run->out != NULL;
 	}
 	if (!sonde_agree(comm, ok, "-output %s: %s", p->output ? p->output : "",
