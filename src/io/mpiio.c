@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fail.h"
+
 /* A transfer larger than INT_MAX bytes is described by one derived datatype made of pieces of
  * this size, so that every rank makes exactly one call per transfer (see transfer()). */
 #define PIECE ((size_t)1 << 30)
@@ -72,8 +74,11 @@ static int mpi_fail(int mpi_rc, const char *fmt, ...)
 	va_end(ap);
 	if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
 		snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
-	sonde_io_set_error("%s: %s", what, msg);
-	return -errno_of(mpi_rc);
+	/* The system's words first: MPI libraries word the same class differently ("No such
+	 * file or directory" in Open MPI, "File does not exist" in MPICH). */
+	int e = errno_of(mpi_rc);
+	sonde_io_set_error("%s: %s (%s)", what, sonde_strerror(e), msg);
+	return -e;
 }
 
 /* ROMIO and OMPIO accept a file system prefix ("lustre:/x", "ufs:/x"); the prefix is at least
