@@ -5,6 +5,18 @@
 #include <string.h>
 #include <unistd.h>
 
+void sonde_parent_dir(const char *path, char *out, size_t len)
+{
+	snprintf(out, len, "%s", path);
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(out, len, ".");
+	else if (slash == out)
+		out[1] = '\0';
+	else
+		*slash = '\0';
+}
+
 FILE *sonde_fopen_nofollow(const char *path, const char *mode)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;

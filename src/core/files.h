@@ -10,4 +10,7 @@
  * symbolic link). */
 FILE *sonde_fopen_nofollow(const char *path, const char *mode);
 
+/* The directory part of path ("." for a bare name, "/" for a file at the root), into out. */
+void sonde_parent_dir(const char *path, char *out, size_t len);
+
 #endif

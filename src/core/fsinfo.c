@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/statfs.h>
 
+#include "files.h"
+
 struct fs_magic {
 	unsigned long magic;
 	const char *name;
@@ -141,14 +143,7 @@ static int resolve(const char *path, char *real)
 	if (errno != ENOENT)
 		return -errno;
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", path);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
+	sonde_parent_dir(path, dir, sizeof dir);
 	if (!realpath(dir, real))
 		return -errno;
 	return 0;

@@ -14,6 +14,7 @@
 #include "backend.h"
 #include "clock.h"
 #include "fail.h"
+#include "files.h"
 #include "json.h"
 #include "mib/mib.h"
 #include "profile.h"
@@ -130,14 +131,7 @@ static int launcher_processes(void)
 static int profile_prefix_ok(const char *prefix, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s", prefix);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
+	sonde_parent_dir(prefix, dir, sizeof dir);
 	if (access(dir, W_OK | X_OK) != 0) {
 		snprintf(err, errlen, "option -p %s: directory %s: %s", prefix, dir,
 		         sonde_strerror(errno));
