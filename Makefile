@@ -60,7 +60,7 @@ build-asan:
 test: setup
 	$(MAKE) build build-asan
 	$(MAKE) -k unit-test unit-test-asan integration-test \
-		integration-test-asan python-test test-mpich fuzz-test
+		integration-test-asan python-test test-mpich fuzz-test lint
 
 unit-test:
 	ctest --test-dir build --output-on-failure -j$(JOBS)

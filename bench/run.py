@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchlib import REPO, BenchError, Context  # noqa: E402
+from benchlib import REPO, BenchError, Context  # noqa: E402 (after the path is set)
 
 
 def load_cases():

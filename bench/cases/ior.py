@@ -12,7 +12,6 @@ time, open and close included; fio's is bytes over its runtime.
 Knobs: SONDE_BENCH_IOR_EASY (bytes per rank, default 512m), SONDE_BENCH_IOR_HARD (bytes per rank,
 default 64m), SONDE_BENCH_SHM_DIR, SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default mpirun)."""
 
-import glob
 import json
 import os
 import shutil

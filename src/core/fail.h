@@ -16,9 +16,9 @@
 enum sonde_exit {
 	SONDE_EXIT_OK = 0,
 	SONDE_EXIT_RUNTIME = 1, /* I/O error, MPI error, resource problem */
-	SONDE_EXIT_USAGE = 2,	/* bad options, sizes, input files, paths */
-	SONDE_EXIT_VERIFY = 3,	/* data verification found mismatches */
-	SONDE_EXIT_SIGNAL = 4,	/* stopped by SIGTERM/SIGINT after saving results */
+	SONDE_EXIT_USAGE = 2,   /* bad options, sizes, input files, paths */
+	SONDE_EXIT_VERIFY = 3,  /* data verification found mismatches */
+	SONDE_EXIT_SIGNAL = 4,  /* stopped by SIGTERM/SIGINT after saving results */
 };
 
 /* Prints "sonde <workload>: error: <message>" on stderr, on rank 0 only (or on the calling rank
@@ -35,7 +35,7 @@ _Noreturn void sonde_fatal(const char *fmt, ...) __attribute__((format(printf, 1
  * message. If any rank failed, the lowest failing rank's message is printed once (prefixed with
  * its rank when more than one rank runs) and every rank gets 0; otherwise every rank gets 1. */
 int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Finalises MPI if it was initialised (flushing results first) and exits with code. */
 _Noreturn void sonde_exit(int code);

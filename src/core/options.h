@@ -13,19 +13,19 @@
 #include "units.h"
 
 enum sonde_opt_type {
-	SONDE_OPT_FLAG,	    /* int field set to 1 */
-	SONDE_OPT_COUNT,    /* int field incremented each time (-v -v -v, -vvv) */
-	SONDE_OPT_INT,	    /* int field, decimal, within [min, max] */
-	SONDE_OPT_LONG,	    /* int64_t field, decimal, within [min, max] */
-	SONDE_OPT_SIZE,	    /* int64_t field, with the table entry's size style, within [min, max] */
-	SONDE_OPT_DOUBLE,   /* double field */
-	SONDE_OPT_STRING,   /* const char * field (points into argv) */
-	SONDE_OPT_LIST,	    /* struct sonde_strlist field, one value appended per use (-O a=b) */
-	SONDE_OPT_WORDS,    /* struct sonde_strlist field: every following word up to the next one
-			       that starts with '-' (LANL's -hints k v k v, -num_io "1 2") */
+	SONDE_OPT_FLAG,   /* int field set to 1 */
+	SONDE_OPT_COUNT,  /* int field incremented each time (-v -v -v, -vvv) */
+	SONDE_OPT_INT,    /* int field, decimal, within [min, max] */
+	SONDE_OPT_LONG,   /* int64_t field, decimal, within [min, max] */
+	SONDE_OPT_SIZE,   /* int64_t field, with the table entry's size style, within [min, max] */
+	SONDE_OPT_DOUBLE, /* double field */
+	SONDE_OPT_STRING, /* const char * field (points into argv) */
+	SONDE_OPT_LIST,   /* struct sonde_strlist field, one value appended per use (-O a=b) */
+	SONDE_OPT_WORDS,  /* struct sonde_strlist field: every following word up to the next one
+	                     that starts with '-' (LANL's -hints k v k v, -num_io "1 2") */
 	SONDE_OPT_CALLBACK, /* .parse(cfg, value, err) decides; for values that are not one field */
 	SONDE_OPT_REFUSED,  /* an option of the original that sonde does not implement: using it
-			       is an error that quotes .help as the reason */
+	                       is an error that quotes .help as the reason */
 };
 
 /* How words are read. */
@@ -42,13 +42,13 @@ struct sonde_strlist {
 };
 
 struct sonde_option {
-	char letter;	      /* short letter (SHORT style), 0 if none */
-	const char *name;     /* long name: --name (SHORT style) or -name (WORDS style); may be NULL */
+	char letter;      /* short letter (SHORT style), 0 if none */
+	const char *name; /* long name: --name (SHORT style) or -name (WORDS style); may be NULL */
 	enum sonde_opt_type type;
-	size_t offset;	      /* offsetof(struct params, field); unused for REFUSED */
-	const char *metavar;  /* "N", "BYTES", "PATH": shown in help; NULL for flags */
-	const char *help;     /* one line; for REFUSED the reason it is refused */
-	int64_t min, max;     /* INT/LONG/SIZE range; both 0 = no range check beyond the type */
+	size_t offset;       /* offsetof(struct params, field); unused for REFUSED */
+	const char *metavar; /* "N", "BYTES", "PATH": shown in help; NULL for flags */
+	const char *help;    /* one line; for REFUSED the reason it is refused */
+	int64_t min, max;    /* INT/LONG/SIZE range; both 0 = no range check beyond the type */
 	enum sonde_size_style size_style;
 	int value_optional;   /* value may be absent (mib's -b[gran]); then .implicit is used */
 	const char *implicit; /* value text used when an optional value is absent */
@@ -56,13 +56,13 @@ struct sonde_option {
 };
 
 struct sonde_option_table {
-	const char *command;  /* "sonde ior" */
-	const char *usage;    /* "[options]" or "[options] [operations...]" */
-	const char *summary;  /* one paragraph shown at the top of --help */
+	const char *command; /* "sonde ior" */
+	const char *usage;   /* "[options]" or "[options] [operations...]" */
+	const char *summary; /* one paragraph shown at the top of --help */
 	enum sonde_opt_style style;
 	const struct sonde_option *options;
 	int count;
-	const char *epilog;   /* text after the option list (positional arguments, examples) */
+	const char *epilog; /* text after the option list (positional arguments, examples) */
 };
 
 /* One table and the struct it fills. A parse accepts options from several tables (the
@@ -76,14 +76,14 @@ struct sonde_option_set {
 struct sonde_parse_result {
 	int npositional;
 	char **positional; /* words that are not options, in order (malloc'd array) */
-	int help;	   /* -h/--help was given: caller prints help and exits 0 */
+	int help;          /* -h/--help was given: caller prints help and exits 0 */
 };
 
 /* Parses argv[first..argc). Returns 0, or -1 with a one-line message in err naming the bad
  * option or value. sets[0] decides the style. "--" ends options. -h and --help set ->help
  * unless a table defines 'h' itself. */
-int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char **argv,
-			int first, struct sonde_parse_result *out, char *err, size_t errlen);
+int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char **argv, int first,
+                        struct sonde_parse_result *out, char *err, size_t errlen);
 
 /* How many times the named option (long name, or the letter as a one-char string) was given. */
 int sonde_option_given(const struct sonde_option_set *set, const char *name);

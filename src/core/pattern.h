@@ -36,7 +36,7 @@ struct sonde_verify {
 
 /* Checks buf against the pattern; adds to v. Returns the number of bad bytes in this call. */
 int64_t sonde_pattern_check(const struct sonde_pattern *p, const void *buf, size_t len,
-			    uint64_t offset, struct sonde_verify *v);
+                            uint64_t offset, struct sonde_verify *v);
 
 /* Prints the kept mismatches as "verify: rank R: FILE: offset O: expected 0xEE, found 0xFF"
  * lines on stderr, then a count line if more were found. */
@@ -44,6 +44,6 @@ void sonde_verify_report(const struct sonde_verify *v, int rank, const char *fil
 
 /* Collective: total errors and bytes checked over ranks, on every rank. */
 void sonde_verify_total(MPI_Comm comm, const struct sonde_verify *local, int64_t *errors,
-			int64_t *bytes_checked);
+                        int64_t *bytes_checked);
 
 #endif

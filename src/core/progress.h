@@ -15,7 +15,7 @@ struct sonde_progress {
 
 /* force: draw even when stderr is not a terminal (then one line per 10%, not a redrawn bar). */
 void sonde_progress_begin(struct sonde_progress *p, int rank, const char *label, int64_t total,
-			  int force);
+                          int force);
 void sonde_progress_update(struct sonde_progress *p, int64_t done);
 void sonde_progress_end(struct sonde_progress *p);
 

@@ -18,29 +18,30 @@
 struct sonde_context;
 
 struct sonde_measurement {
-	const char *phase;	 /* "write", "read", "open", "close", "Bcast", "dump", ... */
-	int iteration;		 /* 0-based; -1 when not iterated */
-	int64_t bytes;		 /* aggregate bytes moved in the phase (0 for pure latency) */
-	double seconds;		 /* the phase time as the original defines it */
-	int64_t ops;		 /* calls/transfers in the phase (0 if not counted) */
-	const struct sonde_stats *per_rank;	/* per-rank phase seconds, or NULL */
-	const struct sonde_latency *latency;	/* per-call latency, or NULL */
-	int verified;		 /* 1 checked, 0 not checked */
-	int64_t verify_errors;	 /* mismatching bytes/elements when verified */
+	const char *phase; /* "write", "read", "open", "close", "Bcast", "dump", ... */
+	int iteration;     /* 0-based; -1 when not iterated */
+	int64_t bytes;     /* aggregate bytes moved in the phase (0 for pure latency) */
+	double seconds;    /* the phase time as the original defines it */
+	int64_t ops;       /* calls/transfers in the phase (0 if not counted) */
+	const struct sonde_stats *per_rank;  /* per-rank phase seconds, or NULL */
+	const struct sonde_latency *latency; /* per-call latency, or NULL */
+	int verified;                        /* 1 checked, 0 not checked */
+	int64_t verify_errors;               /* mismatching bytes/elements when verified */
 	int64_t bytes_checked;
 	const char *params_json; /* JSON object of the parameters of this measurement, or NULL */
-	const char *extra_json;	 /* JSON object of workload-specific figures (stonewall, ...), or NULL */
+	const char
+	    *extra_json; /* JSON object of workload-specific figures (stonewall, ...), or NULL */
 };
 
 /* Rank 0: opens the files for appending (never truncating). Returns 0 or -1 with err. */
-int sonde_results_open(const char *workload, const char *json_path, const char *csv_path,
-		       char *err, size_t errlen);
+int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
+                       size_t errlen);
 
 /* Rank 0: writes the header record. params_json: the workload's effective parameters (a JSON
  * object). target: a path on the file system under test (its type and mount go in the
  * header), or NULL for workloads without files. */
 void sonde_results_header(const struct sonde_context *ctx, const char *params_json,
-			  const char *target);
+                          const char *target);
 
 /* Rank 0: one measurement record (bandwidth_mib_s and ops_per_s are derived here). */
 void sonde_results_measurement(const char *workload, const struct sonde_measurement *m);

@@ -8,7 +8,7 @@
 struct sonde_stats {
 	int64_t n;
 	double min, max, mean, stddev, sum; /* stddev: population (divide by n), as IOR does */
-	int min_rank, max_rank;		    /* for across-rank stats; -1 for plain samples */
+	int min_rank, max_rank;             /* for across-rank stats; -1 for plain samples */
 };
 
 /* Stats of n samples (min/max ranks are the sample indexes). */
@@ -49,6 +49,6 @@ struct sonde_latency {
  * chunks, exact percentiles when the total fits in max_exact samples, histogram percentiles
  * otherwise). Result valid on rank 0. */
 void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64_t max_exact,
-			  struct sonde_latency *out);
+                          struct sonde_latency *out);
 
 #endif

@@ -7,9 +7,11 @@
 #include <stdint.h>
 
 enum sonde_size_style {
-	/* IOR/mib: integer with an optional k/m/g/t (either case) binary multiplier, e.g. 16m, 2G. */
+	/* IOR/mib: integer with an optional k/m/g/t (either case) binary multiplier, e.g. 16m, 2G.
+	 */
 	SONDE_SIZE_BINARY,
-	/* LANL mpi_io_test dd-like: w=2, b=512, KB=1000, K=1024, MB=10^6, M=2^20, GB=10^9, G=2^30. */
+	/* LANL mpi_io_test dd-like: w=2, b=512, KB=1000, K=1024, MB=10^6, M=2^20, GB=10^9, G=2^30.
+	 */
 	SONDE_SIZE_LANL,
 	/* mpiBench byte strings: decimal float (".5", "2.5") + optional k/m/g (binary) + optional
 	 * b/B, e.g. 32K, 2.5kb, .5GB; the result must be a whole number of bytes. */
@@ -18,11 +20,11 @@ enum sonde_size_style {
 
 /* Parses text into *out. Returns 0, or -1 with a one-line reason in err. */
 int sonde_parse_size(const char *text, enum sonde_size_style style, int64_t *out, char *err,
-		     size_t errlen);
+                     size_t errlen);
 
 /* Parses a whole decimal integer (no suffix) into *out, within [min, max]. */
 int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, char *err,
-		    size_t errlen);
+                    size_t errlen);
 
 /* Parses a finite decimal floating-point number. */
 int sonde_parse_double(const char *text, double *out, char *err, size_t errlen);

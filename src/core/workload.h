@@ -15,11 +15,11 @@ struct sonde_common {
 
 struct sonde_context {
 	const char *workload;
-	int mpi;	 /* MPI initialised (0 only for workloads that run without it, mib -M) */
-	MPI_Comm comm;	 /* MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+	int mpi;       /* MPI initialised (0 only for workloads that run without it, mib -M) */
+	MPI_Comm comm; /* MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
 	int rank, size;
 	struct sonde_topology topo;
-	int argc;	 /* the whole command line, for the results header */
+	int argc; /* the whole command line, for the results header */
 	char **argv;
 	struct sonde_common common;
 };
@@ -40,9 +40,9 @@ struct sonde_workload {
  * (caller frees with sonde_parse_result_free) and returns the workload's option set (for
  * sonde_option_given; freed by sonde_exit). */
 struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
-						  const struct sonde_option_table *table,
-						  void *cfg, int argc, char **argv,
-						  struct sonde_parse_result *positional);
+                                                  const struct sonde_option_table *table, void *cfg,
+                                                  int argc, char **argv,
+                                                  struct sonde_parse_result *positional);
 
 /* The common option table (for docs). */
 extern const struct sonde_option_table sonde_common_options;

@@ -136,7 +136,7 @@ def test_output_block_layout_matches_the_original(shm_scratch):
         r"file striping size       :         0 bytes",
     ]
     assert len(lines) == 1 + len(pattern), out.stdout
-    for line, pat in zip(lines[1:], pattern):
+    for line, pat in zip(lines[1:], pattern, strict=False):
         assert re.fullmatch(pat, line), (line, pat)
     read = btio(["--mode", "r"], cwd=shm_scratch).stdout.splitlines()
     assert read[1] == "-- BT-IO Benchmark (read  operation only) --"

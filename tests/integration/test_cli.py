@@ -4,13 +4,12 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import SONDE, mpi_env, run_sonde
 
 
 def workloads():
     out = subprocess.run([SONDE, "--help"], capture_output=True, text=True, timeout=30)
-    names = re.findall(r"^  (\w+) ", out.stdout.split("Options every workload")[0], re.M)
+    names = re.findall(r"^  (\w+) ", out.stdout.split("Options every workload")[0], re.MULTILINE)
     return names
 
 

@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from conftest import REPO, read_jsonl, run_sonde
 
 
@@ -106,7 +105,7 @@ def test_every_operation_in_order(np, tmp_path):
     validate_schema(records)
     ms = measurements(out)
     assert len(ms) == len(results)
-    for r, m in zip(results, ms):
+    for r, m in zip(results, ms, strict=False):
         assert m["phase"] == r["op"] and m["params"]["size"] == r["bytes"]
         assert m["ops"] == r["iters"] == m["params"]["iterations"]
         assert m["params"]["comm"] == "MPI_COMM_WORLD" and m["params"]["comm_ranks"] == np
@@ -317,7 +316,7 @@ def test_csv_rows(tmp_path):
     rows = out.read_text().splitlines()
     assert rows[0].startswith("run_id,workload,phase,")
     assert len(rows) == 1 + len(results)
-    for r, row in zip(results, rows[1:]):
+    for r, row in zip(results, rows[1:], strict=False):
         cols = row.split(",")
         assert cols[1] == "coll" and cols[2] == r["op"] and int(cols[7]) == r["iters"]
 

@@ -6,7 +6,6 @@ import os
 import re
 
 import pytest
-
 from conftest import read_jsonl, run_sonde
 
 MIB = 1048576.0
@@ -33,7 +32,8 @@ def rows(out):
     for line in out.splitlines():
         m = ROW.match(line)
         if m:
-            found.append(dict(zip(keys, [m.group(1)] + [float(g) for g in m.groups()[1:]])))
+            values = [m.group(1)] + [float(g) for g in m.groups()[1:]]
+            found.append(dict(zip(keys, values, strict=False)))
     return found
 
 
@@ -47,7 +47,7 @@ def summary(out):
     for line in lines[i + 2:]:
         if not line.startswith(("write", "read")):
             break
-        table[line.split()[0]] = dict(zip(header, line.split()))
+        table[line.split()[0]] = dict(zip(header, line.split(), strict=False))
     return table
 
 
@@ -118,9 +118,9 @@ def test_summary_recomputed_from_rows(shm_scratch):
         assert row["aggs(MiB)"] == "2.0" and row["API"] == "POSIX"
     # the Max Write line is the best iteration
     best = max(r["bw"] for r in table if r["access"] == "write")
-    m = re.search(r"^Max Write: (\S+) MiB/sec", proc.stdout, re.M)
+    m = re.search(r"^Max Write: (\S+) MiB/sec", proc.stdout, re.MULTILINE)
     assert float(m.group(1)) == pytest.approx(best, rel=0.01)
-    assert re.search(r"^Finished\s+: ", proc.stdout, re.M)
+    assert re.search(r"^Finished\s+: ", proc.stdout, re.MULTILINE)
 
 
 def test_jube_pattern_extracts_the_result(shm_scratch):
@@ -129,7 +129,7 @@ def test_jube_pattern_extracts_the_result(shm_scratch):
                       "2", "-o", shm_scratch / "testFileA", "-s", "2", "-r", "-w", "-v",
                       "-F"], np=2)
     pat = re.compile(r"^(write|read)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+"
-                     r"[\d.]+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+NA\s+NA", re.M)
+                     r"[\d.]+\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+NA\s+NA", re.MULTILINE)
     found = {m.group(1): [float(g) for g in m.groups()[1:]] for m in pat.finditer(proc.stdout)}
     assert set(found) == {"write", "read"}
     for bwmax, bwmin, bwmean, mean_s in found.values():
@@ -196,7 +196,7 @@ def test_dry_run_touches_nothing(shm_scratch):
 def test_drop_cache_reports(scratch):
     proc = ior(["-w", "-r", "--drop-cache", "-F", "-t", "64k", "-b", "512k", "-o",
                       scratch / "dc"], np=2)
-    m = re.search(r"^drop-cache: (\d+) of (\d+) pages still resident", proc.stdout, re.M)
+    m = re.search(r"^drop-cache: (\d+) of (\d+) pages still resident", proc.stdout, re.MULTILINE)
     assert m and int(m.group(2)) == 2 * 512 * 1024 // os.sysconf("SC_PAGESIZE")
     assert int(m.group(1)) <= int(m.group(2))
 
@@ -205,8 +205,8 @@ def test_rank_details_and_latency(shm_scratch):
     proc = ior(["-w", "-r", "--rank-details", "--latency", "-t", "16k", "-b", "64k",
                       "-o", shm_scratch / "x"], np=2)
     assert "write rank details (iteration 0):" in proc.stdout
-    assert re.search(r"^slowest rank: [01] ", proc.stdout, re.M)
-    assert re.search(r"^read latency \(iteration 0, 8 calls\): p50 ", proc.stdout, re.M)
+    assert re.search(r"^slowest rank: [01] ", proc.stdout, re.MULTILINE)
+    assert re.search(r"^read latency \(iteration 0, 8 calls\): p50 ", proc.stdout, re.MULTILINE)
 
 
 @pytest.mark.parametrize("api", ["POSIX", "MPIIO"])

@@ -5,7 +5,6 @@ import csv
 import json
 
 import pytest
-
 from conftest import run_sonde
 
 SMALL = ["-t", "16k", "-b", "64k"]
@@ -79,7 +78,7 @@ IOR STOP
     proc = ior(["-f", script], np=2)
     lines = proc.stdout.splitlines()
     summary = lines[lines.index("Summary of all tests:") + 2:]
-    rows = [l.split() for l in summary if l.startswith(("write", "read"))]
+    rows = [ln.split() for ln in summary if ln.startswith(("write", "read"))]
     # Test#, fPP and reps columns of each row
     assert [(r[0], r[12], r[16], r[15]) for r in rows] == [
         ("write", "0", "0", "1"), ("write", "1", "1", "2"), ("read", "1", "1", "2")]
@@ -89,11 +88,11 @@ def test_preset_easy_and_hard(shm_scratch):
     proc = ior(["--preset", "jupiter-easy", "-b", "16m", "-o", shm_scratch / "e"], np=2)
     assert ("Preset              : jupiter-easy = ior -a POSIX -C -Q 2 -g -b 16777216 -t "
             f"16777216 -i 3 -o {shm_scratch / 'e'} -s 1 -r -w -v -F") in proc.stdout
-    row = [l.split() for l in proc.stdout.splitlines() if l.startswith("write ")][-1]
+    row = [ln.split() for ln in proc.stdout.splitlines() if ln.startswith("write ")][-1]
     assert row[14:18] == ["2", "3", "1", "1"]  # tPN reps fPP reord
     assert row[18] == "2"  # reordoff = tasks per node
     proc = ior(["--preset", "jupiter-hard", "-s", "64", "-o", shm_scratch / "h"], np=2)
-    row = [l.split() for l in proc.stdout.splitlines() if l.startswith("read ")][-1]
+    row = [ln.split() for ln in proc.stdout.splitlines() if ln.startswith("read ")][-1]
     assert row[16] == "0" and row[21:24] == ["64", "4096", "4096"]
 
 
@@ -124,7 +123,7 @@ def test_bad_input(shm_scratch, np, args, message):
     message = message.replace("{tmp}", str(shm_scratch))
     proc = ior(args, np=np, check=False, timeout=60)
     assert proc.returncode != 0
-    errors = [l for l in proc.stderr.splitlines() if "error" in l and "sonde" in l]
+    errors = [ln for ln in proc.stderr.splitlines() if "error" in ln and "sonde" in ln]
     assert len(errors) == 1, proc.stderr
     assert message in errors[0]
 

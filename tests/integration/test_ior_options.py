@@ -48,7 +48,7 @@ def test_delay_and_refnum(shm_scratch):
     start = time.monotonic()
     proc = ior(["-w", "-r", "-d", "1", "-A", "77", *SMALL, "-o", shm_scratch / "d"], np=2)
     assert time.monotonic() - start >= 2.0  # one second before each of the two phases
-    rows = [l.split() for l in proc.stdout.splitlines() if l.startswith(("write ", "read "))]
+    rows = [ln.split() for ln in proc.stdout.splitlines() if ln.startswith(("write ", "read "))]
     assert rows[-1][-1] == "77"  # RefNum column
 
 
@@ -64,7 +64,7 @@ def test_attached_values_and_grouped_flags(shm_scratch):
 def test_min_time_duration(shm_scratch):
     """-O minTimeDuration=1: the phase goes over the file again until a second has passed."""
     proc = ior(["-w", "-k", "-O", "minTimeDuration=1", *SMALL, "-o", shm_scratch / "t"], np=2)
-    row = [l.split() for l in proc.stdout.splitlines() if l.startswith("write ")][0]
+    row = [ln.split() for ln in proc.stdout.splitlines() if ln.startswith("write ")][0]
     assert float(row[7]) >= 1.0  # wr/rd(s)
     assert "Using actual aggregate bytes moved" in proc.stderr
     moved = int(proc.stderr.split("Using actual aggregate bytes moved = ")[1].split()[0])

@@ -11,7 +11,7 @@ HOSTS = "nodeA:2,nodeB:2"
 def reads(out):
     """{rank: rank whose file it read} from the file-per-process names."""
     return {int(m.group(1)): int(m.group(2))
-            for m in re.finditer(r"^task (\d+) reading \S+\.(\d{8})$", out, re.M)}
+            for m in re.finditer(r"^task (\d+) reading \S+\.(\d{8})$", out, re.MULTILINE)}
 
 
 def ior(args, **kw):

@@ -21,7 +21,7 @@ def test_wear_out_and_status_file(scratch):
     proc = ior(["-w", "-k", "-Y", "-D", "1", "-O",
                 f"stoneWallingWearOut=1,stoneWallingStatusFile={status}", "-v", *HARD, "-o",
                 target, "--json", results], np=2)
-    m = re.search(r"^stonewalling pairs accessed min: (\d+) max: (\d+)", proc.stdout, re.M)
+    m = re.search(r"^stonewalling pairs accessed min: (\d+) max: (\d+)", proc.stdout, re.MULTILINE)
     assert m, proc.stdout
     pairs = int(m.group(2))
     assert int(m.group(1)) <= pairs
@@ -31,10 +31,10 @@ def test_wear_out_and_status_file(scratch):
     meas = [r for r in read_jsonl(results) if r["type"] == "measurement"]
     assert meas[0]["bytes"] == pairs * 2 * 4096
     assert meas[0]["extra"]["stonewall_total_bytes"] <= pairs * 2 * 4096
-    write_row = [l for l in proc.stdout.splitlines() if l.startswith("write ")][-1].split()
+    write_row = [ln for ln in proc.stdout.splitlines() if ln.startswith("write ")][-1].split()
     assert write_row[10] != "NA" and float(write_row[10]) >= 1.0  # Stonewall(s)
     assert re.search(r"^Aggregate write bandwidth at the stonewall: [\d.]+ MiB/s$",
-                     proc.stdout, re.M)
+                     proc.stdout, re.MULTILINE)
 
     proc = ior(["-r", "-k", "-O", f"stoneWallingStatusFile={status}", *HARD, "-o", target,
                 "--json", results], np=2)

@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, launch_command, mpi_env
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import suitefile  # noqa: E402
+from sonde import suitefile
 
 QUICK = suitefile.load(REPO / "suites" / "quick.toml")
 pytestmark = pytest.mark.skipif(os.environ.get("SONDE_LEAK_CHECK") != "1",

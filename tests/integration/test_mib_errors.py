@@ -6,7 +6,6 @@ import re
 import subprocess
 
 import pytest
-
 from conftest import run_sonde
 
 
@@ -61,7 +60,7 @@ def test_verify_catches_a_corrupted_byte(shm_scratch):
             f"found 0x{found:02x}") in out.stderr
     assert "sonde mib: error: verify: 1 of 131072 bytes read differ" in out.stderr
     # The result line is still printed: the rates were measured.
-    assert re.search(r" 8k +8 +60 +0\.00 +\d+\.\d\d$", out.stdout, re.M)
+    assert re.search(r" 8k +8 +60 +0\.00 +\d+\.\d\d$", out.stdout, re.MULTILINE)
     # Another seed is other data: everything differs.
     out = run_sonde(args + ["-R", "--verify", "--seed", 43], np=2, check=False)
     assert out.returncode == 3
@@ -89,7 +88,7 @@ def test_no_mpi_single_process(shm_scratch):
                     r"+\d+\.\d\d +\d+\.\d\d$", lines[3])
     # A real clock: rates are measured, not 0.00 from a one-second clock.
     assert float(lines[3].split()[-1]) > 0 and float(lines[3].split()[-2]) > 0
-    rows = [l.split("\t") for l in (shm_scratch / "p.write").read_text().splitlines()]
+    rows = [ln.split("\t") for ln in (shm_scratch / "p.write").read_text().splitlines()]
     assert len(rows) == 5 and all(len(r) == 2 and r[1] == "" for r in rows)
     assert [float(r[0]) for r in rows] == sorted(float(r[0]) for r in rows)
 

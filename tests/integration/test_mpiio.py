@@ -6,7 +6,6 @@ the JSON records, and a corrupted byte is reported with rank, object and count."
 import re
 
 import pytest
-
 from conftest import OPEN_MPI, read_jsonl, run_sonde
 from mpiio_layout import PAGE, check_file, layout
 
@@ -146,7 +145,7 @@ def test_input_parameters_block(shm_scratch):
         for label in ("Effective Bandwidth", "Write Bandwidth", "Total Time", "Write Time",
                       "File Open Time", "File Write Wait Time", "File Preallocate Time",
                       "File Sync Time", "File Close Wait Time", "Read Bandwidth"):
-            assert re.search(rf"^\[{r}\] {label} = \S+e[+-]\d\d$", text, re.M), (r, label)
+            assert re.search(rf"^\[{r}\] {label} = \S+e[+-]\d\d$", text, re.MULTILINE), (r, label)
     assert not (shm_scratch / "f").exists()  # -deletefile
 
 

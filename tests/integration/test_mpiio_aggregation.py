@@ -6,12 +6,11 @@ senders per buffer and -ahead keeps several transfers in flight."""
 import re
 
 import pytest
-
 from conftest import read_jsonl, run_sonde
 from mpiio_layout import PAGE, check_file, layout, senders_even
 
 PROC = re.compile(r"^=== MPI Processor (send|Receive) wait time \(min avg max\): \S+\[\d+\]  \S+ "
-                  r"\S+\[\d+\]  sec\.$", re.M | re.I)
+                  r"\S+\[\d+\]  sec\.$", re.MULTILINE | re.IGNORECASE)
 
 
 def agg_files(directory, type_, aggs):

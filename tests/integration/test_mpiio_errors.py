@@ -1,7 +1,6 @@
 """sonde mpiio on bad input: one clear line from rank 0, exit code 2, no hang, no file."""
 
 import pytest
-
 from conftest import run_sonde
 
 
@@ -38,7 +37,8 @@ BAD = [
     (2, ["-type", 3, "-norsend"], "-norsend with every process an aggregator"),
     (2, ["-type", 3, "-host", "no-such-host", "-num_io", 1],
      "-host no-such-host: no process runs there"),
-    (0, ["-type", 1, "-op", "read", "-deletefile"], "-deletefile removes only files this run wrote"),
+    (0, ["-type", 1, "-op", "read", "-deletefile"],
+     "-deletefile removes only files this run wrote"),
     (0, ["-type", 1, "-setup", "/nonexistent/setup"], "-setup /nonexistent/setup"),
 ]
 

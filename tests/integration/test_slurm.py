@@ -15,11 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import suitefile  # noqa: E402
+from sonde import suitefile
 
 QUICK = suitefile.load(REPO / "suites" / "quick.toml")
 

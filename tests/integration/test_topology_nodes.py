@@ -8,12 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import OPEN_MPI, SONDE, run_sonde
 
 TEST_PROGRAM = Path(SONDE).parent / "test_topology"
 LINE = re.compile(r"^topology: rank=(\d+) size=(\d+) nnodes=(\d+) node=(\d+) local_rank=(\d+) "
-                  r"local_size=(\d+) tpn=(\d+) name=(\S+)$", re.M)
+                  r"local_size=(\d+) tpn=(\d+) name=(\S+)$", re.MULTILINE)
 
 
 def _can_unshare_uts():

@@ -50,8 +50,13 @@ int main(int argc, char **argv)
 	}
 	MPI_Barrier(MPI_COMM_WORLD);
 
-	struct sonde_context ctx = {.workload = "test", .mpi = 1, .comm = MPI_COMM_WORLD,
-				    .rank = rank, .size = 2, .argc = argc, .argv = argv};
+	struct sonde_context ctx = {.workload = "test",
+	                            .mpi = 1,
+	                            .comm = MPI_COMM_WORLD,
+	                            .rank = rank,
+	                            .size = 2,
+	                            .argc = argc,
+	                            .argv = argv};
 	sonde_topology_init(MPI_COMM_WORLD, &ctx.topo);
 	char err[256];
 	CHECK_INT(sonde_results_open("test", json, csv, err, sizeof err), 0);
@@ -59,10 +64,15 @@ int main(int argc, char **argv)
 
 	struct sonde_stats s;
 	sonde_stats_across(MPI_COMM_WORLD, rank ? 2.0 : 1.0, &s);
-	struct sonde_measurement m = {.phase = "write", .iteration = 0, .bytes = 4 << 20,
-				      .seconds = 2.0, .ops = 8, .per_rank = &s, .verified = 1,
-				      .bytes_checked = 4 << 20,
-				      .params_json = "{\"t\":\"a,\\\"b\"}"};
+	struct sonde_measurement m = {.phase = "write",
+	                              .iteration = 0,
+	                              .bytes = 4 << 20,
+	                              .seconds = 2.0,
+	                              .ops = 8,
+	                              .per_rank = &s,
+	                              .verified = 1,
+	                              .bytes_checked = 4 << 20,
+	                              .params_json = "{\"t\":\"a,\\\"b\"}"};
 	sonde_results_measurement("test", &m);
 	sonde_results_record("summary", "test", "{\"score\":1.5}");
 	sonde_results_record("summary", "test", "{}");
@@ -73,17 +83,21 @@ int main(int argc, char **argv)
 		const char *text = slurp(json);
 		CHECK(text != NULL);
 		CHECK_INT(count_lines(text), 6);
-		CHECK(strncmp(text, "{\"type\":\"earlier\"}\n{\"type\":\"header\",\"run_id\":\"", 45) == 0);
+		CHECK(strncmp(text, "{\"type\":\"earlier\"}\n{\"type\":\"header\",\"run_id\":\"",
+		              45) == 0);
 		CHECK(strstr(text, "\"workload\":\"test\",\"schema_version\":1,") != NULL);
 		CHECK(strstr(text, "\"ranks\":2,\"nodes\":1,\"tasks_per_node\":2,") != NULL);
-		CHECK(strstr(text, "\"params\":{\"block\":4096},\"filesystem\":{\"path\":\"") != NULL);
+		CHECK(strstr(text, "\"params\":{\"block\":4096},\"filesystem\":{\"path\":\"") !=
+		      NULL);
 		CHECK(strstr(text, "\"type\":\"tmpfs\"") || strstr(text, "\"type\":\"ext4\"") ||
 		      strstr(text, "\"type\":\"overlay\""));
-		CHECK(strstr(text, "\"phase\":\"write\",\"iteration\":0,\"bytes\":4194304,"
-				   "\"seconds\":2,\"bandwidth_mib_s\":2,\"ops\":8,\"ops_per_s\":4,"
-				   "\"per_rank\":{\"n\":2,\"min\":1,\"min_rank\":0,\"max\":2,"
-				   "\"max_rank\":1,\"mean\":1.5,\"stddev\":0.5},\"latency\":null,"
-				   "\"verify\":{\"checked\":true,\"errors\":0,\"bytes_checked\":4194304}") !=
+		CHECK(strstr(
+		          text,
+		          "\"phase\":\"write\",\"iteration\":0,\"bytes\":4194304,"
+		          "\"seconds\":2,\"bandwidth_mib_s\":2,\"ops\":8,\"ops_per_s\":4,"
+		          "\"per_rank\":{\"n\":2,\"min\":1,\"min_rank\":0,\"max\":2,"
+		          "\"max_rank\":1,\"mean\":1.5,\"stddev\":0.5},\"latency\":null,"
+		          "\"verify\":{\"checked\":true,\"errors\":0,\"bytes_checked\":4194304}") !=
 		      NULL);
 		CHECK(strstr(text, ",\"score\":1.5}\n") != NULL);
 		CHECK(strstr(text, "\"type\":\"summary\",\"run_id\":") != NULL);
@@ -93,7 +107,7 @@ int main(int argc, char **argv)
 		CHECK(strncmp(text, "run_id,workload,phase,", 22) == 0);
 		CHECK_INT(count_lines(text), 2);
 		CHECK(strstr(text, ",test,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,true,0,"
-				   "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\"\n") != NULL);
+		                   "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\"\n") != NULL);
 		char cmd[160];
 		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 		CHECK_INT(system(cmd), 0);
