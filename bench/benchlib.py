@@ -15,6 +15,30 @@ class BenchError(RuntimeError):
     """A case that could not run (a tool missing, a run that failed)."""
 
 
+_SUFFIX = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def size_from_env(name, default, unit):
+    """A size from environment variable name (k/m/g/t suffixes), a positive multiple of unit."""
+    text = os.environ.get(name, default).strip().lower()
+    mult = _SUFFIX.get(text[-1:], 1)
+    digits = text[:-1] if text[-1:] in _SUFFIX else text
+    if not digits.isdigit() or int(digits) * mult < unit or int(digits) * mult % unit:
+        raise BenchError(f"{name}={text}: need a multiple of {unit} bytes")
+    return int(digits) * mult
+
+
+def mpi_env():
+    """Open MPI as root, oversubscribed, over shared memory and TCP; a rank waiting in a
+    barrier or collective yields its core instead of spinning, so on a small machine it does not
+    slow the rank still working (fio's jobs never spin)."""
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
+               OMPI_MCA_mpi_yield_when_idle="1")
+    return env
+
+
 @dataclass
 class Context:
     build: Path  # the CMake build directory holding sonde and bench/ programs

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fs_type
+from benchlib import BenchError, Row, fs_type, mpi_env
 
 MIB = 1 << 20
 RANKS = 4
@@ -40,18 +40,10 @@ def _grids():
     return grids
 
 
-def _mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               # 4 ranks on a small machine: a rank waiting in a collective yields its core
-               OMPI_MCA_mpi_yield_when_idle="1")
-    return env
-
 
 def _measurements(argv, what, results):
     proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, check=False,
-                          env=_mpi_env())
+                          env=mpi_env())
     if proc.returncode != 0:
         raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(map(str, argv))}\n"
                          f"{proc.stderr.strip()[-500:]}")

@@ -15,7 +15,7 @@ import os
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row
+from benchlib import BenchError, Row, mpi_env
 
 RANKS = 2
 TARGET = 0.95
@@ -25,17 +25,11 @@ SIZES = [(8, 5000), (64 * 1024, 1000), (1024 * 1024, 200)]
 WARMUP_CALLS = 6
 
 
-def _mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp")
-    return env
-
 
 def _run(argv, what):
     mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
     cmd = [mpirun, "-n", str(RANKS)] + [str(a) for a in argv]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=_mpi_env())
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
     if proc.returncode != 0:
         raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
                          f"{proc.stderr.strip()[-500:]}")

@@ -18,31 +18,13 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, run_json
+from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
 
 MIB = 1 << 20
 RANKS = 2
 TARGET = 0.95
-_SUFFIX = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
-def _size(name, default, unit):
-    text = os.environ.get(name, default).strip().lower()
-    mult = _SUFFIX.get(text[-1:], 1)
-    digits = text[:-1] if text[-1:] in _SUFFIX else text
-    if not digits.isdigit() or int(digits) * mult < unit or int(digits) * mult % unit:
-        raise BenchError(f"{name}={text}: need a multiple of {unit} bytes")
-    return int(digits) * mult
-
-
-def _mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               # a rank waiting in a barrier yields its core instead of spinning: on a small
-               # machine a spinning rank slows the one still writing (fio's jobs never spin)
-               OMPI_MCA_mpi_yield_when_idle="1")
-    return env
 
 
 class Ior:
@@ -50,8 +32,8 @@ class Ior:
     description = "sonde ior easy (FPP 16 MiB) and hard (shared 4 KiB) vs fio, 2 processes"
 
     def run(self, ctx):
-        easy = _size("SONDE_BENCH_IOR_EASY", "512m", 16 * MIB)
-        hard = _size("SONDE_BENCH_IOR_HARD", "64m", 4096)
+        easy = size_from_env("SONDE_BENCH_IOR_EASY", "512m", 16 * MIB)
+        hard = size_from_env("SONDE_BENCH_IOR_HARD", "64m", 4096)
         places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
                   os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
         fio = fio_path()
@@ -93,7 +75,7 @@ class Ior:
         argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(RANKS), str(sonde),
                 "ior", "-w", "-r", "-e", "-g", "--drop-cache", *geometry, "-o",
                 os.path.join(work, "s"), "--json", results]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=_mpi_env())
+        proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())
         if proc.returncode != 0:
             raise BenchError(f"sonde ior failed ({proc.returncode}): {' '.join(argv)}\n"
                              f"{proc.stderr.strip()[-500:]}")

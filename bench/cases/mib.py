@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, run_json
+from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
 
 MIB = 1 << 20
 CALL = 512 * 1024
@@ -25,22 +25,6 @@ TASKS = 2
 TARGET = 0.95
 
 
-def _size():
-    text = os.environ.get("SONDE_BENCH_MIB_SIZE", "256m").strip().lower()
-    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:], 1)
-    digits = text[:-1] if mult > 1 else text
-    if not digits.isdigit() or int(digits) * mult < CALL or int(digits) * mult % CALL:
-        raise BenchError(f"SONDE_BENCH_MIB_SIZE={text}: need a multiple of {CALL} bytes")
-    return int(digits) * mult
-
-
-def _mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               # a task waiting in a barrier yields its core to the one still writing
-               OMPI_MCA_mpi_yield_when_idle="1")
-    return env
 
 
 class Mib:
@@ -48,7 +32,7 @@ class Mib:
     description = "sonde mib (file per process, 512 KiB calls, fsync) vs fio, 2 processes"
 
     def run(self, ctx):
-        size = _size()
+        size = size_from_env("SONDE_BENCH_MIB_SIZE", "256m", CALL)
         places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
                   os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
         fio = fio_path()
@@ -86,7 +70,7 @@ class Mib:
         argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(TASKS), str(sonde),
                 "mib", "-F", "-t", work, "-s", str(CALL), "-l", str(size // CALL), "-L", "3600",
                 "--json", results]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=_mpi_env())
+        proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())
         if proc.returncode != 0:
             raise BenchError(f"sonde mib failed ({proc.returncode}): {' '.join(argv)}\n"
                              f"{proc.stderr.strip()[-500:]}")

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, run_json
+from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
 
 MIB = 1 << 20
 OBJ = MIB
@@ -28,21 +28,6 @@ TASKS = 2
 TARGET = 0.80
 
 
-def _size():
-    text = os.environ.get("SONDE_BENCH_MPIIO_SIZE", "256m").strip().lower()
-    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(text[-1:], 1)
-    digits = text[:-1] if mult > 1 else text
-    if not digits.isdigit() or int(digits) * mult < OBJ or int(digits) * mult % OBJ:
-        raise BenchError(f"SONDE_BENCH_MPIIO_SIZE={text}: need a multiple of {OBJ} bytes")
-    return int(digits) * mult
-
-
-def _mpi_env():
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               OMPI_MCA_mpi_yield_when_idle="1")
-    return env
 
 
 class Mpiio:
@@ -50,7 +35,7 @@ class Mpiio:
     description = "sonde mpiio types 1 (N-N) and 2 (N-1) vs fio, 2 processes, 1 MiB objects"
 
     def run(self, ctx):
-        size = _size()
+        size = size_from_env("SONDE_BENCH_MPIIO_SIZE", "256m", OBJ)
         places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
                   os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
         fio = fio_path()
@@ -94,7 +79,7 @@ class Mpiio:
         argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(TASKS), str(sonde),
                 "mpiio", "-type", str(type_), "-nobj", str(size // OBJ), "-size", str(OBJ),
                 "-target", target, "-touch", "1", "-chkdata", "1", "--json", results]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=_mpi_env())
+        proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())
         if proc.returncode != 0:
             raise BenchError(f"sonde mpiio failed ({proc.returncode}): {' '.join(argv)}\n"
                              f"{proc.stderr.strip()[-500:]}")

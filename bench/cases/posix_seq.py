@@ -16,21 +16,12 @@ posix_seq: posix_fadvise DONTNEED before it opens), so on the disk both read the
 import os
 import shutil
 
-from benchlib import BenchError, Row, fio_path, fs_type, remove, run_json
+from benchlib import BenchError, Row, fio_path, fs_type, remove, run_json, size_from_env
 
 MIB = 1 << 20
 TRANSFER = "16m"
 TARGET = 0.95
-_SUFFIX = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
-
-def _size(text):
-    t = text.strip().lower()
-    mult = _SUFFIX.get(t[-1:], 1)
-    digits = t[:-1] if t[-1:] in _SUFFIX else t
-    if not digits.isdigit() or int(digits) * mult < 16 * MIB or int(digits) * mult % (16 * MIB):
-        raise BenchError(f"SONDE_BENCH_POSIX_SIZE={text}: need a multiple of 16m, e.g. 256m, 1g")
-    return int(digits) * mult
 
 
 class PosixSeq:
@@ -38,7 +29,7 @@ class PosixSeq:
     description = "POSIX sequential write+fsync / read, 16 MiB transfers, vs fio psync"
 
     def run(self, ctx):
-        size = _size(os.environ.get("SONDE_BENCH_POSIX_SIZE", "1g"))
+        size = size_from_env("SONDE_BENCH_POSIX_SIZE", "1g", 16 * MIB)
         places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
                   os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
         sonde = ctx.program("posix_seq")
