@@ -65,7 +65,7 @@ failed=()
 if [[ -f suites/quick.toml && -x $VENV/bin/sonde-suite ]] &&
 	"$VENV/bin/sonde-suite" run suites/quick.toml --sonde "$SONDE" --dry-run >/dev/null 2>&1
 then
-	"$VENV/bin/sonde-suite" run suites/quick.toml --sonde "$SONDE" --out "$run_dir" ||
+	"$VENV/bin/sonde-suite" run suites/quick.toml --sonde "$SONDE" --out "$run_dir" --show-output ||
 		failed+=(sonde-suite)
 else
 	for wl in "${workloads[@]}"; do

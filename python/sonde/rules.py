@@ -136,7 +136,7 @@ def evaluate(launch, run, ctx, reduced_scale=False):
 
 def phase_figures(run, phase):
     """Max/mean/min bandwidth (MiB/s) and mean time (s) of a phase over its iterations."""
-    rows = [m for m in run.measurements if m["phase"] == phase and m["iteration"] >= 0]
+    rows = [m for m in run.measurements if m["phase"] == phase]
     bws = [m["bandwidth_mib_s"] for m in rows if m["bandwidth_mib_s"] is not None]
     if not bws:
         return None

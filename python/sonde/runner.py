@@ -131,8 +131,9 @@ class Interrupted(Exception):
     pass
 
 
-def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr):
-    """Runs every launch not yet done; returns the number that failed."""
+def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None):
+    """Runs every launch not yet done; returns the number that failed. echo: a stream that
+    gets each launch's own output (the workload's human tables) after it ends."""
     todo = [ln for ln in suite.launches if manifest.entry(ln.id)["status"] != "ok"]
     total = len(suite.launches)
     done_before = total - len(todo)
@@ -179,6 +180,10 @@ def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr):
                 manifest.save()
                 raise Interrupted() from None
         seconds = time.monotonic() - t0
+        if echo is not None:
+            echo.write(f"\n=== {ln.id}: {' '.join(cmd)}\n")
+            echo.write((ldir / "stdout.txt").read_text(errors="replace"))
+            echo.flush()
         ok = code == 0
         entry.update(status="ok" if ok else "failed", exit_code=code, finished=now_iso(),
                      seconds=seconds, reason=reason)

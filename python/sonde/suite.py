@@ -47,6 +47,8 @@ def parser():
                      help="scale the sizes the suite marks by F (the run is then reported as "
                           "reduced-scale, never as compliant)")
     run.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
+    run.add_argument("--show-output", action="store_true",
+                     help="print each launch's own output (the workload's tables) after it")
     resume = sub.add_parser("resume", help="continue an interrupted or failed run directory")
     resume.add_argument("run_dir", metavar="DIR", help="run directory of the suite")
     resume.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
@@ -92,14 +94,15 @@ def cmd_run(args):
     run_dir.mkdir(parents=True, exist_ok=True)
     manifest = runner.new_manifest(run_dir, suite, launcher, sonde)
     manifest.save()
-    return execute(suite, manifest, launcher, sonde)
+    return execute(suite, manifest, launcher, sonde, args.show_output)
 
 
-def execute(suite, manifest, launcher, sonde):
+def execute(suite, manifest, launcher, sonde, show_output=False):
     print(f"{PROG}: {suite.name}: {len(suite.launches)} launches with {launcher}, results in "
           f"{manifest.run_dir}", file=sys.stderr)
     try:
-        failed = runner.run_launches(suite, manifest, launcher, sonde)
+        failed = runner.run_launches(suite, manifest, launcher, sonde,
+                                     echo=sys.stdout if show_output else None)
     except runner.Interrupted:
         print(f"{PROG}: interrupted; completed launches are kept. Continue with: {PROG} "
               f"resume {manifest.run_dir}", file=sys.stderr)

@@ -234,6 +234,9 @@ def test_run_failure_then_resume(tmp_path, capsys, monkeypatch):
     assert (out / "ior-table.csv").read_text().startswith("api,RDbwmax,RDbwmean,RDbwmin,")
     cmd = (out / "000-ior-easy_api-POSIX_r0" / "command.txt").read_text()
     assert "--json" in cmd and str(fake) in cmd
+    assert suite.main(["run", str(p), "--out", str(tmp_path / "run2"), "--sonde", str(fake),
+                       "--show-output"]) == 0
+    assert "=== 000-ior-easy_api-POSIX_r0: " in capsys.readouterr().out
     # The suite file changing under a run makes resume refuse.
     p.write_text(p.read_text() + "\n# edited\n")
     assert suite.main(["resume", str(out)]) == 2
