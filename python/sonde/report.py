@@ -85,7 +85,8 @@ def environment_table(runs):
         fs = h.get("filesystem") or {}
         slurm = h.get("slurm") or {}
         rows.append([cell(run.run_id), cell(run.workload), cell(h.get("start_time")),
-                     cell(h.get("sonde_version")), cell(h.get("mpi_library")),
+                     cell(h.get("sonde_version")),
+                     cell((h.get("mpi_library") or "").split(",")[0] or None),
                      cell(h.get("ranks")), cell(h.get("tasks_per_node")),
                      cell(", ".join(h.get("hostnames", [])[:8])),
                      cell(f"{fs.get('type', '-')} {fs.get('mount', '')}".strip()),
