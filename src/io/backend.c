@@ -2,6 +2,7 @@
 #include "backend.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -113,5 +114,21 @@ int sonde_io_hints_info(const char **hints, int nhints, MPI_Info *out)
 		return -1;
 	}
 	*out = info;
+	return 0;
+}
+
+int sonde_io_check_flags(const char *path, unsigned flags)
+{
+	unsigned mode = flags & (SONDE_IO_RDONLY | SONDE_IO_WRONLY | SONDE_IO_RDWR);
+	if (mode != SONDE_IO_RDONLY && mode != SONDE_IO_WRONLY && mode != SONDE_IO_RDWR) {
+		sonde_io_set_error("open %s: exactly one of read-only, write-only and read-write "
+		                   "must be asked for",
+		                   path);
+		return -EINVAL;
+	}
+	if ((flags & SONDE_IO_EXCL) && !(flags & SONDE_IO_CREATE)) {
+		sonde_io_set_error("open %s: exclusive open needs create", path);
+		return -EINVAL;
+	}
 	return 0;
 }

@@ -64,6 +64,10 @@ extern const struct sonde_backend sonde_backend_mpiio;
  * caught. */
 int sonde_io_refuse_symlink(MPI_Comm comm, const char *path);
 
+/* For backends: exactly one access mode, and exclusive only with create. Returns 0, or -EINVAL
+ * with the message set. */
+int sonde_io_check_flags(const char *path, unsigned flags);
+
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);
 /* Backends set it; printf-like. */

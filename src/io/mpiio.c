@@ -112,26 +112,12 @@ int sonde_io_refuse_symlink(MPI_Comm comm, const char *path)
 
 static int amode_of(const char *path, unsigned flags, int *amode)
 {
-	switch (flags & (SONDE_IO_RDONLY | SONDE_IO_WRONLY | SONDE_IO_RDWR)) {
-	case SONDE_IO_RDONLY:
-		*amode = MPI_MODE_RDONLY;
-		break;
-	case SONDE_IO_WRONLY:
-		*amode = MPI_MODE_WRONLY;
-		break;
-	case SONDE_IO_RDWR:
-		*amode = MPI_MODE_RDWR;
-		break;
-	default:
-		sonde_io_set_error("open %s: exactly one of read-only, write-only and read-write "
-		                   "must be asked for",
-		                   path);
-		return -EINVAL;
-	}
-	if ((flags & SONDE_IO_EXCL) && !(flags & SONDE_IO_CREATE)) {
-		sonde_io_set_error("open %s: exclusive open needs create", path);
-		return -EINVAL;
-	}
+	int rc = sonde_io_check_flags(path, flags);
+	if (rc < 0)
+		return rc;
+	*amode = (flags & SONDE_IO_RDONLY)   ? MPI_MODE_RDONLY
+	         : (flags & SONDE_IO_WRONLY) ? MPI_MODE_WRONLY
+	                                     : MPI_MODE_RDWR;
 	/* MPI makes these combinations erroneous; say so instead of leaving it to the library. */
 	if ((flags & SONDE_IO_RDONLY) && (flags & (SONDE_IO_CREATE | SONDE_IO_TRUNC))) {
 		sonde_io_set_error("open %s: MPI-IO cannot create or truncate a file opened "

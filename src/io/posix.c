@@ -24,16 +24,7 @@ struct sonde_file {
 
 static int access_mode(unsigned flags)
 {
-	switch (flags & (SONDE_IO_RDONLY | SONDE_IO_WRONLY | SONDE_IO_RDWR)) {
-	case SONDE_IO_RDONLY:
-		return O_RDONLY;
-	case SONDE_IO_WRONLY:
-		return O_WRONLY;
-	case SONDE_IO_RDWR:
-		return O_RDWR;
-	default:
-		return -1;
-	}
+	return (flags & SONDE_IO_RDONLY) ? O_RDONLY : (flags & SONDE_IO_WRONLY) ? O_WRONLY : O_RDWR;
 }
 
 static int open_error(const char *path, unsigned flags, int err)
@@ -60,17 +51,10 @@ static int posix_open(const char *path, unsigned flags, const struct sonde_io_op
                       struct sonde_file **out)
 {
 	*out = NULL;
+	int rc = sonde_io_check_flags(path, flags);
+	if (rc < 0)
+		return rc;
 	int oflags = access_mode(flags);
-	if (oflags < 0) {
-		sonde_io_set_error("open %s: exactly one of read-only, write-only and read-write "
-		                   "must be asked for",
-		                   path);
-		return -EINVAL;
-	}
-	if ((flags & SONDE_IO_EXCL) && !(flags & SONDE_IO_CREATE)) {
-		sonde_io_set_error("open %s: exclusive open needs create", path);
-		return -EINVAL;
-	}
 	/* Capabilities this backend does not have are refused rather than silently ignored. */
 	if (opt && opt->collective) {
 		sonde_io_set_error("open %s: the POSIX backend has no collective I/O", path);
