@@ -51,6 +51,12 @@ class Context:
             raise BenchError(f"{p} is missing: build first (make build)")
         return p
 
+    def sonde(self):
+        p = self.build / "sonde"
+        if not p.exists():
+            raise BenchError(f"{p} is missing: build first (make build)")
+        return p
+
     def rounds(self):
         """(round index, measured?) for every round, warm-up rounds first."""
         return [(i, i >= self.warmup) for i in range(self.warmup + self.repeats)]
@@ -133,3 +139,17 @@ def remove(*paths):
             os.unlink(p)
         except FileNotFoundError:
             pass
+
+
+def scratch_places(free_bytes, disk=True):
+    """Where cases write: tmpfs (SONDE_BENCH_SHM_DIR, /dev/shm) and, when disk, a disk
+    directory (SONDE_BENCH_DISK_DIR, /var/tmp); each must exist with free_bytes free."""
+    places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm")]
+    if disk:
+        places.append(os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp"))
+    for place in places:
+        if not os.path.isdir(place):
+            raise BenchError(f"{place} is not a directory")
+        if shutil.disk_usage(place).free < free_bytes:
+            raise BenchError(f"{place}: less than {free_bytes >> 20} MiB free")
+    return places

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fs_type, mpi_env
+from benchlib import BenchError, Row, fs_type, mpi_env, scratch_places
 
 MIB = 1 << 20
 RANKS = 4
@@ -38,7 +38,6 @@ def _grids():
     if not grids or min(grids) < 6:
         raise BenchError(f"SONDE_BENCH_BTIO_GRIDS={text}: need cube edges of at least 6")
     return grids
-
 
 
 def _measurements(argv, what, results):
@@ -62,13 +61,9 @@ class Btio:
 
     def run(self, ctx):
         grids = _grids()
-        place = os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm")
         budget = int(os.environ.get("SONDE_BENCH_BTIO_MIB", "160")) * MIB
-        sonde = ctx.build / "sonde"
-        if not sonde.exists():
-            raise BenchError(f"{sonde} is missing: build first (make build)")
-        if not os.path.isdir(place):
-            raise BenchError(f"{place} is not a directory")
+        sonde = ctx.sonde()
+        place = scratch_places(0, disk=False)[0]
         mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
         plan, rows = [], {}
         for g in grids:

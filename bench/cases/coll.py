@@ -25,7 +25,6 @@ SIZES = [(8, 5000), (64 * 1024, 1000), (1024 * 1024, 200)]
 WARMUP_CALLS = 6
 
 
-
 def _run(argv, what):
     mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
     cmd = [mpirun, "-n", str(RANKS)] + [str(a) for a in argv]
@@ -41,9 +40,7 @@ class CollPerCall:
     description = "sonde coll --per-call vs a minimal barrier+call timing loop, 2 ranks"
 
     def run(self, ctx):
-        sonde = ctx.build / "sonde"
-        if not sonde.exists():
-            raise BenchError(f"{sonde} is missing: build first (make build)")
+        sonde = ctx.sonde()
         ref = ctx.program("coll_ref")
         rows = {(op, size): Row(self.name, f"{op} {size} B, {RANKS} ranks, {iters} calls",
                                 "calls/s", "coll_ref loop", TARGET)

@@ -18,13 +18,20 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
+from benchlib import (
+    BenchError,
+    Row,
+    fio_path,
+    fs_type,
+    mpi_env,
+    run_json,
+    scratch_places,
+    size_from_env,
+)
 
 MIB = 1 << 20
 RANKS = 2
 TARGET = 0.95
-
-
 
 
 class Ior:
@@ -34,19 +41,12 @@ class Ior:
     def run(self, ctx):
         easy = size_from_env("SONDE_BENCH_IOR_EASY", "512m", 16 * MIB)
         hard = size_from_env("SONDE_BENCH_IOR_HARD", "64m", 4096)
-        places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
-                  os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
+        places = scratch_places(3 * RANKS * max(easy, hard))
         fio = fio_path()
-        sonde = ctx.build / "sonde"
-        if not sonde.exists():
-            raise BenchError(f"{sonde} is missing: build first (make build)")
+        sonde = ctx.sonde()
         patterns = {"easy": easy, "hard": hard}
         rows = {}
         for place in places:
-            if not os.path.isdir(place):
-                raise BenchError(f"{place} is not a directory")
-            if shutil.disk_usage(place).free < 3 * RANKS * max(easy, hard):
-                raise BenchError(f"{place}: not enough free space")
             for pat, size in patterns.items():
                 label = f"{place} ({fs_type(place)}), {RANKS} x {size // MIB} MiB"
                 for op in ("write", "read"):

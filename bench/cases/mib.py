@@ -17,14 +17,21 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
+from benchlib import (
+    BenchError,
+    Row,
+    fio_path,
+    fs_type,
+    mpi_env,
+    run_json,
+    scratch_places,
+    size_from_env,
+)
 
 MIB = 1 << 20
 CALL = 512 * 1024
 TASKS = 2
 TARGET = 0.95
-
-
 
 
 class Mib:
@@ -33,18 +40,11 @@ class Mib:
 
     def run(self, ctx):
         size = size_from_env("SONDE_BENCH_MIB_SIZE", "256m", CALL)
-        places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
-                  os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
+        places = scratch_places(3 * TASKS * size)
         fio = fio_path()
-        sonde = ctx.build / "sonde"
-        if not sonde.exists():
-            raise BenchError(f"{sonde} is missing: build first (make build)")
+        sonde = ctx.sonde()
         rows = {}
         for place in places:
-            if not os.path.isdir(place):
-                raise BenchError(f"{place} is not a directory")
-            if shutil.disk_usage(place).free < 3 * TASKS * size:
-                raise BenchError(f"{place}: not enough free space")
             label = f"{place} ({fs_type(place)}), {TASKS} x {size // MIB} MiB, 512 KiB calls"
             for op in ("write", "read"):
                 rows[place, op] = Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)

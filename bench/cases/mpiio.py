@@ -20,14 +20,21 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fio_path, fs_type, mpi_env, run_json, size_from_env
+from benchlib import (
+    BenchError,
+    Row,
+    fio_path,
+    fs_type,
+    mpi_env,
+    run_json,
+    scratch_places,
+    size_from_env,
+)
 
 MIB = 1 << 20
 OBJ = MIB
 TASKS = 2
 TARGET = 0.80
-
-
 
 
 class Mpiio:
@@ -36,18 +43,11 @@ class Mpiio:
 
     def run(self, ctx):
         size = size_from_env("SONDE_BENCH_MPIIO_SIZE", "256m", OBJ)
-        places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
-                  os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
+        places = scratch_places(3 * TASKS * size)
         fio = fio_path()
-        sonde = ctx.build / "sonde"
-        if not sonde.exists():
-            raise BenchError(f"{sonde} is missing: build first (make build)")
+        sonde = ctx.sonde()
         rows = {}
         for place in places:
-            if not os.path.isdir(place):
-                raise BenchError(f"{place} is not a directory")
-            if shutil.disk_usage(place).free < 3 * TASKS * size:
-                raise BenchError(f"{place}: not enough free space")
             for type_ in (1, 2):
                 kind = "N-N" if type_ == 1 else "N-1"
                 label = (f"type {type_} ({kind}) {place} ({fs_type(place)}), "

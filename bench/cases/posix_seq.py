@@ -14,14 +14,21 @@ Reads start with the file dropped from the page cache (fio: invalidate=1, its de
 posix_seq: posix_fadvise DONTNEED before it opens), so on the disk both read the disk."""
 
 import os
-import shutil
 
-from benchlib import BenchError, Row, fio_path, fs_type, remove, run_json, size_from_env
+from benchlib import (
+    BenchError,
+    Row,
+    fio_path,
+    fs_type,
+    remove,
+    run_json,
+    scratch_places,
+    size_from_env,
+)
 
 MIB = 1 << 20
 TRANSFER = "16m"
 TARGET = 0.95
-
 
 
 class PosixSeq:
@@ -30,16 +37,11 @@ class PosixSeq:
 
     def run(self, ctx):
         size = size_from_env("SONDE_BENCH_POSIX_SIZE", "1g", 16 * MIB)
-        places = [os.environ.get("SONDE_BENCH_SHM_DIR", "/dev/shm"),
-                  os.environ.get("SONDE_BENCH_DISK_DIR", "/var/tmp")]
+        places = scratch_places(3 * size)
         sonde = ctx.program("posix_seq")
         fio = fio_path()
         rows = {}
         for place in places:
-            if not os.path.isdir(place):
-                raise BenchError(f"{place} is not a directory")
-            if shutil.disk_usage(place).free < 3 * size:
-                raise BenchError(f"{place}: less than {3 * size // MIB} MiB free")
             label = f"{place} ({fs_type(place)}), {size // MIB} MiB file"
             for op in ("write", "read"):
                 rows[place, op] = Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
