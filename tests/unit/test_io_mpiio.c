@@ -18,44 +18,10 @@
 
 #include "backend.h"
 #include "check.h"
+#include "io_check.h"
 
 static const struct sonde_backend *be;
 static int rank, nranks;
-
-static void fill(unsigned char *b, size_t n, int64_t off, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = (uint64_t)(off + (int64_t)i) * 0x9E3779B97F4A7C15ull + seed;
-		b[i] = (unsigned char)(x >> 56);
-	}
-}
-
-static int has(const char *haystack, const char *needle)
-{
-	return strcasestr(haystack, needle) != NULL;
-}
-
-#define CHECK_MSG(needle)                                                                          \
-	do {                                                                                       \
-		CHECK(has(sonde_io_last_error(), (needle)));                                       \
-		if (!has(sonde_io_last_error(), (needle)))                                         \
-			fprintf(stderr, "  message: %s\n  wanted: %s\n", sonde_io_last_error(),    \
-			        (needle));                                                         \
-	} while (0)
-
-static void join(char *out, const char *dir, const char *name)
-{
-	if (snprintf(out, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX) {
-		fprintf(stderr, "path too long: %s/%s\n", dir, name);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
-}
-
-static int64_t file_size(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? (int64_t)st.st_size : -1;
-}
 
 static int64_t free_bytes(const char *dir)
 {
