@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fail.h"
 #include "topology.h"
@@ -41,6 +42,18 @@ static int launcher_rank(void)
 			return atoi(v);
 	}
 	return 0;
+}
+
+/* A usage error found before MPI_Init: rank 0 prints it, the other ranks wait a moment before
+ * failing, so that the launcher, which ends the job at the first non-zero exit, does not kill
+ * rank 0 before its line is out. */
+static int early_usage_error(void)
+{
+	if (launcher_rank() != 0) {
+		struct timespec pause = {0, 500 * 1000 * 1000};
+		nanosleep(&pause, NULL);
+	}
+	return SONDE_EXIT_USAGE;
 }
 
 static void print_usage(FILE *out)
@@ -105,7 +118,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		if (launcher_rank() == 0)
 			print_usage(stderr);
-		return SONDE_EXIT_USAGE;
+		return early_usage_error();
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		print_version();
@@ -121,7 +134,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 			        "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
 			        argv[1]);
-		return SONDE_EXIT_USAGE;
+		return early_usage_error();
 	}
 	sonde_fail_set_workload(w->name);
 	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
