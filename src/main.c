@@ -120,12 +120,16 @@ int main(int argc, char **argv)
 			print_usage(stderr);
 		return early_usage_error();
 	}
+	/* Texts printed instead of a run come from rank 0 alone, also under a launcher. */
+	int speaks = launcher_rank() == 0;
 	if (strcmp(argv[1], "--version") == 0) {
-		print_version();
+		if (speaks)
+			print_version();
 		return 0;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		print_usage(stdout);
+		if (speaks)
+			print_usage(stdout);
 		return 0;
 	}
 	const struct sonde_workload *w = find_workload(argv[1]);
@@ -138,11 +142,13 @@ int main(int argc, char **argv)
 	}
 	sonde_fail_set_workload(w->name);
 	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
-		sonde_options_markdown(w->options, stdout);
+		if (speaks)
+			sonde_options_markdown(w->options, stdout);
 		return 0;
 	}
 	if (asks_for_help(w, argc, argv)) {
-		sonde_options_help(w->options, stdout);
+		if (speaks)
+			sonde_options_help(w->options, stdout);
 		return 0;
 	}
 

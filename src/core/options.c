@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "workload.h"
 
 void sonde_strlist_push(struct sonde_strlist *l, const char *s)
@@ -53,6 +54,38 @@ int sonde_option_given(const struct sonde_option_set *set, const char *name)
 	return o && set->given ? set->given[o - set->table->options] : 0;
 }
 
+/* How a user types the option: -c, --name, or -name in the LANL style. */
+static void typed_name(const struct sonde_option_table *t, const struct sonde_option *o, char *buf,
+                       size_t len)
+{
+	if (o->letter)
+		snprintf(buf, len, "-%c", o->letter);
+	else
+		snprintf(buf, len, "%s%s", t->style == SONDE_STYLE_WORDS ? "-" : "--", o->name);
+}
+
+const char *sonde_option_inert(const struct sonde_option_set *set, int i, char *buf, size_t len)
+{
+	const struct sonde_option *o = &set->table->options[i];
+	if (!o->inert || !set->given || !set->given[i])
+		return NULL;
+	const char *where = o->inert(set->cfg);
+	if (!where)
+		return NULL;
+	char name[64];
+	typed_name(set->table, o, name, sizeof name);
+	snprintf(buf, len, "%s has no effect here: it %s", name, where);
+	return buf;
+}
+
+void sonde_options_warn_inert(const struct sonde_option_set *set)
+{
+	char line[256];
+	for (int i = 0; i < set->table->count; i++)
+		if (sonde_option_inert(set, i, line, sizeof line))
+			sonde_warn("%s", line);
+}
+
 /* The option a word names, searched in every set; *set_out tells which set owns it. */
 static const struct sonde_option *lookup(struct sonde_option_set *sets, int nsets, char letter,
                                          const char *name, size_t namelen, int *set_out)
@@ -73,22 +106,19 @@ static const struct sonde_option *lookup(struct sonde_option_set *sets, int nset
 	return NULL;
 }
 
-static int range_ok(const struct sonde_option *o, int64_t v, int64_t type_min, int64_t type_max,
-                    const char *shown, const char *value, char *err, size_t errlen)
+static int range_ok(const struct sonde_option *o, int64_t v, int beyond, int64_t type_min,
+                    int64_t type_max, const char *shown, const char *value, char *err,
+                    size_t errlen)
 {
 	int64_t lo = type_min, hi = type_max;
 	if (o->min || o->max) {
 		lo = o->min;
 		hi = o->max;
 	}
-	if (v >= lo && v <= hi)
+	char why[96];
+	if (sonde_check_range(v, beyond, lo, hi, why, sizeof why) == 0)
 		return 0;
-	if (hi == INT64_MAX || hi == INT_MAX)
-		snprintf(err, errlen, "option %s: '%s': must be at least %lld", shown, value,
-		         (long long)lo);
-	else
-		snprintf(err, errlen, "option %s: '%s': must be between %lld and %lld", shown,
-		         value, (long long)lo, (long long)hi);
+	snprintf(err, errlen, "option %s: '%s': %s", shown, value, why);
 	return -1;
 }
 
@@ -109,9 +139,12 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 	case SONDE_OPT_LONG: {
 		int is_int = o->type == SONDE_OPT_INT;
 		int64_t lo = is_int ? INT_MIN : INT64_MIN, hi = is_int ? INT_MAX : INT64_MAX;
-		if (sonde_parse_int(value, INT64_MIN, INT64_MAX, &v, why, sizeof why) < 0)
+		int rc = sonde_parse_int(value, INT64_MIN, INT64_MAX, &v, why, sizeof why);
+		if (rc == -1)
 			break;
-		if (range_ok(o, v, lo, hi, shown, value, err, errlen) < 0)
+		if (rc == -2)
+			v = value[0] == '-' ? INT64_MIN : INT64_MAX;
+		if (range_ok(o, v, rc == -2, lo, hi, shown, value, err, errlen) < 0)
 			return -1;
 		if (is_int)
 			*(int *)field = (int)v;
@@ -119,13 +152,16 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 			*(int64_t *)field = v;
 		return 0;
 	}
-	case SONDE_OPT_SIZE:
-		if (sonde_parse_size(value, o->size_style, &v, why, sizeof why) < 0)
+	case SONDE_OPT_SIZE: {
+		int rc = sonde_parse_size(value, o->size_style, &v, why, sizeof why);
+		if (rc == -1)
 			break;
-		if (range_ok(o, v, 0, INT64_MAX, shown, value, err, errlen) < 0)
+		if (range_ok(o, rc == -2 ? INT64_MAX : v, rc == -2, 0, INT64_MAX, shown, value, err,
+		             errlen) < 0)
 			return -1;
 		*(int64_t *)field = v;
 		return 0;
+	}
 	case SONDE_OPT_DOUBLE:
 		if (sonde_parse_double(value, (double *)field, why, sizeof why) < 0)
 			break;

@@ -53,6 +53,11 @@ struct sonde_option {
 	int value_optional;   /* value may be absent (mib's -b[gran]); then .implicit is used */
 	const char *implicit; /* value text used when an optional value is absent */
 	int (*parse)(void *cfg, const char *value, char *err, size_t errlen);
+	/* For an option the original accepted in runs where it does nothing: NULL when it acts in
+	 * the run cfg describes, else where it does act ("applies to the aggregation types 3 and
+	 * 4"). Such a run is not refused: the option gets one warning line saying it has no
+	 * effect (sonde_options_warn_inert). NULL function: the option always acts. */
+	const char *(*inert)(const void *cfg);
 };
 
 struct sonde_option_table {
@@ -87,6 +92,15 @@ int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char
 
 /* How many times the named option (long name, or the letter as a one-char string) was given. */
 int sonde_option_given(const struct sonde_option_set *set, const char *name);
+
+/* Why option i of set->table, which was given, has no effect in the run set->cfg describes:
+ * "-csize has no effect here: it applies to the aggregation types 3 and 4" in buf. NULL when it
+ * was not given or acts. */
+const char *sonde_option_inert(const struct sonde_option_set *set, int i, char *buf, size_t len);
+
+/* One warning line (rank 0) per given option that has no effect in this run. Called once the
+ * workload's configuration is final. */
+void sonde_options_warn_inert(const struct sonde_option_set *set);
 
 /* The option entry for a long name or letter, or NULL. */
 const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name);

@@ -14,22 +14,35 @@ static int fail(char *err, size_t errlen, const char *text, const char *why)
 	return -1;
 }
 
-/* Whole decimal digits only: strtoll would accept leading blanks, '+' and hex-like junk. */
+/* A size beyond int64_t: -2, so that the option layer can name its own limit instead. */
+static int too_large(char *err, size_t errlen, const char *text)
+{
+	char why[64];
+	sonde_check_range(INT64_MAX, 1, 0, INT64_MAX, why, sizeof why);
+	fail(err, errlen, text, why);
+	return -2;
+}
+
+/* Whole decimal digits only: strtoll would accept leading blanks, '+' and hex-like junk.
+ * Returns -1 when text does not start with a digit, -2 when the digits exceed INT64_MAX (*end
+ * still set past them), else 0. */
 static int parse_digits(const char *text, const char **end, int64_t *out)
 {
 	const char *p = text;
 	if (!isdigit((unsigned char)*p))
 		return -1;
 	int64_t v = 0;
+	int overflow = 0;
 	for (; isdigit((unsigned char)*p); p++) {
 		int d = *p - '0';
-		if (v > (INT64_MAX - d) / 10)
-			return -2;
-		v = v * 10 + d;
+		if (overflow || v > (INT64_MAX - d) / 10)
+			overflow = 1;
+		else
+			v = v * 10 + d;
 	}
 	*end = p;
 	*out = v;
-	return 0;
+	return overflow ? -2 : 0;
 }
 
 static int multiply(int64_t v, int64_t mult, int64_t *out)
@@ -78,9 +91,7 @@ static int parse_integer_size(const char *text, enum sonde_size_style style, int
 	const char *end;
 	int64_t v;
 	int rc = parse_digits(text, &end, &v);
-	if (rc == -2)
-		return fail(err, errlen, text, "too large");
-	if (rc < 0)
+	if (rc == -1)
 		return fail(err, errlen, text,
 		            text[0] == '-' ? "must not be negative" : "not a size");
 	int64_t mult = 1;
@@ -96,8 +107,8 @@ static int parse_integer_size(const char *text, enum sonde_size_style style, int
 			            "unknown unit (use w, b, KB, K, MB, M, GB or G)");
 		mult = s->mult;
 	}
-	if (multiply(v, mult, out) < 0)
-		return fail(err, errlen, text, "too large");
+	if (rc == -2 || multiply(v, mult, out) < 0)
+		return too_large(err, errlen, text);
 	return 0;
 }
 
@@ -125,7 +136,7 @@ static int parse_mpibench_size(const char *text, int64_t *out, char *err, size_t
 		return fail(err, errlen, text, "unexpected byte string");
 	double bytes = v * (double)mult;
 	if (bytes >= 9.2e18)
-		return fail(err, errlen, text, "too large");
+		return too_large(err, errlen, text);
 	if (bytes != floor(bytes))
 		return fail(err, errlen, text, "not a whole number of bytes");
 	*out = (int64_t)bytes;
@@ -142,6 +153,19 @@ int sonde_parse_size(const char *text, enum sonde_size_style style, int64_t *out
 	return parse_integer_size(text, style, out, err, errlen);
 }
 
+int sonde_check_range(int64_t v, int beyond, int64_t min, int64_t max, char *why, size_t len)
+{
+	if (!beyond && v >= min && v <= max)
+		return 0;
+	if (v > max || (beyond && v > 0))
+		snprintf(why, len, "too large (at most %" PRId64 ")", max);
+	else if (max == INT64_MAX || max == INT32_MAX)
+		snprintf(why, len, "must be at least %" PRId64, min);
+	else
+		snprintf(why, len, "must be between %" PRId64 " and %" PRId64, min, max);
+	return -1;
+}
+
 int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, char *err,
                     size_t errlen)
 {
@@ -153,16 +177,17 @@ int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, ch
 		p++;
 	int64_t v;
 	int rc = parse_digits(p, &end, &v);
-	if (rc == -2)
-		return fail(err, errlen, text, "too large");
-	if (rc < 0 || *end)
+	if (rc == -1 || *end)
 		return fail(err, errlen, text, "not a whole number");
-	if (negative)
+	int beyond = rc == -2;
+	if (beyond)
+		v = negative ? INT64_MIN : INT64_MAX;
+	else if (negative)
 		v = -v;
-	if (v < min || v > max) {
-		char why[96];
-		snprintf(why, sizeof why, "must be between %" PRId64 " and %" PRId64, min, max);
-		return fail(err, errlen, text, why);
+	char why[96];
+	if (sonde_check_range(v, beyond, min, max, why, sizeof why) < 0) {
+		fail(err, errlen, text, why);
+		return beyond ? -2 : -1;
 	}
 	*out = v;
 	return 0;

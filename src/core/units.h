@@ -18,11 +18,19 @@ enum sonde_size_style {
 	SONDE_SIZE_MPIBENCH,
 };
 
-/* Parses text into *out. Returns 0, or -1 with a one-line reason in err. */
+/* Parses text into *out. Returns 0, or -1 with a one-line reason in err (-2 when the size is
+ * beyond int64_t: "too large (at most ...)"). */
 int sonde_parse_size(const char *text, enum sonde_size_style style, int64_t *out, char *err,
                      size_t errlen);
 
-/* Parses a whole decimal integer (no suffix) into *out, within [min, max]. */
+/* The one range check of every number sonde reads: 0 when min <= v <= max, else -1 with the
+ * reason in why: "too large (at most MAX)", "must be at least MIN" (no upper limit but the
+ * type's) or "must be between MIN and MAX". beyond: the text's value did not even fit int64_t
+ * (v is then INT64_MAX or INT64_MIN, by its sign). */
+int sonde_check_range(int64_t v, int beyond, int64_t min, int64_t max, char *why, size_t len);
+
+/* Parses a whole decimal integer (no suffix) into *out, within [min, max]. Returns -2 when
+ * the number does not even fit int64_t, -1 for any other error; *out is untouched on error. */
 int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, char *err,
                     size_t errlen);
 

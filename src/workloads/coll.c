@@ -20,6 +20,14 @@
 
 #define CFG(f) SONDE_FIELD(struct coll_cfg, f)
 
+/* mpiBench accepted -c next to -C, which checks every iteration anyway. */
+static const char *unless_not_every(const void *cfg)
+{
+	return ((const struct coll_cfg *)cfg)->check_all ? "adds nothing to -C, which checks every "
+	                                                   "iteration"
+	                                                 : NULL;
+}
+
 static const struct sonde_option coll_options[] = {
     {'b', NULL, SONDE_OPT_SIZE, CFG(begin), "BYTES", "first message size (default 0)", 0, INT64_MAX,
      SONDE_SIZE_MPIBENCH},
@@ -41,7 +49,8 @@ static const struct sonde_option coll_options[] = {
      "also test MPI_COMM_WORLD halved down to partitions of at least SIZE ranks (PartSize-<n>)", 0,
      INT_MAX},
     {'c', NULL, SONDE_OPT_FLAG, CFG(check_last), NULL,
-     "check the data of the last iteration of every timing loop (outside the timer)"},
+     "check the data of the last iteration of every timing loop (outside the timer)",
+     .inert = unless_not_every},
     {'C', NULL, SONDE_OPT_FLAG, CFG(check_all), NULL,
      "check the data of every iteration (outside the timer)"},
     {0, "no-barrier", SONDE_OPT_FLAG, CFG(no_barrier), NULL,
@@ -354,7 +363,8 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 	    .time_limit_us = 0,
 	};
 	struct sonde_parse_result pos;
-	sonde_parse_command_line(ctx, &coll_table, &cfg, argc, argv, &pos);
+	struct sonde_option_set *set =
+	    sonde_parse_command_line(ctx, &coll_table, &cfg, argc, argv, &pos);
 	int *selected = calloc((size_t)coll_nops, sizeof *selected);
 	if (!selected)
 		sonde_fatal("no memory");
@@ -362,6 +372,7 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 	if (select_ops(&pos, selected) < 0 || validate(&cfg, selected, ctx->size) < 0 ||
 	    apply_mem_limit(&cfg, ctx->size) < 0 || check_counts(&cfg, selected, ctx->size) < 0)
 		sonde_exit(SONDE_EXIT_USAGE);
+	sonde_options_warn_inert(set);
 	sonde_parse_result_free(&pos);
 	int hook_ok = coll_corrupt_hook_init(err, sizeof err) == 0;
 	if (!sonde_agree(MPI_COMM_WORLD, hook_ok, "%s", err))

@@ -75,3 +75,18 @@ def test_json_results_file_that_cannot_be_opened(workload, tmp_path):
     errors = [ln for ln in out.stderr.splitlines() if "error" in ln]
     assert len(errors) == 1, out.stderr
     assert "cannot open results file" in errors[0]
+
+
+@pytest.mark.parametrize("workload", workloads())
+def test_help_under_launcher_printed_once(workload):
+    """`mpirun -n 4 sonde coll -h` printed the help four times: the help comes from rank 0."""
+    out = run_sonde([workload, "--help"], np=4, timeout=120)
+    assert out.stdout.count(f"usage: sonde {workload}") == 1, out.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["coll", "-h"], ["mpiio", "-help"],
+                                  ["ior", "--help-markdown"]])
+def test_texts_instead_of_a_run_printed_once(args):
+    out = run_sonde(args, np=3, timeout=120)
+    first = out.stdout.splitlines()[0]
+    assert out.stdout.count(first + "\n") == 1, out.stdout

@@ -337,6 +337,11 @@ BAD_INPUT = [
     (["--overlap", "Bcast"], "--overlap"),
     (["-e", "3G", "-m", "100G"], "large-count"),
     (["-i"], "needs a value"),
+    # A value too large says so, with the limit (one range check for every option).
+    (["-i", "2147483648"], "option -i: '2147483648': too large (at most 2147483647)"),
+    (["-i", "9999999999"], "option -i: '9999999999': too large (at most 2147483647)"),
+    (["-d", "99999999999"], "option -d: '99999999999': too large (at most 2147483647)"),
+    (["-t", "99999999999999999999"], "too large (at most 9223372036854775807)"),
 ]
 
 
@@ -354,6 +359,17 @@ def test_bad_input(np, args, message):
     assert len(errors) == 1, p.stderr
     assert message in errors[0]
     assert "START" not in p.stdout
+
+
+def test_c_next_to_C_is_accepted_with_a_warning():
+    """mpiBench took -c and -C together; -C checks every iteration, so -c adds nothing."""
+    p = coll(["-c", "-C", "-e", "8", "-i", "5", "Bcast"], np=2)
+    warn = [ln for ln in p.stderr.splitlines() if "warning" in ln]
+    assert warn == ["sonde coll: warning: -c has no effect here: it adds nothing to -C, which "
+                    "checks every iteration"]
+    assert settings(p.stdout, 2)["check"] == "every"
+    p = coll(["-c", "-e", "8", "-i", "5", "Bcast"], np=2)
+    assert "warning" not in p.stderr
 
 
 def v_counts(op, rank, n, count):

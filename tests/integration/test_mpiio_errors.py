@@ -28,6 +28,8 @@ BAD = [
     (0, ["-type", 1, "-size", "12Q"], "-size"),
     (0, ["-type", 1, "-nobj", 2000000000, "-size", "8G"], "do not fit in a file"),
     (0, ["-type", 1, "-op", "append"], "-op 'append': must be read or write"),
+    (0, ["-type", 1, "-nobj", 9999999999], "option -nobj: '9999999999': too large (at most "
+                                           "2147483647)"),
     (0, ["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
     (0, ["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),
     (2, ["-type", 3, "-num_io", 5], "-num_io 5: more I/O processes than the 2 processes"),

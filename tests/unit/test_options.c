@@ -27,6 +27,12 @@ static int parse_even(void *cfg, const char *value, char *err, size_t errlen)
 	return 0;
 }
 
+/* -x acts only together with -w (an option the original accepted without it). */
+static const char *unless_writing(const void *cfg)
+{
+	return ((const struct cfg *)cfg)->write ? NULL : "applies to writing (-w)";
+}
+
 #define F(x) offsetof(struct cfg, x)
 static const struct sonde_option short_opts[] = {
     {'w', "write", SONDE_OPT_FLAG, F(write), NULL, "write"},
@@ -34,7 +40,7 @@ static const struct sonde_option short_opts[] = {
     {'i', NULL, SONDE_OPT_INT, F(iters), "N", "iterations", 1, 100},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "BYTES", "block", 0, 0, SONDE_SIZE_BINARY},
     {'n', NULL, SONDE_OPT_LONG, F(count), "N", "count"},
-    {'x', NULL, SONDE_OPT_DOUBLE, F(ratio), "R", "ratio"},
+    {'x', NULL, SONDE_OPT_DOUBLE, F(ratio), "R", "ratio", .inert = unless_writing},
     {'o', NULL, SONDE_OPT_STRING, F(out), "PATH", "output"},
     {'O', NULL, SONDE_OPT_LIST, F(directives), "K=V", "directive"},
     {'e', "even", SONDE_OPT_CALLBACK, F(cb_calls), "N", "even numbers", .parse = parse_even},
@@ -53,7 +59,9 @@ static const struct sonde_option_table short_table = {
 };
 
 static const struct sonde_option word_opts[] = {
-    {0, "nobj", SONDE_OPT_LONG, F(count), "N", "objects"},
+    {0, "nobj", SONDE_OPT_INT, F(iters), "N", "objects", 1, INT32_MAX},
+    {0, "csize", SONDE_OPT_SIZE, F(block), "BYTES", "buffer", 1, 1 << 30, SONDE_SIZE_LANL,
+     .inert = unless_writing},
     {0, "size", SONDE_OPT_SIZE, F(lanl), "BYTES", "bytes", 0, 0, SONDE_SIZE_LANL},
     {0, "collective", SONDE_OPT_FLAG, F(write), NULL, "collective"},
     {0, "hints", SONDE_OPT_WORDS, F(hints), "K V ...", "hints"},
@@ -178,7 +186,14 @@ int main(void)
 	             "option --blockSize: '-1': must not be negative");
 	expect_error(&short_table, "-i 0", "option -i: '0': must be between 1 and 100");
 	expect_error(&short_table, "-i x", "option -i: 'x': not a whole number");
-	expect_error(&short_table, "-n 99999999999999999999", "too large");
+	expect_error(&short_table, "-n 99999999999999999999",
+	             "option -n: '99999999999999999999': too large (at most 9223372036854775807)");
+	expect_error(&short_table, "-i 101", "option -i: '101': too large (at most 100)");
+	expect_error(&short_table, "-i 2147483648",
+	             "option -i: '2147483648': too large (at most 100)");
+	expect_error(&short_table, "-n -99999999999999999999", "must be at least");
+	expect_error(&short_table, "-b 99999999999999999999",
+	             "option -b: '99999999999999999999': too large (at most 9223372036854775807)");
 	expect_error(&short_table, "-x 1.5.2", "option -x: '1.5.2': not a number");
 	expect_error(&short_table, "-e 3", "option -e: '3' is odd");
 	expect_error(&short_table, "-J 8", "option -J is not supported by sonde: alignment");
@@ -190,7 +205,7 @@ int main(void)
 	CHECK_INT(parse(&word_table, &c, "-nobj 8 -size 64K -collective -hints a 1 b 2 -json x", &r,
 	                err, NULL),
 	          0);
-	CHECK_INT(c.count, 8);
+	CHECK_INT(c.iters, 8);
 	CHECK_INT(c.lanl, 65536);
 	CHECK_INT(c.write, 1);
 	CHECK_INT(c.hints.count, 4);
@@ -199,7 +214,36 @@ int main(void)
 	sonde_strlist_free(&c.hints);
 	sonde_parse_result_free(&r);
 	CHECK_INT(parse(&word_table, &c, "--nobj 3", &r, err, NULL), 0);
-	CHECK_INT(c.count, 3);
+	CHECK_INT(c.iters, 3);
+	sonde_parse_result_free(&r);
+	/* One range check for every number: above the limit is "too large", with the limit. */
+	expect_error(&word_table, "-nobj 9999999999",
+	             "option -nobj: '9999999999': too large (at most 2147483647)");
+	expect_error(&word_table, "-nobj 0", "option -nobj: '0': must be at least 1");
+	expect_error(&word_table, "-csize 2G",
+	             "option -csize: '2G': too large (at most 1073741824)");
+	expect_error(&word_table, "-csize 99999999999999999999G",
+	             "option -csize: '99999999999999999999G': too large (at most 1073741824)");
+
+	/* An option that has no effect in this run: accepted, and said so, only when given. */
+	char why[256];
+	CHECK_INT(parse(&word_table, &c, "-csize 1M", &r, err, &set), 0);
+	CHECK_INT(c.block, 1 << 20);
+	CHECK_STR(sonde_option_inert(&set, 1, why, sizeof why),
+	          "-csize has no effect here: it applies to writing (-w)");
+	CHECK(sonde_option_inert(&set, 0, why, sizeof why) == NULL);
+	free(set.given);
+	sonde_parse_result_free(&r);
+	CHECK_INT(parse(&short_table, &c, "-x 2 -w", &r, err, &set), 0);
+	CHECK(sonde_option_inert(&set, 5, why, sizeof why) == NULL);
+	c.write = 0;
+	CHECK_STR(sonde_option_inert(&set, 5, why, sizeof why),
+	          "-x has no effect here: it applies to writing (-w)");
+	free(set.given);
+	sonde_parse_result_free(&r);
+	CHECK_INT(parse(&short_table, &c, "-i 2", &r, err, &set), 0);
+	CHECK(sonde_option_inert(&set, 5, why, sizeof why) == NULL); /* not given */
+	free(set.given);
 	sonde_parse_result_free(&r);
 	expect_error(&word_table, "-nobjx 3", "unknown option -nobjx");
 	expect_error(&word_table, "-size 1k", "option -size: '1k': unknown unit");

@@ -84,7 +84,14 @@ int main(void)
 	CHECK_INT(sonde_parse_int("-12", -100, 100, &v, err, sizeof err), 0);
 	CHECK_INT(v, -12);
 	CHECK_INT(sonde_parse_int("101", -100, 100, &v, err, sizeof err), -1);
-	CHECK(strstr(err, "between -100 and 100") != NULL);
+	CHECK_STR(err, "'101': too large (at most 100)");
+	CHECK_INT(sonde_parse_int("-101", -100, 100, &v, err, sizeof err), -1);
+	CHECK_STR(err, "'-101': must be between -100 and 100");
+	CHECK_INT(sonde_parse_int("0", 1, INT64_MAX, &v, err, sizeof err), -1);
+	CHECK_STR(err, "'0': must be at least 1");
+	CHECK_INT(sonde_parse_int("99999999999999999999", 0, INT64_MAX, &v, err, sizeof err), -2);
+	CHECK_STR(err, "'99999999999999999999': too large (at most 9223372036854775807)");
+	CHECK_INT(sonde_parse_int("12x", 0, 100, &v, err, sizeof err), -1);
 	CHECK_INT(sonde_parse_int("1k", 0, 100, &v, err, sizeof err), -1);
 	CHECK_INT(sonde_parse_int("", 0, 100, &v, err, sizeof err), -1);
 	double d = 0;
