@@ -30,7 +30,7 @@ static int phase(struct mpiio_run *run, int write)
 	return code;
 }
 
-/* Each file is removed once, by the rank that named it; only files this run wrote. */
+/* Each file is removed once, by the rank that named it. */
 static void delete_files(struct mpiio_run *run)
 {
 	MPI_Barrier(run->ctx->comm);
@@ -58,8 +58,7 @@ static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
 	free(params);
 	mpiio_print_header(&run);
 
-	int writes = !p.op || strcmp(p.op, "write") == 0;
-	int reads = (!p.op || strcmp(p.op, "read") == 0) && !p.nofile;
+	int writes = mpiio_writes(&p), reads = mpiio_reads(&p);
 	int code = SONDE_EXIT_OK;
 	if (writes)
 		code = phase(&run, 1);
@@ -69,9 +68,11 @@ static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
 		int rc = phase(&run, 0);
 		code = code ? code : rc;
 	}
-	if (p.deletefile && !p.nofile)
+	/* Files of an earlier run (-op read) go only once this run read them without error. */
+	if (p.deletefile && !p.nofile && (writes || code == SONDE_EXIT_OK))
 		delete_files(&run);
 	mpiio_run_free(&run);
+	mpiio_params_free(&p);
 	return code;
 }
 

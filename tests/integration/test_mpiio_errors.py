@@ -31,7 +31,6 @@ BAD = [
     (0, ["-type", 1, "-nobj", 9999999999], "option -nobj: '9999999999': too large (at most "
                                            "2147483647)"),
     (0, ["-type", 2, "-targets", "x"], "-targets cannot be used with type 2"),
-    (0, ["-type", 1, "-csize", "1K"], "-csize applies to the aggregation types"),
     (2, ["-type", 3, "-num_io", 5], "-num_io 5: more I/O processes than the 2 processes"),
     (0, ["-type", 2, "-hints", "a", "b", "c"], "-hints: expected key value pairs"),
     (0, ["-type", 1, "-target", "/tmp/x.%q"], "unknown escape '%q'"),
@@ -39,8 +38,6 @@ BAD = [
     (2, ["-type", 3, "-norsend"], "-norsend with every process an aggregator"),
     (2, ["-type", 3, "-host", "no-such-host", "-num_io", 1],
      "-host no-such-host: no process runs there"),
-    (0, ["-type", 1, "-op", "read", "-deletefile"],
-     "-deletefile removes only files this run wrote"),
     (0, ["-type", 1, "-setup", "/nonexistent/setup"], "-setup /nonexistent/setup"),
 ]
 

@@ -41,6 +41,7 @@ struct mpiio_params {
 	const char *errout;
 	int verbose;
 	const char *setup;
+	struct sonde_strlist owned; /* copies made when splitting -host and -num_io words */
 };
 
 extern const struct sonde_option_table mpiio_table;
@@ -48,6 +49,11 @@ extern const struct sonde_option_table mpiio_table;
 /* Defaults, the -setup master file, then the command line over it; validates everything that
  * every rank can judge alike. On bad input rank 0 prints one line and every rank exits 2. */
 void mpiio_params_load(struct sonde_context *ctx, int argc, char **argv, struct mpiio_params *p);
+
+void mpiio_params_free(struct mpiio_params *p);
+/* The phases this run has: writing unless -op read; reading unless -op write or -nofile. */
+int mpiio_writes(const struct mpiio_params *p);
+int mpiio_reads(const struct mpiio_params *p);
 
 /* Bad input every rank sees alike: rank 0 prints one line, every rank exits 2. */
 _Noreturn void mpiio_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

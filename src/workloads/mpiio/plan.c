@@ -8,25 +8,21 @@
 #include "units.h"
 #include "workloads/mpiio/mpiio.h"
 
-/* The numbers of -num_io: each word may hold several ("2 2"). */
+/* The numbers of -num_io (one per word: mpiio_params_load split "2 2"). */
 static int num_io_counts(const struct sonde_strlist *l, int **out)
 {
-	int n = 0;
-	int *v = NULL;
+	int *v = malloc(sizeof *v * (size_t)(l->count + 1));
+	if (!v)
+		sonde_fatal("no memory");
 	for (int i = 0; i < l->count; i++) {
-		char *copy = strdup(l->items[i]), *save = NULL;
-		for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-			int64_t x;
-			char err[256];
-			if (sonde_parse_int(w, 1, INT32_MAX, &x, err, sizeof err) < 0)
-				mpiio_usage_error("-num_io: %s", err);
-			v = realloc(v, sizeof *v * (size_t)(n + 1));
-			v[n++] = (int)x;
-		}
-		free(copy);
+		int64_t x;
+		char err[256];
+		if (sonde_parse_int(l->items[i], 1, INT32_MAX, &x, err, sizeof err) < 0)
+			mpiio_usage_error("-num_io: %s", err);
+		v[i] = (int)x;
 	}
 	*out = v;
-	return n;
+	return l->count;
 }
 
 /* "node7" names the host "node7.cluster" too. */

@@ -25,21 +25,26 @@ static const char *type_label(int type)
 	return labels[type];
 }
 
+/* What the original printed as -csize: types 1 and 2 buffer one object, types 3 and 4 have
+ * their aggregator buffer, type 5 has none (its value was whatever -csize said, else 0). */
 static int64_t shown_csize(const struct mpiio_params *p)
 {
-	if (p->type != 3 && p->type != 4)
-		return p->size; /* the one object buffer */
+	if (p->type == 1 || p->type == 2)
+		return p->size;
+	if (p->type == 5)
+		return p->csize;
 	return p->csize ? p->csize : p->size * p->nobj;
 }
 
-static void join_words(const struct sonde_strlist *l, char *buf, size_t len, const char *none)
+static void print_words(FILE *f, const char *label, const struct sonde_strlist *l, const char *none)
 {
-	size_t at = 0;
-	snprintf(buf, len, "%s", l->count ? "" : none);
-	for (int i = 0; i < l->count && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " " : "", l->items[i]);
+	fprintf(f, "%s: %s", label, l->count ? "" : none);
+	for (int i = 0; i < l->count; i++)
+		fprintf(f, "%s%s", i ? " " : "", l->items[i]);
+	fprintf(f, "\n");
 }
 
+/* -lhosts: "RANK r: host" for every rank, in rank order. */
 static void print_lhosts(const struct mpiio_run *run)
 {
 	enum { LEN = 256 };
@@ -47,76 +52,80 @@ static void print_lhosts(const struct mpiio_run *run)
 	MPI_Gather(run->hostname, LEN, MPI_CHAR, all, LEN, MPI_CHAR, 0, run->ctx->comm);
 	if (run->rank != 0)
 		return;
-	fprintf(run->out, "Hosts running this program (-lhosts):\n");
-	for (int r = 0; r < run->nranks; r++) {
-		const char *h = all + (size_t)r * LEN;
-		int seen = 0, count = 0;
-		for (int q = 0; q < r && !seen; q++)
-			seen = strcmp(all + (size_t)q * LEN, h) == 0;
-		if (seen)
-			continue;
-		for (int q = r; q < run->nranks; q++)
-			count += strcmp(all + (size_t)q * LEN, h) == 0;
-		fprintf(run->out, "%s: %d processes, first rank %d\n", h, count, r);
-	}
+	fprintf(run->out, "\nHosts List:\n");
+	for (int r = 0; r < run->nranks; r++)
+		fprintf(run->out, "RANK %d: %s\n", r, all + (size_t)r * LEN);
 	free(all);
+}
+
+/* The Input Parameters block: every line mpi_io_test 1.00.009 prints, with its label and in its
+ * place, then sonde's own lines. */
+static void print_parameters(const struct mpiio_run *run, FILE *f)
+{
+	const struct mpiio_params *p = run->p;
+	fprintf(f, "Input Parameters:\n");
+	fprintf(f, "I/O Testing type %s: %d\n", type_label(p->type), p->type);
+	fprintf(f, "Total number of processors (N): %d\n", run->nranks);
+	fprintf(f, "Total number of I/O processors (M): %d\n", run->writers);
+	if (p->type == 3 || p->type == 4) {
+		char all[32];
+		snprintf(all, sizeof all, "%d", run->writers); /* no -num_io: every process */
+		print_words(f, "Number of I/O processors per host", &p->num_io, all);
+	}
+	print_words(f, "Host Name List", &p->host, "None");
+	fprintf(f, "Number of circular buffers (-ahead): %d\n", p->ahead);
+	fprintf(f, "Number of objects (-nobj): %d\n", p->nobj);
+	fprintf(f, "Number of bytes in each object (-size): %lld\n", (long long)p->size);
+	fprintf(f, "Circular buffer size (-csize): %lld\n", (long long)shown_csize(p));
+	fprintf(f, "Preallocate file size (-preallocate): %lld\n", (long long)p->preallocate);
+	fprintf(f, "Check data read (-chkdata): %d\n", p->chkdata);
+	fprintf(f, "Use collective read/write calls (-collective): %d\n", p->collective);
+	fprintf(f, "Call MPI_Barrier before each write (-barrier): %d\n", p->barrier);
+	fprintf(f, "Flush data before file close (-sync): %d\n", p->sync);
+	fprintf(f, "Strided data layout (-strided): %d\n", p->strided);
+	fprintf(f, "Delete data file when done reading (-deletefile): %d\n", p->deletefile);
+	fprintf(f, "Write output data to file (-nofile): %d\n", !p->nofile);
+	fprintf(f, "Aggregators send data to themselves (-norsend): %d\n", !p->norsend);
+	if (p->targets)
+		fprintf(f, "File containing target files (-targets): %s\n", p->targets);
+	else
+		fprintf(f, "Test data written to (-target): %s\n",
+		        p->nofile ? "(none)" : run->shown);
+	fprintf(f, "Touch object option (-touch): %d\n", p->touch);
+	fprintf(f, "Timing results written to (-output): %s\n", p->output ? p->output : "stdout");
+	fprintf(f, "Errors and warnings written to (-errout): %s\n",
+	        p->errout ? p->errout : "stderr");
+	fprintf(f, "Number of files: %d\n", p->nofile ? 0 : run->nfiles);
+	fprintf(f, "Operation (-op): %s\n", p->op ? p->op : "write, read");
+	fprintf(f, "Sleep between write and read (-sleep): %d\n", p->sleep);
+	fprintf(f, "Direct I/O (-dio): %d\n", p->dio);
+	print_words(f, "MPI-IO hints (-hints)", &p->hints, "None");
+	fprintf(f, "Page size stamped by -touch 3 (bytes): %lld\n", (long long)run->page);
 }
 
 void mpiio_print_header(const struct mpiio_run *run)
 {
-	const struct mpiio_params *p = run->p;
 	if (run->rank == 0) {
-		FILE *f = run->out;
+		/* The header line goes to stdout even with -output, as the original's did. */
 		time_t now = time(NULL);
 		char when[64];
 		struct tm tm;
 		strftime(when, sizeof when, "%a %b %e %H:%M:%S %Y", localtime_r(&now, &tm));
-		char hosts[1024], hints[1024];
-		join_words(&p->host, hosts, sizeof hosts, "None");
-		join_words(&p->hints, hints, sizeof hints, "None");
-		fprintf(f, "MPI-IO TEST v1.00.009 (sonde %s): %s\n\n", sonde_version, when);
-		fprintf(f, "Input Parameters:\n");
-		fprintf(f, "I/O Testing type %s: %d\n", type_label(p->type), p->type);
-		fprintf(f, "Total number of processors (N): %d\n", run->nranks);
-		fprintf(f, "Total number of I/O processors (M): %d\n", run->writers);
-		fprintf(f, "Host Name List: %s\n", hosts);
-		fprintf(f, "Number of circular buffers (-ahead): %d\n", p->ahead);
-		fprintf(f, "Number of objects (-nobj): %d\n", p->nobj);
-		fprintf(f, "Number of bytes in each object (-size): %lld\n", (long long)p->size);
-		fprintf(f, "Circular buffer size (-csize): %lld\n", (long long)shown_csize(p));
-		fprintf(f, "Preallocate file size (-preallocate): %lld\n",
-		        (long long)p->preallocate);
-		fprintf(f, "Check data read (-chkdata): %d\n", p->chkdata);
-		fprintf(f, "Use collective read/write calls (-collective): %d\n", p->collective);
-		fprintf(f, "Flush data before file close (-sync): %d\n", p->sync);
-		fprintf(f, "Strided data layout (-strided): %d\n", p->strided);
-		fprintf(f, "Delete data file when done reading (-deletefile): %d\n", p->deletefile);
-		fprintf(f, "Write output data to file (-nofile): %d\n", !p->nofile);
-		fprintf(f, "Aggregators send data to themselves (-norsend): %d\n", !p->norsend);
-		fprintf(f, "Test data written to (-target): %s\n",
-		        p->nofile ? "(none)" : run->shown);
-		fprintf(f, "Touch object option (-touch): %d\n", p->touch);
-		fprintf(f, "Timing results written to (-output): %s\n",
-		        p->output ? p->output : "stdout");
-		fprintf(f, "Errors and warnings written to (-errout): %s\n",
-		        p->errout ? p->errout : "stderr");
-		fprintf(f, "Number of files: %d\n", p->nofile ? 0 : run->nfiles);
-		fprintf(f, "Operation (-op): %s\n", p->op ? p->op : "write, read");
-		fprintf(f, "Barrier before every write (-barrier): %d\n", p->barrier);
-		fprintf(f, "Sleep between write and read (-sleep): %d\n", p->sleep);
-		fprintf(f, "Direct I/O (-dio): %d\n", p->dio);
-		fprintf(f, "MPI-IO hints (-hints): %s\n", hints);
-		fprintf(f, "Page size stamped by -touch 3 (bytes): %lld\n", (long long)run->page);
-	}
-	if (p->lhosts)
-		print_lhosts(run);
-	if (run->rank == 0) {
-		fprintf(run->out, "Environment Variables (MPI):\n");
+		printf("MPI-IO TEST v1.00.009 (sonde %s): %s\n\n", sonde_version, when);
+		fflush(stdout);
+		FILE *f = run->out;
+		print_parameters(run, f);
+		fprintf(f, "\nEnvironment Variables (MPI):\n");
 		for (char **e = environ; *e; e++)
 			if (strstr(*e, "MPI"))
-				fprintf(run->out, "%s\n", *e);
-		fflush(run->out);
+				fprintf(f, "%s\n", *e);
+		fprintf(f, "\n");
+		fflush(f);
 	}
+	if (run->p->lhosts)
+		print_lhosts(run);
+	if (run->rank == 0)
+		fflush(run->out);
 }
 
 void mpiio_print_phase_start(const struct mpiio_run *run, int write)
@@ -195,17 +204,20 @@ static void bw_line(FILE *f, const char *label, struct bw b)
 	        b.min, b.min_rank, b.avg, b.max, b.max_rank);
 }
 
-static void time_line(FILE *f, const char *label, const char *head, const struct sonde_stats *s,
-                      const char *tail)
+/* The "=== ..." time lines keep the original's spacing, which differs from line to line: tail
+ * is " sec." or "  sec.", head "min [rank] avg max [rank]" or (Close) "min [rank]  avg max
+ * [rank]", and the send wait line has two blanks after its first rank. */
+static void time_line(FILE *f, const char *label, const char *head, const char *gap,
+                      const struct sonde_stats *s, const char *tail)
 {
-	fprintf(f, "=== %s (%s): %e [%d] %e %e [%d]%s\n", label, head, s->min, s->min_rank, s->mean,
-	        s->max, s->max_rank, tail);
+	fprintf(f, "=== %s (%s): %e [%d]%s%e %e [%d]%s\n", label, head, s->min, s->min_rank, gap,
+	        s->mean, s->max, s->max_rank, tail);
 }
 
-static void processor_line(FILE *f, const char *label, const struct sonde_stats *s)
+static void receive_line(FILE *f, const struct sonde_stats *s)
 {
-	fprintf(f, "=== %s (min avg max): %e[%d]  %e %e[%d]  sec.\n", label, s->min, s->min_rank,
-	        s->mean, s->max, s->max_rank);
+	fprintf(f, "=== MPI Processor Receive Wait Time (min avg max): %e[%d]  %e %e[%d]  sec.\n",
+	        s->min, s->min_rank, s->mean, s->max, s->max_rank);
 }
 
 /* Who sends and who receives: senders send and aggregators receive when writing; reading
@@ -218,35 +230,69 @@ static int takes_part(const struct mpiio_run *run, int write, int timer)
 	return write ? agg : !agg;
 }
 
-static void verbose_lines(const struct mpiio_run *run, int write, const double *mine, double mib)
+/* -verbose: every rank's value after the summary line it belongs to, in rank order, with the
+ * original's labels ("[r] Write Bandwidth = %e", "[r] Processor send wait time: %e sec."). */
+struct per_rank {
+	const double *all; /* rank 0: NT values per rank; NULL without -verbose */
+	int nranks;
+	double mib;
+};
+
+static void rank_lines(FILE *f, const struct per_rank *pr, int timer, const char *label,
+                       int bandwidth)
 {
-	double *all = run->rank == 0 ? malloc(sizeof *all * NT * (size_t)run->nranks) : NULL;
-	MPI_Gather(mine, NT, MPI_DOUBLE, all, NT, MPI_DOUBLE, 0, run->ctx->comm);
-	if (run->rank != 0)
-		return;
-	const char *op = write ? "Write" : "Read";
-	int agg = run->p->type == 3 || run->p->type == 4;
-	for (int r = 0; r < run->nranks; r++) {
-		const double *v = all + (size_t)r * NT;
-		FILE *f = run->out;
-		fprintf(f, "[%d] Effective Bandwidth = %e\n", r, mib / v[T_TOTAL]);
-		fprintf(f, "[%d] Total Time = %e\n", r, v[T_TOTAL]);
-		fprintf(f, "[%d] %s Bandwidth = %e\n", r, op, mib / v[T_OP]);
-		fprintf(f, "[%d] %s Time = %e\n", r, op, v[T_OP]);
-		fprintf(f, "[%d] File Open Time = %e\n", r, v[T_OPEN]);
-		fprintf(f, "[%d] File %s Wait Time = %e\n", r, op, v[T_WAIT]);
-		if (write && run->p->barrier)
-			fprintf(f, "[%d] Barrier Wait Time = %e\n", r, v[T_BARRIER]);
-		fprintf(f, "[%d] File Preallocate Time = %e\n", r, v[T_PREALLOC]);
-		if (write && run->p->sync)
-			fprintf(f, "[%d] File Sync Time = %e\n", r, v[T_SYNC]);
-		fprintf(f, "[%d] File Close Wait Time = %e\n", r, v[T_CLOSE]);
-		if (agg) {
-			fprintf(f, "[%d] Processor Send Wait Time = %e\n", r, v[T_SEND]);
-			fprintf(f, "[%d] Processor Receive Wait Time = %e\n", r, v[T_RECV]);
-		}
+	for (int r = 0; pr->all && r < pr->nranks; r++) {
+		double v = pr->all[(size_t)r * NT + (size_t)timer];
+		if (timer == T_SEND)
+			fprintf(f, "[%d] %s: %e sec.\n", r, label, v);
+		else
+			fprintf(f, "[%d] %s = %e\n", r, label, bandwidth ? pr->mib / v : v);
 	}
-	free(all);
+}
+
+static void print_phase(const struct mpiio_run *run, int write, const struct sonde_stats *s,
+                        const struct per_rank *pr)
+{
+	const struct mpiio_params *p = run->p;
+	FILE *f = run->out;
+	const char *op = write ? "Write" : "Read";
+	const char *h = "min [rank] avg max [rank]";
+	char label[64];
+	bw_line(f, "Effective Bandwidth", bandwidth(pr->mib, &s[T_TOTAL]));
+	time_line(f, "Total Time", h, " ", &s[T_TOTAL], " sec.");
+	rank_lines(f, pr, T_TOTAL, "Effective Bandwidth", 1);
+	snprintf(label, sizeof label, "%s Bandwidth", op);
+	bw_line(f, label, bandwidth(pr->mib, &s[T_OP]));
+	snprintf(label, sizeof label, "%s Time", op);
+	time_line(f, label, h, " ", &s[T_OP], " sec.");
+	snprintf(label, sizeof label, "%s Bandwidth", op);
+	rank_lines(f, pr, T_OP, label, 1);
+	time_line(f, "MPI File Open Time", h, " ", &s[T_OPEN], " sec.");
+	rank_lines(f, pr, T_OPEN, "File Open Time", 0);
+	snprintf(label, sizeof label, "MPI File %s Wait Time", op);
+	time_line(f, label, h, " ", &s[T_WAIT], "  sec.");
+	rank_lines(f, pr, T_WAIT, label + strlen("MPI "), 0);
+	/* The original's per-rank preallocate line showed the sync time; this one shows its own. */
+	time_line(f, "MPI File Preallocate Time", h, " ", &s[T_PREALLOC], " sec.");
+	rank_lines(f, pr, T_PREALLOC, "File Preallocate Time", 0);
+	if (write && p->barrier) {
+		time_line(f, "MPI Barrier Wait Time", h, " ", &s[T_BARRIER], " sec.");
+		rank_lines(f, pr, T_BARRIER, "MPI_Barrier Time before each write", 0);
+	}
+	if (write && p->sync) {
+		time_line(f, "MPI File Sync Time", h, " ", &s[T_SYNC], " sec.");
+		rank_lines(f, pr, T_SYNC, "File Sync Time", 0);
+	}
+	time_line(f, "MPI File Close Wait Time", "min [rank]  avg max [rank]", " ", &s[T_CLOSE],
+	          "  sec.");
+	rank_lines(f, pr, T_CLOSE, "File Close Time", 0);
+	if (p->type == 3 || p->type == 4) {
+		time_line(f, "MPI Processor send wait time", h, "  ", &s[T_SEND], "  sec.");
+		receive_line(f, &s[T_RECV]);
+		rank_lines(f, pr, T_SEND, "Processor send wait time", 0);
+	}
+	fprintf(f, "=== Completed MPI-IO %s.\n", op);
+	fflush(f);
 }
 
 static void json_stats(struct sonde_json *j, const char *key, const struct sonde_stats *s)
@@ -338,42 +384,19 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	MPI_Allreduce(local, verify, 4, MPI_INT64_T, MPI_SUM, comm);
 	double mib = (double)run->job_bytes / (double)SONDE_MIB;
 
-	if (run->rank == 0) {
-		FILE *f = run->out;
-		const char *op = write ? "Write" : "Read";
-		char label[64];
-		bw_line(f, "Effective Bandwidth", bandwidth(mib, &s[T_TOTAL]));
-		time_line(f, "Total Time", "min [rank] avg max [rank]", &s[T_TOTAL], " sec.");
-		snprintf(label, sizeof label, "%s Bandwidth", op);
-		bw_line(f, label, bandwidth(mib, &s[T_OP]));
-		snprintf(label, sizeof label, "%s Time", op);
-		time_line(f, label, "min [rank] avg max [rank]", &s[T_OP], " sec.");
-		time_line(f, "MPI File Open Time", "min [rank] avg max [rank]", &s[T_OPEN],
-		          " sec.");
-		snprintf(label, sizeof label, "MPI File %s Wait Time", op);
-		time_line(f, label, "min [rank] avg max [rank]", &s[T_WAIT], "  sec.");
-		if (write && p->barrier)
-			time_line(f, "MPI Barrier Wait Time", "min [rank] avg max [rank]",
-			          &s[T_BARRIER], " sec.");
-		time_line(f, "MPI File Preallocate Time", "min [rank] avg max [rank]",
-		          &s[T_PREALLOC], " sec.");
-		if (write && p->sync)
-			time_line(f, "MPI File Sync Time", "min [rank] avg max [rank]", &s[T_SYNC],
-			          " sec.");
-		time_line(f, "MPI File Close Wait Time", "min [rank]  avg max [rank]", &s[T_CLOSE],
-		          "  sec.");
-		if (p->type == 3 || p->type == 4) {
-			processor_line(f, "MPI Processor send wait time", &s[T_SEND]);
-			processor_line(f, "MPI Processor Receive Wait Time", &s[T_RECV]);
-		}
+	struct per_rank pr = {.nranks = run->nranks, .mib = mib};
+	double *all = NULL;
+	if (p->verbose) {
+		if (run->rank == 0)
+			all = malloc(sizeof *all * NT * (size_t)run->nranks);
+		MPI_Gather(mine, NT, MPI_DOUBLE, all, NT, MPI_DOUBLE, 0, comm);
+		pr.all = all;
 	}
-	if (p->verbose)
-		verbose_lines(run, write, mine, mib);
 	if (run->rank == 0) {
-		fprintf(run->out, "=== Completed MPI-IO %s.\n", write ? "Write" : "Read");
-		fflush(run->out);
+		print_phase(run, write, s, &pr);
 		record(run, write, s, verify, mib);
 	}
+	free(all);
 	int code = SONDE_EXIT_OK;
 	if (verify[3] > 0) {
 		sonde_error("%lld read(s) returned less data than asked for (files shorter than "
@@ -415,7 +438,7 @@ void mpiio_print_hints(const struct mpiio_run *run)
 			         run->ctx->comm, MPI_STATUS_IGNORE);
 	}
 	if (run->rank == 0) {
-		fprintf(run->out, "MPI_info Hints Used (RANK %d):\n%s", run->io_leader, text);
+		fprintf(run->out, "\nMPI_info Hints Used (RANK %d):\n%s\n", run->io_leader, text);
 		fflush(run->out);
 	}
 }

@@ -71,6 +71,8 @@ static const char *targets_line(const struct mpiio_run *run, int needed, int k)
  * -targets); agreed over the world so one bad expansion is one line. */
 static void expand_name(struct mpiio_run *run, int expands, int name_rank, int line, int needed)
 {
+	if (run->p->nofile)
+		return; /* no file, no name: -target and -targets are accepted and unused */
 	/* Every rank reads -targets (collective); only the ones that expand use a line. */
 	const char *tmpl =
 	    run->p->targets ? targets_line(run, needed, expands ? line : 0) : run->p->target;
@@ -104,6 +106,8 @@ static uint64_t fnv1a(const char *s)
  * overwrite each other (the original let them). */
 static void check_distinct(struct mpiio_run *run, const char *hint)
 {
+	if (run->p->nofile)
+		return;
 	MPI_Comm comm = run->ctx->comm;
 	uint64_t mine[2] = {run->owns_file, run->owns_file ? fnv1a(run->path) : 0};
 	uint64_t *all = run->rank == 0 ? malloc(sizeof *all * 2 * (size_t)run->nranks) : NULL;
