@@ -16,6 +16,7 @@ import subprocess
 import tempfile
 
 from benchlib import BenchError, Row, mpi_env
+from sonde.names import COLL
 
 RANKS = 2
 TARGET = 0.95
@@ -64,7 +65,7 @@ class CollPerCall:
             with open(path) as f:
                 recs = [json.loads(line) for line in f if line.strip()]
         ms = [r for r in recs if r["type"] == "measurement"]
-        if len(ms) != 1 or ms[0]["ops"] != iters or ms[0]["params"]["size"] != size:
+        if len(ms) != 1 or ms[0]["ops"] != iters or ms[0]["params"][COLL.SIZE] != size:
             raise BenchError(f"sonde coll {op} {size}: unexpected records {ms}")
         return ms[0]["extra"]["avg_us"]
 

@@ -4,6 +4,7 @@ tests."""
 import json
 
 import pytest
+from golden import golden  # noqa: F401  (the session's golden records, for every test)
 
 RUN_ID = "20261122T060000Z-1234"
 

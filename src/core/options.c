@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fail.h"
 #include "workload.h"
@@ -94,6 +95,8 @@ static const struct sonde_option *lookup(struct sonde_option_set *sets, int nset
 		const struct sonde_option_table *t = sets[s].table;
 		for (int i = 0; i < t->count; i++) {
 			const struct sonde_option *o = &t->options[i];
+			if (o->scope == SONDE_SCOPE_DIRECTIVE)
+				continue;
 			int hit = letter ? o->letter == letter
 			                 : (o->name && strlen(o->name) == namelen &&
 			                    strncmp(o->name, name, namelen) == 0);
@@ -122,6 +125,23 @@ static int range_ok(const struct sonde_option *o, int64_t v, int beyond, int64_t
 	return -1;
 }
 
+/* A whole number within the entry's range, else within [type_min, type_max]. Returns 0, or -1
+ * with err (the whole message, naming the option). */
+static int number_in_range(const struct sonde_option *o, const char *value, int64_t type_min,
+                           int64_t type_max, const char *shown, int64_t *v, char *err,
+                           size_t errlen)
+{
+	char why[256];
+	int rc = sonde_parse_int(value, INT64_MIN, INT64_MAX, v, why, sizeof why);
+	if (rc == -1) {
+		snprintf(err, errlen, "option %s: %s", shown, why);
+		return -1;
+	}
+	if (rc == -2)
+		*v = value[0] == '-' ? INT64_MIN : INT64_MAX;
+	return range_ok(o, *v, rc == -2, type_min, type_max, shown, value, err, errlen);
+}
+
 static int apply(const struct sonde_option *o, void *cfg, const char *shown, const char *value,
                  char *err, size_t errlen)
 {
@@ -138,13 +158,8 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 	case SONDE_OPT_INT:
 	case SONDE_OPT_LONG: {
 		int is_int = o->type == SONDE_OPT_INT;
-		int64_t lo = is_int ? INT_MIN : INT64_MIN, hi = is_int ? INT_MAX : INT64_MAX;
-		int rc = sonde_parse_int(value, INT64_MIN, INT64_MAX, &v, why, sizeof why);
-		if (rc == -1)
-			break;
-		if (rc == -2)
-			v = value[0] == '-' ? INT64_MIN : INT64_MAX;
-		if (range_ok(o, v, rc == -2, lo, hi, shown, value, err, errlen) < 0)
+		if (number_in_range(o, value, is_int ? INT_MIN : INT64_MIN,
+		                    is_int ? INT_MAX : INT64_MAX, shown, &v, err, errlen) < 0)
 			return -1;
 		if (is_int)
 			*(int *)field = (int)v;
@@ -188,6 +203,8 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 
 static void count_use(struct sonde_option_set *set, const struct sonde_option *o)
 {
+	if (!set->given)
+		return;
 	unsigned char *g = &set->given[o - set->table->options];
 	if (*g < 255)
 		++*g;
@@ -255,6 +272,30 @@ static int handle(const struct sonde_option *o, struct sonde_option_set *set, co
 		return -1;
 	}
 	return apply(o, set->cfg, shown, value, err, errlen);
+}
+
+int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t keylen,
+                           const char *value, char *err, size_t errlen)
+{
+	const struct sonde_option_table *t = set->table;
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		if (!o->name || o->scope == SONDE_SCOPE_COMMAND_LINE || strlen(o->name) != keylen ||
+		    strncasecmp(o->name, key, keylen) != 0)
+			continue;
+		count_use(set, o);
+		if (o->type != SONDE_OPT_FLAG && o->type != SONDE_OPT_COUNT)
+			return apply(o, set->cfg, o->name, value, err, errlen);
+		/* a directive gives a flag its value (filePerProc=0 turns it off) */
+		int64_t v;
+		if (number_in_range(o, value, 0, o->type == SONDE_OPT_FLAG ? 1 : INT_MAX, o->name,
+		                    &v, err, errlen) < 0)
+			return -1;
+		*(int *)((char *)set->cfg + o->offset) = (int)v;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown directive '%.*s'", (int)keylen, key);
+	return -1;
 }
 
 static int long_word(struct sonde_option_set *sets, int nsets, const char *word, int dashes,
@@ -335,10 +376,18 @@ int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char
 	return 0;
 }
 
-/* "-b, --blockSize N" / "-nobj N" as the help and docs show an option. */
+/* "-b, --blockSize N" / "-nobj N" / "-O stoneWallingWearOut=N" as the help and docs show an
+ * option. */
 static void spelling(const struct sonde_option_table *t, const struct sonde_option *o, char *buf,
                      size_t len)
 {
+	if (o->scope == SONDE_SCOPE_DIRECTIVE) {
+		snprintf(buf, len, "-O %s=%s", o->name,
+		         o->type == SONDE_OPT_FLAG ? "1"
+		         : o->metavar              ? o->metavar
+		                                   : "VALUE");
+		return;
+	}
 	const char *dash = t->style == SONDE_STYLE_WORDS ? "-" : "--";
 	int n = 0;
 	if (o->letter)
@@ -349,28 +398,44 @@ static void spelling(const struct sonde_option_table *t, const struct sonde_opti
 		snprintf(buf + n, len - (size_t)n, o->value_optional ? "[%s]" : " %s", o->metavar);
 }
 
-static void print_section(const struct sonde_option_table *t, int refused, FILE *out)
+/* The parts of --help and of the option reference: options, refused options, directives. */
+enum section { SECTION_OPTIONS, SECTION_REFUSED, SECTION_DIRECTIVES };
+
+static enum section section_of(const struct sonde_option *o)
 {
-	for (int i = 0; i < t->count; i++) {
-		const struct sonde_option *o = &t->options[i];
-		if ((o->type == SONDE_OPT_REFUSED) != refused)
-			continue;
-		char sp[96];
-		spelling(t, o, sp, sizeof sp);
-		if (strlen(sp) > 26)
-			fprintf(out, "  %s\n  %-26s  %s\n", sp, "", o->help);
-		else
-			fprintf(out, "  %-26s  %s\n", sp, o->help);
-	}
+	if (o->scope == SONDE_SCOPE_DIRECTIVE)
+		return SECTION_DIRECTIVES;
+	return o->type == SONDE_OPT_REFUSED ? SECTION_REFUSED : SECTION_OPTIONS;
 }
 
-static int has_refused(const struct sonde_option_table *t)
+static int has_section(const struct sonde_option_table *t, enum section s)
 {
 	for (int i = 0; i < t->count; i++)
-		if (t->options[i].type == SONDE_OPT_REFUSED)
+		if (section_of(&t->options[i]) == s)
 			return 1;
 	return 0;
 }
+
+static void print_section(const struct sonde_option_table *t, enum section s, FILE *out)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		if (section_of(o) != s)
+			continue;
+		char sp[96];
+		spelling(t, o, sp, sizeof sp);
+		const char *refused =
+		    s == SECTION_DIRECTIVES && o->type == SONDE_OPT_REFUSED ? "refused: " : "";
+		if (strlen(sp) > 26)
+			fprintf(out, "  %s\n  %-26s  %s%s\n", sp, "", refused, o->help);
+		else
+			fprintf(out, "  %-26s  %s%s\n", sp, refused, o->help);
+	}
+}
+
+static const char directives_intro[] =
+    "Directives (-O key=value[,key=value] and the lines of a -f script) take every long option "
+    "name, in any case, with the option's checks (flags take 0 or 1).";
 
 void sonde_options_help(const struct sonde_option_table *t, FILE *out)
 {
@@ -378,14 +443,18 @@ void sonde_options_help(const struct sonde_option_table *t, FILE *out)
 	if (t->summary)
 		fprintf(out, "%s\n\n", t->summary);
 	fprintf(out, "Options:\n");
-	print_section(t, 0, out);
-	if (has_refused(t)) {
+	print_section(t, SECTION_OPTIONS, out);
+	if (has_section(t, SECTION_REFUSED)) {
 		fprintf(out, "\nOptions of the original that sonde refuses:\n");
-		print_section(t, 1, out);
+		print_section(t, SECTION_REFUSED, out);
+	}
+	if (has_section(t, SECTION_DIRECTIVES)) {
+		fprintf(out, "\n%s These are directives only:\n", directives_intro);
+		print_section(t, SECTION_DIRECTIVES, out);
 	}
 	if (t != &sonde_common_options) {
 		fprintf(out, "\nCommon options:\n");
-		print_section(&sonde_common_options, 0, out);
+		print_section(&sonde_common_options, SECTION_OPTIONS, out);
 	}
 	if (t->epilog)
 		fprintf(out, "\n%s\n", t->epilog);
@@ -397,15 +466,25 @@ static void markdown_cell(const char *s, FILE *out)
 		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, out);
 }
 
-static void markdown_rows(const struct sonde_option_table *t, FILE *out)
+/* params: whether the table's entries are parameters of the records (the common options are
+ * not). */
+static void markdown_rows(const struct sonde_option_table *t, int params, FILE *out)
 {
+	fprintf(out, "| option | record name | meaning |\n| --- | --- | --- |\n");
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
 		char sp[96];
 		spelling(t, o, sp, sizeof sp);
+		const char *key = params ? sonde_option_key(t, o) : NULL;
 		fputs("| `", out);
 		markdown_cell(sp, out);
 		fputs("` | ", out);
+		if (key) {
+			fputs("`", out);
+			markdown_cell(key, out);
+			fputs("`", out);
+		}
+		fputs(" | ", out);
 		if (o->type == SONDE_OPT_REFUSED)
 			fputs("refused: ", out);
 		markdown_cell(o->help, out);
@@ -420,10 +499,13 @@ void sonde_options_markdown(const struct sonde_option_table *t, FILE *out)
 	fprintf(out, "Usage: `%s %s`\n\n", t->command, t->usage);
 	if (t->summary)
 		fprintf(out, "%s\n\n", t->summary);
-	fprintf(out, "| option | meaning |\n| --- | --- |\n");
-	markdown_rows(t, out);
-	fprintf(out, "\nCommon options (every workload):\n\n| option | meaning |\n| --- | --- |\n");
-	markdown_rows(&sonde_common_options, out);
+	if (has_section(t, SECTION_DIRECTIVES))
+		fprintf(out, "%s The rows `-O key=...` are directives only.\n\n", directives_intro);
+	fprintf(out, "The record name is the parameter's member in the `params` of the result "
+	             "records (docs/results-schema.md).\n\n");
+	markdown_rows(t, 1, out);
+	fprintf(out, "\nCommon options (every workload):\n\n");
+	markdown_rows(&sonde_common_options, 0, out);
 	if (t->epilog)
 		fprintf(out, "\n%s\n", t->epilog);
 }

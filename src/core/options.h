@@ -1,5 +1,6 @@
-/* Declarative option tables. One table per workload drives parsing, --help and the generated
- * option reference (docs/options/<workload>.md); nothing about an option is written twice.
+/* Declarative option tables. One table per workload drives parsing, --help, the generated
+ * option reference (docs/options/<workload>.md) and the "params" of its result records
+ * (src/core/params.c); nothing about an option is written twice.
  *
  * Each entry describes one field of the workload's parameter struct (by offsetof), so defaults
  * are whatever the workload put in the struct before parsing. */
@@ -36,6 +37,16 @@ enum sonde_opt_style {
 	SONDE_STYLE_WORDS,
 };
 
+/* Where an entry may be given. Directives are IOR's "-O key=value" and script lines: any
+ * entry with a long name, matched without case, unless it is for the command line only. */
+enum sonde_opt_scope {
+	SONDE_SCOPE_ANY,       /* the command line, and a directive where the workload has them */
+	SONDE_SCOPE_DIRECTIVE, /* only as a directive (IOR's stoneWallingWearOut, aliases) */
+	SONDE_SCOPE_COMMAND_LINE, /* only on the command line (IOR's -f, --preset) */
+};
+
+struct sonde_json;
+
 struct sonde_strlist {
 	int count;
 	const char **items; /* malloc'd array of pointers into argv (or literal strings) */
@@ -58,6 +69,13 @@ struct sonde_option {
 	 * 4"). Such a run is not refused: the option gets one warning line saying it has no
 	 * effect (sonde_options_warn_inert). NULL function: the option always acts. */
 	const char *(*inert)(const void *cfg);
+	enum sonde_opt_scope scope;
+	/* The parameter's name in result records when the option has no long name (or a long
+	 * name that is not a good record name); otherwise the long name is used. */
+	const char *key;
+	/* CALLBACK entries: writes the parameter's value as member key of the open object j (its
+	 * record form), since a callback may fill several fields. */
+	void (*show)(const void *cfg, const char *key, struct sonde_json *j);
 };
 
 struct sonde_option_table {
@@ -90,6 +108,13 @@ struct sonde_parse_result {
 int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char **argv, int first,
                         struct sonde_parse_result *out, char *err, size_t errlen);
 
+/* Applies one directive "key=value" (IOR's -O and script lines) to set->cfg: the entry whose
+ * long name matches key without case, with the entry's own type and range checks; flags take
+ * 0 or 1 and counts a number. Counted in set->given when that is not NULL. Returns 0, or -1 with
+ * a one-line message in err. */
+int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t keylen,
+                           const char *value, char *err, size_t errlen);
+
 /* How many times the named option (long name, or the letter as a one-char string) was given. */
 int sonde_option_given(const struct sonde_option_set *set, const char *name);
 
@@ -108,6 +133,15 @@ const struct sonde_option *sonde_option_find(const struct sonde_option_table *t,
 void sonde_options_help(const struct sonde_option_table *t, FILE *out);
 /* Markdown table of the options, for docs/options/. */
 void sonde_options_markdown(const struct sonde_option_table *t, FILE *out);
+
+/* params.c: every parameter of the table as members of the open JSON object j, named by
+ * sonde_option_key and typed: flags as booleans, counts and numbers as numbers, sizes in bytes,
+ * lists as arrays of strings, unset strings as null, callbacks by their .show. Refused entries
+ * and later entries for a field an earlier one already named are left out. */
+void sonde_options_json(const struct sonde_option_table *t, const void *cfg, struct sonde_json *j);
+/* The record name of an entry (.key, else the long name); NULL for entries that are not
+ * parameters (refused ones, and later entries for an already named field). */
+const char *sonde_option_key(const struct sonde_option_table *t, const struct sonde_option *o);
 
 void sonde_parse_result_free(struct sonde_parse_result *r);
 void sonde_strlist_push(struct sonde_strlist *l, const char *s);

@@ -158,60 +158,46 @@ static int make_hints(const struct sonde_strlist *list, MPI_Info *info)
 	return rc;
 }
 
-static char *measurement_params(const struct btio_setup *s, int nprocs)
+/* The options as the run uses them, the input file's lines under the command line's, so that
+ * the records' params are the effective ones. */
+static void settle_options(struct btio_options *o, const struct btio_setup *s, const char *file)
+{
+	o->mode = s->write | s->read << 1;
+	o->method = s->method;
+	o->dumps = s->dumps;
+	memcpy(o->grid, s->grid, sizeof o->grid);
+	o->dir = s->dir;
+	o->file = file;
+}
+
+static char *params_json(const struct btio_options *o, const struct input_result *in)
 {
 	struct sonde_json j;
-	char grid[96];
-	snprintf(grid, sizeof grid, "%lldx%lldx%lld", (long long)s->grid[0], (long long)s->grid[1],
-	         (long long)s->grid[2]);
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_json_int(&j, "P", nprocs);
-	sonde_json_string(&j, "grid", grid);
-	sonde_json_int(&j, "X", s->grid[0]);
-	sonde_json_int(&j, "Y", s->grid[1]);
-	sonde_json_int(&j, "Z", s->grid[2]);
-	sonde_json_int(&j, "method", s->method);
-	sonde_json_int(&j, "dumps", s->dumps);
+	sonde_options_json(&btio_option_table, o, &j);
+	if (in)
+		sonde_json_string(&j, "input_file", in->used ? in->name : NULL);
 	sonde_json_object_end(&j);
 	return j.buf;
 }
 
-static void record_header(const struct sonde_context *ctx, const struct btio_setup *s,
-                          const struct btio_options *o, const struct input_result *in,
-                          const char *path)
+static void record_header(const struct sonde_context *ctx, const struct btio_options *o,
+                          const struct input_result *in, const char *dir)
 {
 	if (ctx->rank != 0 || !sonde_results_active())
 		return;
-	struct sonde_json j;
-	sonde_json_init(&j);
-	sonde_json_object_begin(&j, NULL);
-	sonde_json_string(&j, "mode", s->write && s->read ? "rw" : s->write ? "w" : "r");
-	sonde_json_int(&j, "method", s->method);
-	sonde_json_int(&j, "dumps", s->dumps);
-	sonde_json_array_begin(&j, "grid");
-	for (int d = 0; d < 3; d++)
-		sonde_json_int(&j, NULL, s->grid[d]);
-	sonde_json_array_end(&j);
-	sonde_json_int(&j, "P", ctx->size);
-	sonde_json_string(&j, "dir", s->dir);
-	sonde_json_string(&j, "file", path);
-	sonde_json_string(&j, "input_file", in->used ? in->name : NULL);
-	sonde_json_bool(&j, "verify", !o->no_verify);
-	sonde_json_array_begin(&j, "hints");
-	for (int i = 0; i < o->hints.count; i++)
-		sonde_json_string(&j, NULL, o->hints.items[i]);
-	sonde_json_array_end(&j);
-	sonde_json_object_end(&j);
-	sonde_results_header(ctx, j.buf, s->dir);
-	sonde_json_free(&j);
+	char *params = params_json(o, in);
+	sonde_results_header(ctx, params, dir);
+	free(params);
 }
 
 /* One write or read phase: barrier, then open, every dump, close, timed as the original times
  * them. Filling the buffer before a write and checking it after a read are not timed. */
 static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s,
-                     struct btio_layout *L, const struct btio_method_ops *ops, const char *path,
-                     MPI_Info info, int writing, int verify)
+                     const struct btio_options *o, struct btio_layout *L,
+                     const struct btio_method_ops *ops, const char *path, MPI_Info info,
+                     int writing, int verify)
 {
 	struct btio_job j = {.comm = ctx->comm,
 	                     .writing = writing,
@@ -276,7 +262,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		struct btio_times t = {most[0], most[1], most[2], most[3]};
 		btio_print_block(s, writing, ctx->size, &t, s->dumps, ops->banner,
 		                 j.striping_factor, j.striping_unit);
-		char *params = measurement_params(s, ctx->size);
+		char *params = params_json(o, NULL);
 		struct sonde_json extra;
 		sonde_json_init(&extra);
 		sonde_json_object_begin(&extra, NULL);
@@ -343,7 +329,8 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	                                                       : "btio.mpi";
 	char path[2 * BTIO_PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", s.dir, name);
-	record_header(ctx, &s, &o, &in, path);
+	settle_options(&o, &s, name);
+	record_header(ctx, &o, &in, s.dir);
 
 	struct btio_layout L;
 	int ok = btio_layout_init(&L, ctx->rank, n, s.grid) == 0;
@@ -355,9 +342,9 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	}
 	code = SONDE_EXIT_OK;
 	if (s.write)
-		code = run_phase(ctx, &s, &L, ops, path, info, 1, 0);
+		code = run_phase(ctx, &s, &o, &L, ops, path, info, 1, 0);
 	if (s.read && code == SONDE_EXIT_OK)
-		code = run_phase(ctx, &s, &L, ops, path, info, 0, !o.no_verify);
+		code = run_phase(ctx, &s, &o, &L, ops, path, info, 0, !o.no_verify);
 	btio_layout_free(&L);
 out:
 	if (info != MPI_INFO_NULL)

@@ -30,29 +30,29 @@ static const char *unless_not_every(const void *cfg)
 
 static const struct sonde_option coll_options[] = {
     {'b', NULL, SONDE_OPT_SIZE, CFG(begin), "BYTES", "first message size (default 0)", 0, INT64_MAX,
-     SONDE_SIZE_MPIBENCH},
+     SONDE_SIZE_MPIBENCH, .key = "begin"},
     {'e', NULL, SONDE_OPT_SIZE, CFG(end), "BYTES", "last message size, inclusive (default 1K)", 0,
-     INT64_MAX, SONDE_SIZE_MPIBENCH},
+     INT64_MAX, SONDE_SIZE_MPIBENCH, .key = "end"},
     {'m', NULL, SONDE_OPT_SIZE, CFG(mem_limit), "BYTES",
      "per-process limit for the send + receive buffers (default 1G); lowers -e, with a warning", 1,
-     INT64_MAX, SONDE_SIZE_MPIBENCH},
+     INT64_MAX, SONDE_SIZE_MPIBENCH, .key = "mem_limit"},
     {'i', NULL, SONDE_OPT_INT, CFG(iters), "N",
-     "maximum iterations per operation and size (default 1000)", 1, INT_MAX},
+     "maximum iterations per operation and size (default 1000)", 1, INT_MAX, .key = "iterations"},
     {'t', NULL, SONDE_OPT_LONG, CFG(time_limit_us), "USEC",
      "time limit per operation and size in microseconds, from a 5-iteration estimate on rank 0 "
      "(default 0 = none)",
-     0, INT64_MAX},
+     0, INT64_MAX, .key = "time_limit_us"},
     {'d', NULL, SONDE_OPT_INT, CFG(dims), "NDIMS",
      "also test the 1-D lines of an NDIMS-dimensional Cartesian grid (CartDim-<d>of<NDIMS>)", 0,
-     INT_MAX},
+     INT_MAX, .key = "dims"},
     {'p', NULL, SONDE_OPT_INT, CFG(part_min), "SIZE",
      "also test MPI_COMM_WORLD halved down to partitions of at least SIZE ranks (PartSize-<n>)", 0,
-     INT_MAX},
+     INT_MAX, .key = "part_min"},
     {'c', NULL, SONDE_OPT_FLAG, CFG(check_last), NULL,
      "check the data of the last iteration of every timing loop (outside the timer)",
-     .inert = unless_not_every},
+     .inert = unless_not_every, .key = "check_last"},
     {'C', NULL, SONDE_OPT_FLAG, CFG(check_all), NULL,
-     "check the data of every iteration (outside the timer)"},
+     "check the data of every iteration (outside the timer)", .key = "check_all"},
     {0, "no-barrier", SONDE_OPT_FLAG, CFG(no_barrier), NULL,
      "time back-to-back calls without the barrier after each (mpiBench's 'make nobar' kernel)"},
     {0, "per-call", SONDE_OPT_FLAG, CFG(per_call), NULL,
@@ -66,7 +66,7 @@ static const struct sonde_option coll_options[] = {
      "mpiBench 1.5 has no -o (its README's example uses it for the iteration count): use -i"},
 };
 
-static const struct sonde_option_table coll_table = {
+const struct sonde_option_table coll_option_table = {
     .command = "sonde coll",
     .usage = "[options] [operations...]",
     .summary = "MPI collective latency over message sizes, as LLNL's mpiBench 1.5 measures and "
@@ -283,21 +283,14 @@ static void print_settings(const struct coll_cfg *cfg, int rank)
 	       coll_timing_name(cfg->timing), check_name(cfg));
 }
 
+/* The options, and what follows from them: the kernel and the operations. */
 static char *header_params(const struct coll_cfg *cfg, const int *selected)
 {
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_json_int(&j, "begin", cfg->begin);
-	sonde_json_int(&j, "end", cfg->end);
-	sonde_json_int(&j, "mem_limit", cfg->mem_limit);
-	sonde_json_int(&j, "iterations", cfg->iters);
-	sonde_json_int(&j, "time_limit_us", cfg->time_limit_us);
-	sonde_json_int(&j, "dims", cfg->dims);
-	sonde_json_int(&j, "part_min", cfg->part_min);
-	sonde_json_string(&j, "check", check_name(cfg));
+	sonde_options_json(&coll_option_table, cfg, &j);
 	sonde_json_string(&j, "timing", coll_timing_name(cfg->timing));
-	sonde_json_bool(&j, "overlap", cfg->overlap);
 	sonde_json_array_begin(&j, "operations");
 	for (int k = 0; k < coll_nops; k++)
 		if (selected[k])
@@ -364,7 +357,7 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 	};
 	struct sonde_parse_result pos;
 	struct sonde_option_set *set =
-	    sonde_parse_command_line(ctx, &coll_table, &cfg, argc, argv, &pos);
+	    sonde_parse_command_line(ctx, &coll_option_table, &cfg, argc, argv, &pos);
 	int *selected = calloc((size_t)coll_nops, sizeof *selected);
 	if (!selected)
 		sonde_fatal("no memory");
@@ -419,6 +412,6 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 const struct sonde_workload sonde_workload_coll = {
     .name = "coll",
     .summary = "MPI collective latency over message sizes (mpiBench)",
-    .options = &coll_table,
+    .options = &coll_option_table,
     .run = coll_run,
 };

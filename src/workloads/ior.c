@@ -669,8 +669,11 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 {
 	char err[512] = "";
 	int ok = 1;
+	/* -O counts as the option it sets, so --preset refuses a conflicting directive too */
+	struct sonde_option_set directives = {
+	    .table = given->table, .cfg = cli, .given = given->given};
 	for (int k = 0; k < cli->directives.count && ok; k++)
-		ok = ior_directive(cli, cli->directives.items[k], err, sizeof err) == 0;
+		ok = ior_directive(&directives, cli->directives.items[k], err, sizeof err) == 0;
 	if (ok && cli->preset)
 		ok = ior_preset_apply(cli, given, ctx->topo.tasks_per_node, err, sizeof err) == 0;
 	if (ok && cli->script) {
@@ -770,7 +773,9 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	if (ctx->rank == 0) {
 		struct sonde_json j;
 		sonde_json_init(&j);
-		ior_params_json(p0, &j);
+		sonde_json_object_begin(&j, NULL);
+		sonde_options_json(&ior_option_table, p0, &j);
+		sonde_json_object_end(&j);
 		sonde_results_header(ctx, j.buf, p0->test_file);
 		sonde_json_free(&j);
 	}

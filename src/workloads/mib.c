@@ -403,6 +403,17 @@ static void write_profile(struct mib *m, struct phase *ph)
 	    (long long)rows + 1);
 }
 
+/* The run's parameters, for the header and every measurement record. */
+static char *params_json(const struct mib *m)
+{
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_options_json(&mib_options, &m->p, &j);
+	sonde_json_object_end(&j);
+	return j.buf;
+}
+
 /* Reduces one phase, prints mib's intermediate values, records the measurement; returns the
  * rate in MB/s (MiB/s) on rank 0. */
 static double conclude(struct mib *m, struct phase *ph)
@@ -468,6 +479,7 @@ static double conclude(struct mib *m, struct phase *ph)
 		sonde_json_int(&extra, "short_calls", shorts);
 		per_task_json(&extra, per_task, m->tasks);
 		sonde_json_object_end(&extra);
+		char *params = params_json(m);
 		struct sonde_measurement rec = {
 		    .phase = ph->name,
 		    .iteration = -1,
@@ -479,10 +491,12 @@ static double conclude(struct mib *m, struct phase *ph)
 		    .verified = verified,
 		    .verify_errors = verify_errors,
 		    .bytes_checked = checked,
+		    .params_json = params,
 		    .extra_json = extra.buf,
 		};
 		sonde_results_measurement(m->ctx->workload, &rec);
 		sonde_json_free(&extra);
+		free(params);
 	}
 	free(per_task);
 	if (p->profiles)
@@ -493,31 +507,6 @@ static double conclude(struct mib *m, struct phase *ph)
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
-
-static char *params_json(const struct mib *m)
-{
-	const struct mib_params *p = &m->p;
-	struct sonde_json j;
-	sonde_json_init(&j);
-	sonde_json_object_begin(&j, NULL);
-	sonde_json_string(&j, "test_dir", p->test_dir);
-	sonde_json_int(&j, "call_limit", p->call_limit);
-	sonde_json_int(&j, "time_limit", p->time_limit);
-	sonde_json_int(&j, "call_size", p->call_size);
-	sonde_json_bool(&j, "random_reads", p->random);
-	sonde_json_int(&j, "granularity", p->granularity);
-	sonde_json_bool(&j, "new", p->new_files);
-	sonde_json_bool(&j, "remove", p->remove);
-	sonde_json_bool(&j, "write_only", p->write_only);
-	sonde_json_bool(&j, "read_only", p->read_only);
-	sonde_json_string(&j, "profiles", p->profiles);
-	sonde_json_bool(&j, "directio", p->direct);
-	sonde_json_bool(&j, "no_mpi", p->no_mpi);
-	sonde_json_int(&j, "seed", p->seed);
-	sonde_json_bool(&j, "verify", p->verify);
-	sonde_json_object_end(&j);
-	return j.buf;
-}
 
 static void setup(struct mib *m, int argc, char **argv)
 {

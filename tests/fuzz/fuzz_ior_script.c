@@ -22,13 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	char *text = fuzz_string(data, size);
 	struct ior_params p = defaults;
+	struct sonde_option_set set = {.table = &ior_option_table, .cfg = &p};
 	char *line = text;
 	for (char *nl; line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
 		err[0] = '\0';
-		if (ior_directive(&p, line, err, sizeof err) != 0 && !err[0])
+		if (ior_directive(&set, line, err, sizeof err) != 0 && !err[0])
 			abort();
 	}
 	ior_validate(&p, 4, err, sizeof err);

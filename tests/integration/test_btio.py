@@ -12,7 +12,6 @@ from btio_util import (
     blocks,
     btio,
     element_offset,
-    grid_arg,
     nc_data_start,
     read_double,
     record_bytes,
@@ -21,6 +20,7 @@ from btio_util import (
     value,
 )
 from conftest import read_jsonl
+from sonde.names import BTIO
 
 GRID = (12, 13, 14)  # uneven on 4 and 9 ranks, every dimension different
 
@@ -83,16 +83,18 @@ def test_write_then_read_verified(shm_scratch, np, method):
 
     records = read_jsonl(results)
     (header,) = [x for x in records if x["type"] == "header"]
-    assert header["params"]["mode"] == "rw" and header["params"]["grid"] == list(grid)
-    assert header["params"]["P"] == np and header["params"]["method"] == method
-    assert header["params"]["verify"] is True
+    # the run's effective parameters, under the names the option table gives them
+    params = {BTIO.MODE: "rw", BTIO.METHOD: method, BTIO.DUMPS: dumps, BTIO.GRID: list(grid),
+              BTIO.DIR: str(shm_scratch), BTIO.FILE: file_name(method), BTIO.NO_VERIFY: False,
+              BTIO.HINTS: []}
+    assert header["params"] == dict(params, **{BTIO.INPUT_FILE: None})
+    assert header["ranks"] == np
     assert records[-1]["type"] == "end" and records[-1]["exit_code"] == 0
     recs = [x for x in records if x["type"] == "measurement"]
     assert [x["phase"] for x in recs] == ["write", "read"]
     n = {1: 1, 4: 2, 9: 3}[np]
     for rec in recs:
-        assert rec["params"] == {"P": np, "grid": grid_arg(grid), "X": grid[0], "Y": grid[1],
-                                 "Z": grid[2], "method": method, "dumps": dumps}
+        assert rec["params"] == params
         assert rec["bytes"] == record_bytes(grid) * dumps
         assert rec["ops"] == dumps * np * (n if method >= 2 else 1)
         assert rec["extra"]["file"] == str(path)

@@ -4,7 +4,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import SONDE, mpi_env, run_sonde
+from conftest import REPO, SONDE, mpi_env, run_sonde
 
 
 def workloads():
@@ -54,6 +54,9 @@ def test_workload_help_without_launcher(workload):
                         timeout=30)
     assert md.returncode == 0
     assert md.stdout.startswith(f"# `sonde {workload}` options")
+    # the option reference in docs/ is what the table generates (regenerate it with
+    # `sonde WORKLOAD --help-markdown > docs/options/WORKLOAD.md`)
+    assert (REPO / "docs" / "options" / f"{workload}.md").read_text() == md.stdout
 
 
 @pytest.mark.parametrize("np", [1, 4])

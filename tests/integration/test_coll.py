@@ -6,6 +6,7 @@ import re
 
 import pytest
 from conftest import REPO, read_jsonl, run_sonde
+from sonde.names import COLL
 
 
 def coll(args, **kw):
@@ -106,20 +107,22 @@ def test_every_operation_in_order(np, tmp_path):
     ms = measurements(out)
     assert len(ms) == len(results)
     for r, m in zip(results, ms, strict=False):
-        assert m["phase"] == r["op"] and m["params"]["size"] == r["bytes"]
-        assert m["ops"] == r["iters"] == m["params"]["iterations"]
-        assert m["params"]["comm"] == "MPI_COMM_WORLD" and m["params"]["comm_ranks"] == np
+        assert m["phase"] == r["op"] and m["params"][COLL.SIZE] == r["bytes"]
+        assert m["ops"] == r["iters"] == m["params"][COLL.ITERATIONS]
+        assert m["params"][COLL.COMM] == "MPI_COMM_WORLD" and m["params"][COLL.COMM_RANKS] == np
         # The printed figures are the record's, rounded to 4 decimals.
         for k in ("avg", "min", "max"):
             assert abs(m["extra"][f"{k}_us"] - r[k]) <= 0.00006
         assert m["per_rank"]["n"] == np
         assert m["per_rank"]["mean"] == pytest.approx(m["extra"]["avg_us"] * 1e-6 * m["ops"])
         assert m["latency"]["count"] == np
-        assert m["params"]["datatype"] == ("MPI_DOUBLE" if r["op"] in REDUCTIONS else "MPI_BYTE")
-        assert m["params"]["count"] == (r["bytes"] // 8 if r["op"] in REDUCTIONS else r["bytes"])
+        assert m["params"][COLL.DATATYPE] == ("MPI_DOUBLE" if r["op"] in REDUCTIONS
+                                              else "MPI_BYTE")
+        assert m["params"][COLL.COUNT] == (r["bytes"] // 8 if r["op"] in REDUCTIONS
+                                           else r["bytes"])
     header = records[0]
-    assert header["type"] == "header" and header["params"]["iterations"] == 10
-    assert header["params"]["operations"] == MPIBENCH_OPS
+    assert header["type"] == "header" and header["params"][COLL.ITERATIONS] == 10
+    assert header["params"][COLL.OPERATIONS] == MPIBENCH_OPS
     assert records[-1]["type"] == "end" and records[-1]["exit_code"] == 0
 
 
@@ -170,7 +173,7 @@ def test_cartesian_and_partition_communicators(np, expect, tmp_path):
     per_comm = expected_rows(["Barrier", "Alltoall", "Gatherv"], 0, 16)
     assert len(results) == len(expect) * len(per_comm)
     ms = measurements(out)
-    assert [(m["params"]["comm"], m["params"]["comm_ranks"]) for m in ms] == \
+    assert [(m["params"][COLL.COMM], m["params"][COLL.COMM_RANKS]) for m in ms] == \
         [(r["comm"], r["ranks"]) for r in results]
     assert all(m["verify"]["errors"] == 0 for m in ms)
     # mpiBench gathers every world rank's time, also for sub-communicator tests.
@@ -249,8 +252,8 @@ def test_iterations_obey_i_and_t(tmp_path):
     assert [m["ops"] for m in ms[:1]] == [3000]
     assert [m["ops"] for m in ms[1:6]] == [20] * 5
     assert [m["ops"] for m in ms[6:11]] == [5] * 5
-    assert all(m["params"]["estimate_only"] for m in ms[6:11])
-    assert not any(m["params"]["estimate_only"] for m in ms[:6])
+    assert all(m["params"][COLL.ESTIMATE_ONLY] for m in ms[6:11])
+    assert not any(m["params"][COLL.ESTIMATE_ONLY] for m in ms[:6])
     assert 5 <= ms[11]["ops"] < 1000000
     assert [m["ops"] for m in ms[12:]] == [3, 3, 3]
     assert all(m["latency"]["count"] == 2 for m in ms)
@@ -269,7 +272,7 @@ def test_timing_modes(tmp_path):
         p50, p90, p99, pmax = (float(x) for x in m.groups())
         assert p50 <= p90 <= p99 <= pmax
     ms = measurements(out)
-    assert [m["params"]["timing"] for m in ms] == ["no-barrier"] * 4 + ["per-call"] * 5
+    assert [m["params"][COLL.TIMING] for m in ms] == ["no-barrier"] * 4 + ["per-call"] * 5
     for m in ms[4:]:
         # One sample per call on every rank.
         assert m["latency"]["count"] == m["ops"] * 2

@@ -249,6 +249,34 @@ int main(void)
 	expect_error(&word_table, "-size 1k", "option -size: '1k': unknown unit");
 	expect_error(&word_table, "-hints -nobj 2", "option -hints needs at least one value");
 
+	/* Directives: any long name, any case, the entry's own checks; flags take 0 or 1. */
+	struct cfg d;
+	memset(&d, 0, sizeof d);
+	unsigned char given[32] = {0};
+	struct sonde_option_set dset = {.table = &short_table, .cfg = &d, .given = given};
+	CHECK_INT(sonde_option_directive(&dset, "BLOCKSIZE", 9, "8k", err, sizeof err), 0);
+	CHECK_INT(d.block, 8192);
+	CHECK_INT(sonde_option_given(&dset, "b"), 1);
+	CHECK_INT(sonde_option_directive(&dset, "write", 5, "1", err, sizeof err), 0);
+	CHECK_INT(d.write, 1);
+	CHECK_INT(sonde_option_directive(&dset, "write", 5, "0", err, sizeof err), 0);
+	CHECK_INT(d.write, 0);
+	CHECK_INT(sonde_option_directive(&dset, "verbose", 7, "3", err, sizeof err), 0);
+	CHECK_INT(d.verbose, 3);
+	CHECK_INT(sonde_option_directive(&dset, "write", 5, "2", err, sizeof err), -1);
+	CHECK_STR(err, "option write: '2': too large (at most 1)");
+	CHECK_INT(sonde_option_directive(&dset, "blockSize", 9, "-1", err, sizeof err), -1);
+	CHECK_STR(err, "option blockSize: '-1': must not be negative");
+	CHECK_INT(sonde_option_directive(&dset, "verbose", 7, "x", err, sizeof err), -1);
+	CHECK_STR(err, "option verbose: 'x': not a whole number");
+	CHECK_INT(sonde_option_directive(&dset, "even", 4, "3", err, sizeof err), -1);
+	CHECK_STR(err, "option even: '3' is odd");
+	CHECK_INT(sonde_option_directive(&dset, "blockSizeX", 10, "1", err, sizeof err), -1);
+	CHECK_STR(err, "unknown directive 'blockSizeX'");
+	/* the key is the first keylen characters: "blockSize=1" as the caller splits it */
+	CHECK_INT(sonde_option_directive(&dset, "blockSize=1", 9, "1k", err, sizeof err), 0);
+	CHECK_INT(d.block, 1024);
+
 	/* Help and markdown come from the same table. */
 	FILE *f = tmpfile();
 	sonde_options_help(&short_table, f);
@@ -262,7 +290,8 @@ int main(void)
 	CHECK(strstr(text, "-g[GRAN]") != NULL);
 	CHECK(strstr(text, "Options of the original that sonde refuses:\n  -J") != NULL);
 	CHECK(strstr(text, "--json FILE") != NULL);
-	CHECK(strstr(text, "| `-nobj N` | objects |") != NULL);
+	CHECK(strstr(text, "| `-nobj N` | `nobj` | objects |") != NULL);
+	CHECK(strstr(text, "| `--json FILE` |  | append JSON Lines") != NULL);
 	free(text);
 	fclose(f);
 	return check_finish("options");

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "btio.h"
+#include "json.h"
 
 static int parse_mode(void *cfg, const char *value, char *err, size_t errlen)
 {
@@ -30,11 +31,27 @@ static int parse_grid(void *cfg, const char *value, char *err, size_t errlen)
 	return btio_parse_grid(value, o->grid, err, errlen);
 }
 
+static void show_mode(const void *cfg, const char *key, struct sonde_json *j)
+{
+	const struct btio_options *o = cfg;
+	sonde_json_string(j, key, o->mode == 3 ? "rw" : o->mode == 2 ? "r" : "w");
+}
+
+static void show_grid(const void *cfg, const char *key, struct sonde_json *j)
+{
+	const struct btio_options *o = cfg;
+	sonde_json_array_begin(j, key);
+	for (int d = 0; d < 3; d++)
+		sonde_json_int(j, NULL, o->grid[d]);
+	sonde_json_array_end(j);
+}
+
 #define F(field) SONDE_FIELD(struct btio_options, field)
 
 static const struct sonde_option options[] = {
     {0, "mode", SONDE_OPT_CALLBACK, 0, "w|r|rw",
-     "write, read, or write then read back in one run (input file line 1)", .parse = parse_mode},
+     "write, read, or write then read back in one run (input file line 1)", .parse = parse_mode,
+     .show = show_mode},
     {0, "method", SONDE_OPT_INT, F(method), "N",
      "0 MPI collective, 1 MPI independent, 2 PnetCDF blocking, 3 PnetCDF non-blocking (line 2)", 0,
      3},
@@ -43,7 +60,7 @@ static const struct sonde_option options[] = {
     {0, "grid", SONDE_OPT_CALLBACK, 0, "XxYxZ",
      "global array size in points, e.g. 512x512x512 "
      "(line 4)",
-     .parse = parse_grid},
+     .parse = parse_grid, .show = show_grid},
     {0, "dir", SONDE_OPT_STRING, F(dir), "PATH", "directory of the file (line 5)"},
     {0, "file", SONDE_OPT_STRING, F(file), "NAME",
      "file name in the directory (default btio.mpi for methods 0/1, btio.nc for 2/3); methods 0/1 "

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
 #include "stats.h"
 
 enum coll_timing {
@@ -103,6 +104,8 @@ struct coll_result {
 void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_result *r);
 void coll_result_free(struct coll_result *r);
 const char *coll_timing_name(enum coll_timing t);
+
+extern const struct sonde_option_table coll_option_table;
 
 /* report.c */
 void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const char *comm_name,

@@ -19,15 +19,12 @@ static void params_json(struct sonde_json *j, const struct coll_cfg *cfg, const 
 	sonde_json_int(j, "size", c->size);
 	sonde_json_string(j, "comm", comm_name);
 	sonde_json_int(j, "comm_ranks", comm_ranks);
-	sonde_json_int(j, "iterations", r->iters);
 	sonde_json_bool(j, "estimate_only", r->estimate_only);
 	sonde_json_string(j, "timing", coll_timing_name(cfg->timing));
 	sonde_json_int(j, "count", c->count);
 	sonde_json_string(j, "datatype", c->type == MPI_DOUBLE ? "MPI_DOUBLE" : "MPI_BYTE");
 	sonde_json_int(j, "root", 0);
-	sonde_json_int(j, "max_iterations", cfg->iters);
-	sonde_json_int(j, "time_limit_us", cfg->time_limit_us);
-	sonde_json_string(j, "check", cfg->check_all ? "every" : cfg->check_last ? "last" : "none");
+	sonde_options_json(&coll_option_table, cfg, j);
 	sonde_json_object_end(j);
 }
 

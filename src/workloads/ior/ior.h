@@ -109,8 +109,10 @@ struct ior_test {
 /* options.c */
 extern const struct sonde_option_table ior_option_table;
 void ior_params_defaults(struct ior_params *p);
-/* Applies one "key=value" directive (-O or script line). Returns 0 or -1 with err. */
-int ior_directive(struct ior_params *p, const char *kv, char *err, size_t errlen);
+/* Applies "key=value[,key=value]" directives (-O or a script line) to set->cfg, a struct
+ * ior_params, through the option table (ior_option_table), counting them in set->given when
+ * that is not NULL. Returns 0 or -1 with err. */
+int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen);
 /* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);
 

@@ -1,5 +1,5 @@
-/* sonde ior's options: IOR's letters and long names in one table, IOR's -O / script keys, and
- * IOR's parameter rules with its messages. */
+/* sonde ior's options: IOR's letters, long names and -O / script keys in one table, and IOR's
+ * parameter rules with its messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +40,8 @@ static const struct sonde_option options[] = {
     {'E', "useExistingTestFile", SONDE_OPT_FLAG, F(use_existing), NULL,
      "write into the existing file instead of truncating it"},
     {'f', "scriptFile", SONDE_OPT_STRING, F(script), "FILE",
-     "run the tests of an IOR script (IOR START ... RUN ... IOR STOP)"},
+     "run the tests of an IOR script (IOR START ... RUN ... IOR STOP)",
+     .scope = SONDE_SCOPE_COMMAND_LINE},
     {'F', "filePerProc", SONDE_OPT_FLAG, F(fpp), NULL, "one file per process"},
     {'g', "intraTestBarriers", SONDE_OPT_FLAG, F(barriers), NULL,
      "barriers between open, transfer and close"},
@@ -64,9 +65,8 @@ static const struct sonde_option options[] = {
     {'o', "testFile", SONDE_OPT_STRING, F(test_file), "PATH",
      "test file name (a@b@c: several, round-robin, with -F)"},
     {'O', NULL, SONDE_OPT_LIST, F(directives), "K=V[,K=V]",
-     "IOR directives: stoneWallingWearOut, stoneWallingWearOutIterations, "
-     "stoneWallingStatusFile, summaryFormat, summaryFile, saveRankPerformanceDetailsCSV, or any "
-     "script key"},
+     "IOR directives: any long option name or directive below, with its checks",
+     .key = "directives"},
     {'Q', "taskPerNodeOffset", SONDE_OPT_INT, F(task_offset), "N",
      "read-back shift for -C/-Z, in nodes (IOR's arithmetic)", 0, 1 << 30},
     {'r', "readFile", SONDE_OPT_FLAG, F(read), NULL, "read phase"},
@@ -110,13 +110,48 @@ static const struct sonde_option options[] = {
     {0, "mpiio.useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
      "strided datatypes are not implemented"},
     {0, "preset", SONDE_OPT_STRING, F(preset), "NAME",
-     "jupiter-easy or jupiter-hard: the JUPITER procurement's fixed parameters"},
+     "jupiter-easy or jupiter-hard: the JUPITER procurement's fixed parameters",
+     .scope = SONDE_SCOPE_COMMAND_LINE},
     {0, "rank-details", SONDE_OPT_FLAG, F(rank_details), NULL,
-     "per-rank bytes, time and bandwidth of every phase, slowest ranks named"},
+     "per-rank bytes, time and bandwidth of every phase, slowest ranks named",
+     .scope = SONDE_SCOPE_COMMAND_LINE},
     {0, "drop-cache", SONDE_OPT_FLAG, F(drop_cache), NULL,
-     "drop the files' page cache (posix_fadvise DONTNEED) before reading, and report it"},
+     "drop the files' page cache (posix_fadvise DONTNEED) before reading, and report it",
+     .scope = SONDE_SCOPE_COMMAND_LINE},
     {0, "latency", SONDE_OPT_FLAG, F(latency_lines), NULL,
-     "print per-call latency percentiles of every phase"},
+     "print per-call latency percentiles of every phase", .scope = SONDE_SCOPE_COMMAND_LINE},
+    /* IOR's directives that have no command-line option, and its other names for options */
+    {0, "stoneWallingWearOut", SONDE_OPT_FLAG, F(wearout), NULL,
+     "after the -D deadline, every rank goes on until it has done as many transfers as the "
+     "fastest rank",
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "stoneWallingWearOutIterations", SONDE_OPT_LONG, F(wearout_pairs), "N",
+     "transfers per rank of the write phase, for a later read-only run", 0, BIG,
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "stoneWallingStatusFile", SONDE_OPT_STRING, F(status_file), "FILE",
+     "file keeping the write phase's transfers per rank (with -k), read by a later read run",
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "minTimeDuration", SONDE_OPT_INT, F(min_time), "S",
+     "go over the file again until each phase has lasted S seconds", 0, 100000000,
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "summaryFormat", SONDE_OPT_STRING, F(summary_format), "default|JSON|CSV",
+     "format of the results (JSON and CSV replace the text on stdout unless summaryFile)",
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "summaryFile", SONDE_OPT_STRING, F(summary_file), "FILE",
+     "write the summaryFormat results to FILE", .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "saveRankPerformanceDetailsCSV", SONDE_OPT_STRING, F(rank_csv), "FILE",
+     "per-rank times and bandwidth of every phase as CSV", .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "memoryPerTask", SONDE_OPT_STRING, F(memory_per_task), "SIZE",
+     "hog this much memory in each task", .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "reorderTasksConstant", SONDE_OPT_FLAG, F(reorder), NULL, "same as -C",
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "tasksPerNodeOffset", SONDE_OPT_INT, F(task_offset), "N", "same as -Q", 0, 1 << 30,
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "savePerOpDataCSV", SONDE_OPT_REFUSED, 0, NULL,
+     "per-operation CSV files are not written; per-call latencies are in --json",
+     .scope = SONDE_SCOPE_DIRECTIVE},
+    {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
+     .scope = SONDE_SCOPE_DIRECTIVE},
 };
 
 const struct sonde_option_table ior_option_table = {
@@ -146,114 +181,7 @@ void ior_params_defaults(struct ior_params *p)
 	p->summary_format = "default";
 }
 
-enum dtype { D_INT, D_LONG, D_SIZE, D_STR, D_REFUSED };
-struct directive {
-	const char *key;
-	enum dtype type;
-	size_t offset;
-	const char *why; /* D_REFUSED */
-};
-
-/* IOR's script/-O keys (matched without case). */
-static const struct directive directives[] = {
-    {"api", D_STR, F(api)},
-    {"refNum", D_INT, F(refnum)},
-    {"blockSize", D_SIZE, F(block)},
-    {"collective", D_INT, F(collective)},
-    {"reorderTasks", D_INT, F(reorder)},
-    {"reorderTasksConstant", D_INT, F(reorder)},
-    {"interTestDelay", D_INT, F(delay)},
-    {"deadlineForStonewalling", D_INT, F(deadline)},
-    {"fsync", D_INT, F(fsync)},
-    {"useExistingTestFile", D_INT, F(use_existing)},
-    {"filePerProc", D_INT, F(fpp)},
-    {"intraTestBarriers", D_INT, F(barriers)},
-    {"setTimeStampSignature", D_LONG, F(signature)},
-    {"repetitions", D_INT, F(reps)},
-    {"outlierThreshold", D_INT, F(outlier)},
-    {"keepFile", D_INT, F(keep)},
-    {"keepFileWithError", D_INT, F(keep_on_error)},
-    {"dataPacketType", D_STR, F(packet_name)},
-    {"multiFile", D_INT, F(multi_file)},
-    {"testFile", D_STR, F(test_file)},
-    {"taskPerNodeOffset", D_INT, F(task_offset)},
-    {"tasksPerNodeOffset", D_INT, F(task_offset)},
-    {"readFile", D_INT, F(read)},
-    {"checkRead", D_INT, F(check_read)},
-    {"writeFile", D_INT, F(write)},
-    {"checkWrite", D_INT, F(check_write)},
-    {"segmentCount", D_LONG, F(segments)},
-    {"transferSize", D_SIZE, F(xfer)},
-    {"maxTimeDuration", D_INT, F(max_minutes)},
-    {"uniqueDir", D_INT, F(unique_dir)},
-    {"verbose", D_INT, F(verbose)},
-    {"reorderTasksRandomSeed", D_INT, F(reorder_seed)},
-    {"fsyncPerWrite", D_INT, F(fsync_per_write)},
-    {"randomOffset", D_INT, F(random_offset)},
-    {"reorderTasksRandom", D_INT, F(reorder_random)},
-    {"hintsFileName", D_STR, F(hints_file)},
-    {"stoneWallingWearOut", D_INT, F(wearout)},
-    {"stoneWallingWearOutIterations", D_LONG, F(wearout_pairs)},
-    {"stoneWallingStatusFile", D_STR, F(status_file)},
-    {"summaryFormat", D_STR, F(summary_format)},
-    {"summaryFile", D_STR, F(summary_file)},
-    {"saveRankPerformanceDetailsCSV", D_STR, F(rank_csv)},
-    {"numTasks", D_REFUSED, 0, "every launched rank takes part"},
-    {"memoryPerNode", D_STR, F(memory_per_node)},
-    {"memoryPerTask", D_STR, F(memory_per_task)},
-    {"minTimeDuration", D_INT, F(min_time)},
-    {"savePerOpDataCSV", D_REFUSED, 0,
-     "per-operation CSV files are not written; per-call latencies are in --json"},
-    {"interIODelay", D_REFUSED, 0, "a delay between transfers is not implemented"},
-    {"quitOnError", D_INT, F(quit_on_error)},
-    {"useO_DIRECT", D_INT, F(odirect)},
-    {"singleXferAttempt", D_REFUSED, 0, "sonde's backends always complete short transfers"},
-};
-
-static int one_directive(struct ior_params *p, const char *key, size_t keylen, const char *value,
-                         char *err, size_t errlen)
-{
-	for (size_t i = 0; i < sizeof directives / sizeof directives[0]; i++) {
-		const struct directive *d = &directives[i];
-		if (strlen(d->key) != keylen || strncasecmp(d->key, key, keylen) != 0)
-			continue;
-		char *field = (char *)p + d->offset;
-		char why[200];
-		int64_t v;
-		switch (d->type) {
-		case D_INT:
-		case D_LONG:
-			if (sonde_parse_int(value, d->type == D_INT ? -2147483647LL : INT64_MIN,
-			                    d->type == D_INT ? 2147483647LL : INT64_MAX, &v, why,
-			                    sizeof why) < 0)
-				goto bad;
-			if (d->type == D_INT)
-				*(int *)field = (int)v;
-			else
-				*(int64_t *)field = v;
-			return 0;
-		case D_SIZE:
-			if (sonde_parse_size(value, SONDE_SIZE_BINARY, &v, why, sizeof why) < 0)
-				goto bad;
-			*(int64_t *)field = v;
-			return 0;
-		case D_STR:
-			*(const char **)field = value;
-			return 0;
-		case D_REFUSED:
-			snprintf(err, errlen, "directive %s is not supported by sonde: %s", d->key,
-			         d->why);
-			return -1;
-		}
-	bad:
-		snprintf(err, errlen, "directive %s: %s", d->key, why);
-		return -1;
-	}
-	snprintf(err, errlen, "unknown directive '%.*s'", (int)keylen, key);
-	return -1;
-}
-
-int ior_directive(struct ior_params *p, const char *kv, char *err, size_t errlen)
+int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen)
 {
 	/* "a=1,b=2": IOR splits on commas; the values point into a private copy kept for the
 	 * run (they are referenced by the parameters) */
@@ -283,7 +211,7 @@ int ior_directive(struct ior_params *p, const char *kv, char *err, size_t errlen
 		while (vl && (value[vl - 1] == ' ' || value[vl - 1] == '\t' ||
 		              value[vl - 1] == '\n' || value[vl - 1] == '\r'))
 			value[--vl] = '\0';
-		if (one_directive(p, item, (size_t)(end - item), value, err, errlen) < 0)
+		if (sonde_option_directive(set, item, (size_t)(end - item), value, err, errlen) < 0)
 			return -1;
 	}
 	return 0;

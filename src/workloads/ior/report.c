@@ -104,14 +104,8 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 	struct sonde_json pj, ej;
 	sonde_json_init(&pj);
 	sonde_json_object_begin(&pj, NULL);
-	sonde_json_string(&pj, "api", p->api);
 	sonde_json_int(&pj, "test", p->id);
-	sonde_json_int(&pj, "transfer_size", p->xfer);
-	sonde_json_int(&pj, "block_size", p->block);
-	sonde_json_int(&pj, "segments", p->segments);
-	sonde_json_bool(&pj, "file_per_process", p->fpp);
-	sonde_json_bool(&pj, "collective", p->collective);
-	sonde_json_int(&pj, "tasks", r->ntasks);
+	sonde_options_json(&ior_option_table, p, &pj);
 	sonde_json_object_end(&pj);
 	sonde_json_init(&ej);
 	sonde_json_object_begin(&ej, NULL);
@@ -208,25 +202,4 @@ void ior_json_summary(const struct run *r, const struct ior_test *t)
 		sonde_results_record("summary", "ior", j.buf);
 		sonde_json_free(&j);
 	}
-}
-
-void ior_params_json(const struct ior_params *p, struct sonde_json *j)
-{
-	sonde_json_object_begin(j, NULL);
-	sonde_json_string(j, "api", p->api);
-	sonde_json_string(j, "test_file", p->test_file);
-	sonde_json_int(j, "transfer_size", p->xfer);
-	sonde_json_int(j, "block_size", p->block);
-	sonde_json_int(j, "segments", p->segments);
-	sonde_json_int(j, "repetitions", p->reps);
-	sonde_json_bool(j, "file_per_process", p->fpp);
-	sonde_json_bool(j, "collective", p->collective);
-	sonde_json_bool(j, "reorder_tasks", p->reorder);
-	sonde_json_int(j, "task_per_node_offset", p->task_offset);
-	sonde_json_int(j, "reorder_tasks_random", p->reorder_random);
-	sonde_json_bool(j, "intra_test_barriers", p->barriers);
-	sonde_json_int(j, "deadline_s", p->deadline);
-	sonde_json_bool(j, "stonewall_wear_out", p->wearout);
-	sonde_json_string(j, "preset", p->preset);
-	sonde_json_object_end(j);
 }

@@ -51,7 +51,6 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm);
 /* Summary records of a test (rank 0). */
 void ior_json_summary(const struct run *r, const struct ior_test *t);
-void ior_params_json(const struct ior_params *p, struct sonde_json *j);
 
 /* cache.c: --drop-cache on one file; resident and total pages afterwards. */
 void ior_drop_cache(const char *path, int64_t *resident, int64_t *total);

@@ -63,7 +63,8 @@ int ior_script_read(const char *path, const struct ior_params *defaults, struct 
 			continue;
 		}
 		char why[400];
-		if (ior_directive(&cur, s, why, sizeof why) < 0) {
+		struct sonde_option_set set = {.table = &ior_option_table, .cfg = &cur};
+		if (ior_directive(&set, s, why, sizeof why) < 0) {
 			snprintf(err, errlen, "script %s line %d: %s", path, lineno, why);
 			rc = -1;
 			break;

@@ -2,6 +2,7 @@
  * names, 1.9.8's -M, and sonde's --seed and --verify. */
 #include <string.h>
 
+#include "json.h"
 #include "mib.h"
 
 #define F(field) SONDE_FIELD(struct mib_params, field)
@@ -22,6 +23,13 @@ static int parse_random(void *cfg, const char *value, char *err, size_t errlen)
 	return 0;
 }
 
+/* In records: the granularity of the random reads in bytes, 0 when the reads are sequential. */
+static void show_random(const void *cfg, const char *key, struct sonde_json *j)
+{
+	const struct mib_params *p = cfg;
+	sonde_json_int(j, key, p->random ? p->granularity : 0);
+}
+
 static const struct sonde_option options[] = {
     {'t', "test_dir", SONDE_OPT_STRING, F(test_dir), "DIR",
      "required: the directory of the files mibData.<task>"},
@@ -34,7 +42,7 @@ static const struct sonde_option options[] = {
     {'b', "random_reads", SONDE_OPT_CALLBACK, 0, "GRAN",
      "read at random offsets in steps of GRAN bytes (default 1), seeded by --seed; "
      "-b4096 and -b 4096 both work",
-     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random},
+     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random, .show = show_random},
     {'n', "new", SONDE_OPT_FLAG, F(new_files), NULL,
      "remove this task's old mibData file before writing it"},
     {'r', "remove", SONDE_OPT_FLAG, F(remove), NULL,

@@ -25,6 +25,14 @@ static const char *type_label(int type)
 	return labels[type];
 }
 
+/* The input parameters and the layout they make: how many ranks write, how many files. */
+static void params_members(struct sonde_json *j, const struct mpiio_run *run)
+{
+	sonde_options_json(&mpiio_table, run->p, j);
+	sonde_json_int(j, "writers", run->writers);
+	sonde_json_int(j, "files", run->nfiles);
+}
+
 /* What the original printed as -csize: types 1 and 2 buffer one object, types 3 and 4 have
  * their aggregator buffer, type 5 has none (its value was whatever -csize said, else 0). */
 static int64_t shown_csize(const struct mpiio_params *p)
@@ -340,15 +348,7 @@ static void record(const struct mpiio_run *run, int write, const struct sonde_st
 
 	sonde_json_init(&par);
 	sonde_json_object_begin(&par, NULL);
-	sonde_json_int(&par, "type", p->type);
-	sonde_json_bool(&par, "collective", p->collective);
-	sonde_json_int(&par, "strided", p->strided);
-	sonde_json_int(&par, "nobj", p->nobj);
-	sonde_json_int(&par, "size", p->size);
-	sonde_json_int(&par, "touch", p->touch);
-	sonde_json_int(&par, "chkdata", p->chkdata);
-	sonde_json_int(&par, "writers", run->writers);
-	sonde_json_int(&par, "files", run->nfiles);
+	params_members(&par, run);
 	sonde_json_object_end(&par);
 
 	struct sonde_measurement m = {
@@ -445,40 +445,10 @@ void mpiio_print_hints(const struct mpiio_run *run)
 
 char *mpiio_params_json(const struct mpiio_run *run)
 {
-	const struct mpiio_params *p = run->p;
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_json_int(&j, "type", p->type);
-	sonde_json_bool(&j, "collective", p->collective);
-	sonde_json_int(&j, "writers", run->writers);
-	sonde_json_int(&j, "files", run->nfiles);
-	sonde_json_int(&j, "nobj", p->nobj);
-	sonde_json_int(&j, "strided", p->strided);
-	sonde_json_int(&j, "size", p->size);
-	sonde_json_int(&j, "csize", shown_csize(p));
-	sonde_json_string(&j, "target", p->nofile ? NULL : run->shown);
-	sonde_json_string(&j, "targets", p->targets);
-	sonde_json_bool(&j, "deletefile", p->deletefile);
-	sonde_json_bool(&j, "barrier", p->barrier);
-	sonde_json_int(&j, "touch", p->touch);
-	sonde_json_bool(&j, "sync", p->sync);
-	sonde_json_int(&j, "sleep", p->sleep);
-	sonde_json_int(&j, "chkdata", p->chkdata);
-	sonde_json_int(&j, "preallocate", p->preallocate);
-	sonde_json_int(&j, "ahead", p->ahead);
-	sonde_json_array_begin(&j, "host");
-	for (int i = 0; i < p->host.count; i++)
-		sonde_json_string(&j, NULL, p->host.items[i]);
-	sonde_json_array_end(&j);
-	sonde_json_bool(&j, "dio", p->dio);
-	sonde_json_object_begin(&j, "hints");
-	for (int i = 0; i + 1 < p->hints.count; i += 2)
-		sonde_json_string(&j, p->hints.items[i], p->hints.items[i + 1]);
-	sonde_json_object_end(&j);
-	sonde_json_string(&j, "op", p->op ? p->op : "write,read");
-	sonde_json_bool(&j, "nofile", p->nofile);
-	sonde_json_bool(&j, "norsend", p->norsend);
+	params_members(&j, run);
 	sonde_json_int(&j, "page_size", run->page);
 	sonde_json_object_end(&j);
 	return j.buf;

@@ -1,0 +1,287 @@
+"""The names of the record members the Python layer reads, in one place.
+
+The binary is their source: the `params` of a header or measurement record are written from the
+workload's option table (src/core/params.c), each option under its record name (the long name,
+or the entry's `.key`; docs/options/<workload>.md lists them), plus a few members a workload adds
+(the measurement's own coordinates, such as a collective's message size). Nothing in the Python
+layer spells one of these names itself: it uses the constants below.
+
+python/tests/test_names.py checks this module against records the binary writes in the test
+(golden records): every name here is present with its type, and every parameter the binary
+writes is named here, so a renamed or added option fails the test until it is named here too.
+
+Each name is a `str` (usable as a dict key) that also knows its JSON types and where it appears:
+OPTION (header params and every measurement's params), HEADER (header params only) or
+MEASUREMENT (measurement params only).
+"""
+
+NONE = type(None)
+INT, BOOL, STR, LIST = (int,), (bool,), (str,), (list,)
+STR_OR_NONE = (str, NONE)
+
+OPTION, HEADER, MEASUREMENT = "option", "header", "measurement"
+
+
+class Name(str):
+    """A record member: the string, its JSON types (exact: a bool is no int) and its place."""
+
+    def __new__(cls, name, types, where=OPTION):
+        s = super().__new__(cls, name)
+        s.types = types
+        s.where = where
+        return s
+
+    def typed(self, value):
+        return type(value) in self.types
+
+
+class Params:
+    """The params of one workload (subclasses name them as class attributes)."""
+
+    workload = None
+
+    @classmethod
+    def names(cls, where=None):
+        """Every Name of the class, or those of one place (OPTION, HEADER, MEASUREMENT)."""
+        found = [v for k, v in vars(cls).items() if isinstance(v, Name) and k.isupper()]
+        return [n for n in found if where is None or n.where == where]
+
+    @classmethod
+    def in_header(cls):
+        return cls.names(OPTION) + cls.names(HEADER)
+
+    @classmethod
+    def in_measurement(cls):
+        return cls.names(OPTION) + cls.names(MEASUREMENT)
+
+    @classmethod
+    def find(cls, text):
+        """The Name spelled text (as in a suite file), or None."""
+        return next((n for n in cls.names() if n == text), None)
+
+
+class IOR(Params):
+    """sonde ior: IOR's own long option and directive names (src/workloads/ior/options.c)."""
+
+    workload = "ior"
+    USE_O_DIRECT = Name("useO_DIRECT", BOOL)
+    QUIT_ON_ERROR = Name("quitOnError", BOOL)
+    API = Name("api", STR)
+    REF_NUM = Name("refNum", INT)
+    BLOCK_SIZE = Name("blockSize", INT)
+    COLLECTIVE = Name("collective", BOOL)
+    REORDER_TASKS = Name("reorderTasks", BOOL)
+    INTER_TEST_DELAY = Name("interTestDelay", INT)
+    DEADLINE_FOR_STONEWALLING = Name("deadlineForStonewalling", INT)
+    FSYNC = Name("fsync", BOOL)
+    USE_EXISTING_TEST_FILE = Name("useExistingTestFile", BOOL)
+    SCRIPT_FILE = Name("scriptFile", STR_OR_NONE)
+    FILE_PER_PROC = Name("filePerProc", BOOL)
+    INTRA_TEST_BARRIERS = Name("intraTestBarriers", BOOL)
+    SET_TIME_STAMP_SIGNATURE = Name("setTimeStampSignature", INT)
+    REPETITIONS = Name("repetitions", INT)
+    OUTLIER_THRESHOLD = Name("outlierThreshold", INT)
+    KEEP_FILE = Name("keepFile", BOOL)
+    KEEP_FILE_WITH_ERROR = Name("keepFileWithError", BOOL)
+    DATA_PACKET_TYPE = Name("dataPacketType", STR)
+    MULTI_FILE = Name("multiFile", BOOL)
+    MEMORY_PER_NODE = Name("memoryPerNode", STR_OR_NONE)
+    TEST_FILE = Name("testFile", STR)
+    DIRECTIVES = Name("directives", LIST)
+    TASK_PER_NODE_OFFSET = Name("taskPerNodeOffset", INT)
+    READ_FILE = Name("readFile", BOOL)
+    CHECK_READ = Name("checkRead", BOOL)
+    SEGMENT_COUNT = Name("segmentCount", INT)
+    TRANSFER_SIZE = Name("transferSize", INT)
+    MAX_TIME_DURATION = Name("maxTimeDuration", INT)
+    UNIQUE_DIR = Name("uniqueDir", BOOL)
+    HINTS_FILE_NAME = Name("hintsFileName", STR_OR_NONE)
+    VERBOSE = Name("verbose", INT)
+    WRITE_FILE = Name("writeFile", BOOL)
+    CHECK_WRITE = Name("checkWrite", BOOL)
+    REORDER_TASKS_RANDOM_SEED = Name("reorderTasksRandomSeed", INT)
+    FSYNC_PER_WRITE = Name("fsyncPerWrite", BOOL)
+    RANDOM_OFFSET = Name("randomOffset", INT)
+    REORDER_TASKS_RANDOM = Name("reorderTasksRandom", INT)
+    DRY_RUN = Name("dryRun", BOOL)
+    RANDOM_OFFSET_SEED = Name("random-offset-seed", INT)
+    PRESET = Name("preset", STR_OR_NONE)
+    RANK_DETAILS = Name("rank-details", BOOL)
+    DROP_CACHE = Name("drop-cache", BOOL)
+    LATENCY = Name("latency", BOOL)
+    STONEWALLING_WEAR_OUT = Name("stoneWallingWearOut", BOOL)
+    STONEWALLING_WEAR_OUT_ITERATIONS = Name("stoneWallingWearOutIterations", INT)
+    STONEWALLING_STATUS_FILE = Name("stoneWallingStatusFile", STR_OR_NONE)
+    MIN_TIME_DURATION = Name("minTimeDuration", INT)
+    SUMMARY_FORMAT = Name("summaryFormat", STR)
+    SUMMARY_FILE = Name("summaryFile", STR_OR_NONE)
+    SAVE_RANK_PERFORMANCE_DETAILS_CSV = Name("saveRankPerformanceDetailsCSV", STR_OR_NONE)
+    MEMORY_PER_TASK = Name("memoryPerTask", STR_OR_NONE)
+    # the test of an -f script the measurement belongs to (0 without a script)
+    TEST = Name("test", INT, MEASUREMENT)
+
+
+class IORSummary:
+    """sonde ior's "summary" records: IOR's "Summary of all tests" row of one operation."""
+
+    OPERATION = Name("operation", STR)
+    TEST = Name("test", INT)
+    REPETITIONS = Name("repetitions", INT)
+    BW_MAX = Name("bw_max_mib_s", (int, float))
+    BW_MIN = Name("bw_min_mib_s", (int, float))
+    BW_MEAN = Name("bw_mean_mib_s", (int, float))
+    BW_STDDEV = Name("bw_stddev_mib_s", (int, float))
+    MEAN_TIME = Name("mean_time_s", (int, float))
+    AGGREGATE_BYTES = Name("aggregate_bytes", INT)
+
+
+class MIB(Params):
+    """sonde mib: mib's long option names (src/workloads/mib/options.c)."""
+
+    workload = "mib"
+    TEST_DIR = Name("test_dir", STR)
+    CALL_LIMIT = Name("call_limit", INT)
+    TIME_LIMIT = Name("time_limit", INT)
+    CALL_SIZE = Name("call_size", INT)
+    # the granularity of the random reads in bytes, 0 when the reads are sequential
+    RANDOM_READS = Name("random_reads", INT)
+    NEW = Name("new", BOOL)
+    REMOVE = Name("remove", BOOL)
+    WRITE_ONLY = Name("write_only", BOOL)
+    READ_ONLY = Name("read_only", BOOL)
+    PROFILES = Name("profiles", STR_OR_NONE)
+    DIRECTIO = Name("directio", BOOL)
+    FORCE = Name("force", BOOL)
+    SHOW_ENVIRONMENT = Name("show_environment", BOOL)
+    SHOW_HEADERS = Name("show_headers", BOOL)
+    SHOW_INTERMEDIATE_VALUES = Name("show_intermediate_values", BOOL)
+    SHOW_PROGRESS = Name("show_progress", BOOL)
+    SHOW_SIGNON = Name("show_signon", BOOL)
+    VERSION = Name("version", BOOL)
+    NO_MPI = Name("no_mpi", BOOL)
+    SEED = Name("seed", INT)
+    VERIFY = Name("verify", BOOL)
+
+
+class BTIO(Params):
+    """sonde btio: its long options, as the run uses them (input file lines under the command
+    line's) (src/workloads/btio/options.c)."""
+
+    workload = "btio"
+    MODE = Name("mode", STR)  # "w", "r" or "rw"
+    METHOD = Name("method", INT)
+    DUMPS = Name("dumps", INT)
+    GRID = Name("grid", LIST)  # [X, Y, Z]
+    DIR = Name("dir", STR)
+    FILE = Name("file", STR)
+    NO_VERIFY = Name("no-verify", BOOL)
+    HINTS = Name("hints", LIST)
+    INPUT_FILE = Name("input_file", STR_OR_NONE, HEADER)
+
+
+class MPIIO(Params):
+    """sonde mpiio: the LANL test's option words (src/workloads/mpiio/options.c)."""
+
+    workload = "mpiio"
+    TYPE = Name("type", INT)
+    COLLECTIVE = Name("collective", BOOL)
+    NUM_IO = Name("num_io", LIST)
+    NOBJ = Name("nobj", INT)
+    STRIDED = Name("strided", INT)
+    SIZE = Name("size", INT)
+    CSIZE = Name("csize", INT)
+    TARGET = Name("target", STR)
+    TARGETS = Name("targets", STR_OR_NONE)
+    DELETEFILE = Name("deletefile", BOOL)
+    BARRIER = Name("barrier", BOOL)
+    TOUCH = Name("touch", INT)
+    SYNC = Name("sync", BOOL)
+    SLEEP = Name("sleep", INT)
+    CHKDATA = Name("chkdata", INT)
+    PREALLOCATE = Name("preallocate", INT)
+    AHEAD = Name("ahead", INT)
+    HOST = Name("host", LIST)
+    LHOSTS = Name("lhosts", BOOL)
+    DIO = Name("dio", BOOL)
+    HINTS = Name("hints", LIST)
+    OP = Name("op", STR_OR_NONE)
+    NOFILE = Name("nofile", BOOL)
+    NORSEND = Name("norsend", BOOL)
+    OUTPUT = Name("output", STR_OR_NONE)
+    ERROUT = Name("errout", STR_OR_NONE)
+    VERBOSE = Name("verbose", BOOL)
+    SETUP = Name("setup", STR_OR_NONE)
+    # the layout the options make: ranks that write, files written
+    WRITERS = Name("writers", INT, OPTION)
+    FILES = Name("files", INT, OPTION)
+    PAGE_SIZE = Name("page_size", INT, HEADER)
+
+
+class COLL(Params):
+    """sonde coll: mpiBench's options under record names (src/workloads/coll.c), and each
+    measurement's operation, message size and communicator."""
+
+    workload = "coll"
+    BEGIN = Name("begin", INT)
+    END = Name("end", INT)
+    MEM_LIMIT = Name("mem_limit", INT)
+    ITERATIONS = Name("iterations", INT)
+    TIME_LIMIT_US = Name("time_limit_us", INT)
+    DIMS = Name("dims", INT)
+    PART_MIN = Name("part_min", INT)
+    CHECK_LAST = Name("check_last", BOOL)
+    CHECK_ALL = Name("check_all", BOOL)
+    NO_BARRIER = Name("no-barrier", BOOL)
+    PER_CALL = Name("per-call", BOOL)
+    PERCENTILES = Name("percentiles", BOOL)
+    OVERLAP = Name("overlap", BOOL)
+    # the timing kernel the options chose: "barrier", "no-barrier" or "per-call"
+    TIMING = Name("timing", STR)
+    OPERATIONS = Name("operations", LIST, HEADER)
+    OPERATION = Name("operation", STR, MEASUREMENT)
+    SIZE = Name("size", INT, MEASUREMENT)
+    COMM = Name("comm", STR, MEASUREMENT)
+    COMM_RANKS = Name("comm_ranks", INT, MEASUREMENT)
+    ESTIMATE_ONLY = Name("estimate_only", BOOL, MEASUREMENT)
+    COUNT = Name("count", INT, MEASUREMENT)
+    DATATYPE = Name("datatype", STR, MEASUREMENT)
+    ROOT = Name("root", INT, MEASUREMENT)
+
+
+WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL)}
+
+
+def params_of(workload):
+    """The Params class of a workload name, or None."""
+    return WORKLOADS.get(workload)
+
+
+class Header:
+    """Members of the header record (docs/results-schema.md) the Python layer reads."""
+
+    WORKLOAD = Name("workload", STR)
+    RANKS = Name("ranks", INT)
+    NODES = Name("nodes", INT)
+    TASKS_PER_NODE = Name("tasks_per_node", INT)
+    HOSTNAMES = Name("hostnames", LIST)
+    PARAMS = Name("params", (dict,))
+
+
+class Measurement:
+    """Members of a measurement record the Python layer reads."""
+
+    PHASE = Name("phase", STR)
+    ITERATION = Name("iteration", INT)
+    BYTES = Name("bytes", INT)
+    SECONDS = Name("seconds", (int, float))
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float, NONE))
+    VERIFY = Name("verify", (dict,))
+    PARAMS = Name("params", (dict,))
+    EXTRA = Name("extra", (dict,))
+
+
+class End:
+    """Members of the end record the Python layer reads."""
+
+    EXIT_CODE = Name("exit_code", INT)
+    ELAPSED_SECONDS = Name("elapsed_seconds", (int, float))

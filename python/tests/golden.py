@@ -1,0 +1,69 @@
+"""Golden records: result records the sonde binary writes while the tests run, so that the
+Python layer is tested on what the binary produces, never on hand-made dicts.
+
+The binary is $SONDE_BIN, or the checkout's build/sonde (make build). Each workload runs as one
+process (an MPI singleton, no launcher), small, in a temporary directory; records(...) runs a
+command line once per test session and returns the path of its results file.
+"""
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
+
+
+def env():
+    e = dict(os.environ)
+    e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+             OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    return e
+
+
+class Golden:
+    """Runs sonde command lines in one scratch directory, each once; {dir} in an argument is
+    that directory."""
+
+    def __init__(self, directory):
+        self.dir = Path(directory)
+        self.done = {}
+
+    def run(self, workload, *args, expect=0):
+        """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect)."""
+        key = (workload, *args)
+        if key in self.done:
+            return self.done[key]
+        if not os.access(SONDE, os.X_OK):
+            pytest.fail(f"{SONDE} is not built: the Python tests read records the binary "
+                        "writes (make build, or set SONDE_BIN)")
+        out = self.dir / f"{len(self.done):03d}-{workload}.jsonl"
+        argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
+        proc = subprocess.run(argv + ["--json", str(out)], cwd=self.dir, env=env(),
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == expect, (
+            f"{' '.join(argv)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+        self.done[key] = out
+        return out
+
+
+# Small runs of every workload, each with every kind of record it writes.
+WORKLOAD_RUNS = {
+    "ior": ["-w", "-r", "-W", "-R", "-i", "2", "-b", "64k", "-t", "16k", "-s", "2", "-o",
+            "{dir}/ior-file"],
+    "mib": ["-F", "-t", "{dir}", "-l", "8", "-s", "4k", "-b", "--verify"],
+    "btio": ["--mode", "rw", "--method", "0", "--dumps", "2", "--grid", "12x12x12", "--dir",
+             "{dir}"],
+    "mpiio": ["-type", "1", "-nobj", "2", "-size", "4K", "-chkdata", "3", "-target",
+              "{dir}/mpiio.%r"],
+    "coll": ["-e", "16", "-i", "5", "Bcast", "Allreduce"],
+}
+
+
+@pytest.fixture(scope="session")
+def golden():
+    with tempfile.TemporaryDirectory(prefix="sonde-golden-") as d:
+        yield Golden(d)

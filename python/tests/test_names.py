@@ -1,0 +1,74 @@
+"""sonde.names against records the binary writes: every name is there with its type, and every
+parameter the binary writes has a name (so an option added or renamed in a C table fails here
+until sonde.names follows)."""
+
+import json
+
+import pytest
+from golden import WORKLOAD_RUNS
+
+from sonde import names, results
+
+
+def records_of(path):
+    """The records of a file, refusing a repeated member in any object (json would keep the
+    last one silently)."""
+
+    def no_repeats(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), f"repeated member in {keys}"
+        return dict(pairs)
+
+    return [json.loads(line, object_pairs_hook=no_repeats)
+            for line in path.read_text().splitlines() if line.strip()]
+
+
+def check_params(params, expected, where):
+    for name in expected:
+        assert name in params, f"{where}: {name!r} missing"
+        assert name.typed(params[name]), \
+            f"{where}: {name!r} is {params[name]!r}, expected {name.types}"
+    unnamed = set(params) - set(expected)
+    assert not unnamed, f"{where}: params not named in sonde.names: {sorted(unnamed)}"
+
+
+@pytest.mark.parametrize("workload", sorted(WORKLOAD_RUNS))
+def test_params_match_the_binary(golden, workload):
+    recs = records_of(golden.run(workload, *WORKLOAD_RUNS[workload]))
+    spec = names.params_of(workload)
+    header = recs[0]
+    assert header["type"] == "header" and header[names.Header.WORKLOAD] == workload
+    check_params(header[names.Header.PARAMS], spec.in_header(), f"{workload} header")
+    ms = [r for r in recs if r["type"] == "measurement"]
+    assert ms
+    for m in ms:
+        check_params(m[names.Measurement.PARAMS], spec.in_measurement(),
+                     f"{workload} {m['phase']} measurement")
+
+
+def test_record_members_match_the_binary(golden):
+    recs = records_of(golden.run("ior", *WORKLOAD_RUNS["ior"]))
+    by_type = {"header": names.Header, "measurement": names.Measurement, "end": names.End,
+               "summary": names.IORSummary}
+    seen = set()
+    for r in recs:
+        spec = by_type[r["type"]]
+        seen.add(r["type"])
+        for name in (v for v in vars(spec).values() if isinstance(v, names.Name)):
+            assert name in r and name.typed(r[name]), (r["type"], name, r.get(name))
+    assert seen == set(by_type)
+
+
+def test_every_workload_is_named():
+    assert set(names.WORKLOADS) == set(WORKLOAD_RUNS)
+    for w, spec in names.WORKLOADS.items():
+        assert spec.workload == w
+        spelled = [str(n) for n in spec.names()]
+        assert len(spelled) == len(set(spelled)), w
+
+
+def test_loader_flattens_params_under_their_names(golden):
+    runs = results.load(golden.run("ior", *WORKLOAD_RUNS["ior"]))
+    rows = results.measurement_rows(runs)
+    assert rows and all(f"param.{names.IOR.BLOCK_SIZE}" in r for r in rows)
+    assert {r[f"param.{names.IOR.SEGMENT_COUNT}"] for r in rows} == {2}

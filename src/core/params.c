@@ -1,0 +1,91 @@
+/* The "params" of result records, written from the workload's option table: every parameter
+ * under its one name, with the type its option gives it, so no workload lists its parameters a
+ * second time and the Python layer reads names the binary is known to write
+ * (python/sonde/names.py, checked against records the binary wrote). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json.h"
+#include "options.h"
+
+/* Entries that share a field (IOR's -U and --mpiio.hintsFileName, directive aliases) are one
+ * parameter, named by the first. */
+static int names_field_first(const struct sonde_option_table *t, const struct sonde_option *o)
+{
+	if (o->type == SONDE_OPT_CALLBACK)
+		return 1;
+	for (const struct sonde_option *e = t->options; e < o; e++)
+		if (e->type != SONDE_OPT_REFUSED && e->type != SONDE_OPT_CALLBACK &&
+		    e->offset == o->offset)
+			return 0;
+	return 1;
+}
+
+const char *sonde_option_key(const struct sonde_option_table *t, const struct sonde_option *o)
+{
+	if (o->type == SONDE_OPT_REFUSED || !names_field_first(t, o))
+		return NULL;
+	return o->key ? o->key : o->name;
+}
+
+static void strlist(struct sonde_json *j, const char *key, const struct sonde_strlist *l)
+{
+	sonde_json_array_begin(j, key);
+	for (int i = 0; i < l->count; i++)
+		sonde_json_string(j, NULL, l->items[i]);
+	sonde_json_array_end(j);
+}
+
+/* A table entry that is a parameter without a name, or a callback without a record form, is a
+ * mistake in the table: found by the first run of the workload (every test run writes records),
+ * never a record with a parameter missing. */
+static _Noreturn void table_error(const struct sonde_option_table *t, const struct sonde_option *o,
+                                  const char *what)
+{
+	fprintf(stderr, "sonde: internal error: %s option %c%s: %s\n", t->command,
+	        o->letter ? o->letter : '-', o->name ? o->name : "", what);
+	abort();
+}
+
+void sonde_options_json(const struct sonde_option_table *t, const void *cfg, struct sonde_json *j)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		if (o->type == SONDE_OPT_REFUSED || !names_field_first(t, o))
+			continue;
+		const char *key = o->key ? o->key : o->name;
+		if (!key)
+			table_error(t, o, "no record name (.key)");
+		const char *field = (const char *)cfg + o->offset;
+		switch (o->type) {
+		case SONDE_OPT_FLAG:
+			sonde_json_bool(j, key, *(const int *)field);
+			break;
+		case SONDE_OPT_COUNT:
+		case SONDE_OPT_INT:
+			sonde_json_int(j, key, *(const int *)field);
+			break;
+		case SONDE_OPT_LONG:
+		case SONDE_OPT_SIZE:
+			sonde_json_int(j, key, *(const int64_t *)field);
+			break;
+		case SONDE_OPT_DOUBLE:
+			sonde_json_double(j, key, *(const double *)field);
+			break;
+		case SONDE_OPT_STRING:
+			sonde_json_string(j, key, *(const char *const *)field);
+			break;
+		case SONDE_OPT_LIST:
+		case SONDE_OPT_WORDS:
+			strlist(j, key, (const struct sonde_strlist *)field);
+			break;
+		case SONDE_OPT_CALLBACK:
+			if (!o->show)
+				table_error(t, o, "a callback option without .show");
+			o->show(cfg, key, j);
+			break;
+		default: /* kinds that hold no value */
+			break;
+		}
+	}
+}
