@@ -39,7 +39,7 @@ def measurement(run_id=RUN_ID, workload="ior", phase="write", iteration=0, secon
 
 def end(run_id=RUN_ID, workload="ior", measurements=2):
     return {"type": "end", "run_id": run_id, "workload": workload, "exit_code": 0,
-            "elapsed_seconds": 1.25, "measurements": measurements}
+            "reason": "ok", "elapsed_seconds": 1.25, "measurements": measurements}
 
 
 def summary(run_id=RUN_ID, workload="ior"):

@@ -121,3 +121,42 @@ def test_docs_example_is_valid():
     assert [r["type"] for r in records] == ["header", "measurement", "end"]
     for r in records:
         assert schema.errors(r) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r.pop("reason"),
+        lambda r: r.update(reason="crashed"),
+        lambda r: r.update(signal="SIGTERM"),
+        lambda r: r.update(reason="signal", exit_code=4),
+        lambda r: r.update(rank=1, error="x"),
+        lambda r: r.update(exit_code=1),
+    ],
+)
+def test_wrong_ends_fail(change):
+    record = end()
+    change(record)
+    assert schema.errors(record)
+
+
+def test_end_of_a_failed_run():
+    record = end()
+    record.update(exit_code=1, reason="io-error", rank=1, path="/scratch/f",
+                  error="write /scratch/f at offset 0: No space left on device")
+    assert schema.errors(record) == []
+    record.update(exit_code=4, reason="signal", signal="SIGTERM")
+    del record["rank"], record["path"], record["error"]
+    assert schema.errors(record) == []
+
+
+def test_reasons_are_the_c_writers_names():
+    # One source: the schema's reasons are the names src/core/fail.c writes, in its order.
+    import re
+    from pathlib import Path
+
+    c = (Path(__file__).resolve().parents[2] / "src" / "core" / "fail.c").read_text()
+    table = c.split("reason_names[SONDE_REASON_COUNT] = {", 1)[1].split("};", 1)[0]
+    names = re.findall(r'= "([a-z-]+)"', table)
+    enum = schema.schema()["$defs"]["end"]["properties"]["reason"]["enum"]
+    assert names == enum

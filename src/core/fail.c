@@ -1,5 +1,7 @@
 #include "fail.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +66,7 @@ static void one_line(char *msg)
 }
 
 /* One write() per message so lines from several ranks do not interleave mid-line. */
-static void emit(const char *kind, int with_rank, const char *fmt, va_list ap)
+static void emit(const char *kind, int with_rank, const char *text)
 {
 	char msg[2048];
 	int n;
@@ -75,10 +77,8 @@ static void emit(const char *kind, int with_rank, const char *fmt, va_list ap)
 	if (with_rank)
 		n += snprintf(msg + n, sizeof msg - (size_t)n, "rank %d: ", world_rank());
 	n += snprintf(msg + n, sizeof msg - (size_t)n, "%s: ", kind);
-	if (n < (int)sizeof msg) {
-		vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-		one_line(msg + n);
-	}
+	if (n < (int)sizeof msg)
+		snprintf(msg + n, sizeof msg - (size_t)n, "%s", text);
 	size_t len = strnlen(msg, sizeof msg - 2);
 	msg[len] = '\n';
 	fflush(stdout);
@@ -86,51 +86,65 @@ static void emit(const char *kind, int with_rank, const char *fmt, va_list ap)
 	fflush(stderr);
 }
 
+static void format_line(char *msg, size_t len, const char *fmt, va_list ap)
+{
+	vsnprintf(msg, len, fmt, ap);
+	one_line(msg);
+}
+
 void sonde_error(const char *fmt, ...)
 {
 	if (world_rank() != 0)
 		return;
+	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
-	emit("error", 0, fmt, ap);
+	format_line(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	emit("error", 0, msg);
 }
 
 void sonde_warn(const char *fmt, ...)
 {
 	if (world_rank() != 0)
 		return;
+	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
-	emit("warning", 0, fmt, ap);
+	format_line(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	emit("warning", 0, msg);
 }
 
 _Noreturn void sonde_fatal(const char *fmt, ...)
 {
+	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
-	emit("error", world_size() > 1, fmt, ap);
+	format_line(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	emit("error", world_size() > 1, msg);
+	sonde_results_note_failure(world_rank(), NULL, msg);
 	sonde_results_close(SONDE_EXIT_RUNTIME);
 	if (mpi_up())
 		MPI_Abort(MPI_COMM_WORLD, SONDE_EXIT_RUNTIME);
 	exit(SONDE_EXIT_RUNTIME);
 }
 
-int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
+/* What the lowest failing rank tells rank 0. */
+struct failure {
+	int err;
+	char path[PATH_MAX];
+	char msg[1536];
+};
+
+static int agree(MPI_Comm comm, struct failure *f, int local_ok)
 {
-	char msg[1536] = "";
-	if (!local_ok) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		one_line(msg);
-	}
 	if (!mpi_up() || comm == MPI_COMM_NULL) {
-		if (!local_ok)
-			fprintf(stderr, "sonde %s: error: %s\n", workload_name, msg);
+		if (!local_ok) {
+			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
+			sonde_results_note_failure(-1, f->path[0] ? f->path : NULL, f->msg);
+		}
 		return local_ok != 0;
 	}
 	int rank, size;
@@ -143,25 +157,159 @@ int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
 	/* The lowest failing rank's message travels to rank 0, which prints it once. */
 	if (first_bad != 0) {
 		if (rank == first_bad)
-			MPI_Send(msg, (int)sizeof msg, MPI_CHAR, 0, 7001, comm);
+			MPI_Send(f, (int)sizeof *f, MPI_BYTE, 0, 7001, comm);
 		else if (rank == 0)
-			MPI_Recv(msg, (int)sizeof msg, MPI_CHAR, first_bad, 7001, comm,
+			MPI_Recv(f, (int)sizeof *f, MPI_BYTE, first_bad, 7001, comm,
 			         MPI_STATUS_IGNORE);
 	}
+	MPI_Bcast(&f->err, 1, MPI_INT, first_bad, comm);
 	if (rank == 0) {
+		int world_bad = first_bad;
+		MPI_Group from, to;
+		MPI_Comm_group(comm, &from);
+		MPI_Comm_group(MPI_COMM_WORLD, &to);
+		MPI_Group_translate_ranks(from, 1, &first_bad, to, &world_bad);
+		MPI_Group_free(&from);
+		MPI_Group_free(&to);
 		if (size > 1 && first_bad != 0)
-			fprintf(stderr, "sonde %s: rank %d: error: %s\n", workload_name, first_bad,
-			        msg);
+			fprintf(stderr, "sonde %s: rank %d: error: %s\n", workload_name, world_bad,
+			        f->msg);
 		else
-			fprintf(stderr, "sonde %s: error: %s\n", workload_name, msg);
+			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
 		fflush(stderr);
+		sonde_results_note_failure(world_bad, f->path[0] ? f->path : NULL, f->msg);
 	}
 	return 0;
 }
 
+int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
+{
+	static struct failure f;
+	memset(&f, 0, sizeof f);
+	if (!local_ok) {
+		va_list ap;
+		va_start(ap, fmt);
+		format_line(f.msg, sizeof f.msg, fmt, ap);
+		va_end(ap);
+	}
+	return agree(comm, &f, local_ok);
+}
+
+int sonde_agree_path(MPI_Comm comm, int err, const char *path, const char *fmt, ...)
+{
+	static struct failure f;
+	memset(&f, 0, sizeof f);
+	if (err) {
+		f.err = err < 0 ? -err : err;
+		snprintf(f.path, sizeof f.path, "%s", path ? path : "");
+		va_list ap;
+		va_start(ap, fmt);
+		format_line(f.msg, sizeof f.msg, fmt, ap);
+		va_end(ap);
+	}
+	agree(comm, &f, err == 0);
+	return f.err;
+}
+
+static const char *const reason_names[SONDE_REASON_COUNT] = {
+    [SONDE_REASON_OK] = "ok",
+    [SONDE_REASON_IO_ERROR] = "io-error",
+    [SONDE_REASON_VERIFICATION] = "verification",
+    [SONDE_REASON_USAGE] = "usage",
+    [SONDE_REASON_SIGNAL] = "signal",
+    [SONDE_REASON_PEER_FAILED] = "peer-failed",
+};
+
+const char *sonde_reason_name(enum sonde_reason reason)
+{
+	return reason >= 0 && reason < SONDE_REASON_COUNT ? reason_names[reason] : "io-error";
+}
+
+enum sonde_reason sonde_reason_of_exit(int code)
+{
+	switch (code) {
+	case SONDE_EXIT_OK:
+		return SONDE_REASON_OK;
+	case SONDE_EXIT_USAGE:
+		return SONDE_REASON_USAGE;
+	case SONDE_EXIT_VERIFY:
+		return SONDE_REASON_VERIFICATION;
+	case SONDE_EXIT_SIGNAL:
+		return SONDE_REASON_SIGNAL;
+	default:
+		return SONDE_REASON_IO_ERROR;
+	}
+}
+
+int sonde_exit_class(int err, enum sonde_stage stage)
+{
+	if (err < 0)
+		err = -err;
+	if (stage == SONDE_STAGE_RUN)
+		return SONDE_EXIT_RUNTIME;
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+	case EISDIR:
+	case ENAMETOOLONG:
+	case ELOOP:
+	case EINVAL:
+	case EEXIST:
+	case ENXIO:
+	case ENODEV:
+		return SONDE_EXIT_USAGE;
+	default:
+		return SONDE_EXIT_RUNTIME;
+	}
+}
+
+int sonde_errno_of_mpi(int mpi_rc)
+{
+	int cls = MPI_ERR_OTHER;
+	MPI_Error_class(mpi_rc, &cls);
+	switch (cls) {
+	case MPI_SUCCESS:
+		return 0;
+	case MPI_ERR_NO_SUCH_FILE:
+		return ENOENT;
+	case MPI_ERR_FILE_EXISTS:
+		return EEXIST;
+	case MPI_ERR_ACCESS:
+		return EACCES;
+	case MPI_ERR_NO_SPACE:
+		return ENOSPC;
+	case MPI_ERR_QUOTA:
+		return EDQUOT;
+	case MPI_ERR_READ_ONLY:
+		return EROFS;
+	case MPI_ERR_FILE_IN_USE:
+		return EBUSY;
+	case MPI_ERR_BAD_FILE:
+	case MPI_ERR_AMODE:
+	case MPI_ERR_INFO:
+	case MPI_ERR_INFO_KEY:
+	case MPI_ERR_INFO_VALUE:
+	case MPI_ERR_INFO_NOKEY:
+	case MPI_ERR_ARG:
+	case MPI_ERR_COUNT:
+	case MPI_ERR_TYPE:
+		return EINVAL;
+	case MPI_ERR_UNSUPPORTED_OPERATION:
+	case MPI_ERR_UNSUPPORTED_DATAREP:
+		return ENOTSUP;
+	default:
+		return EIO;
+	}
+}
+
+int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage)
+{
+	return sonde_exit_class(sonde_errno_of_mpi(mpi_rc), stage);
+}
+
 _Noreturn void sonde_exit(int code)
 {
-	sonde_results_close(code);
+	code = sonde_results_close(code);
 	fflush(stdout);
 	fflush(stderr);
 	if (mpi_up())

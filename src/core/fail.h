@@ -15,11 +15,48 @@
 
 enum sonde_exit {
 	SONDE_EXIT_OK = 0,
-	SONDE_EXIT_RUNTIME = 1, /* I/O error, MPI error, resource problem */
+	SONDE_EXIT_RUNTIME = 1, /* I/O error, MPI error, resource problem, a peer rank failed */
 	SONDE_EXIT_USAGE = 2,   /* bad options, sizes, input files, paths */
 	SONDE_EXIT_VERIFY = 3,  /* data verification found mismatches */
 	SONDE_EXIT_SIGNAL = 4,  /* stopped by SIGTERM/SIGINT after saving results */
 };
+
+/* Why a run ended: the end record's "reason" (docs/results-schema.md). */
+enum sonde_reason {
+	SONDE_REASON_OK,
+	SONDE_REASON_IO_ERROR,
+	SONDE_REASON_VERIFICATION,
+	SONDE_REASON_USAGE,
+	SONDE_REASON_SIGNAL,
+	SONDE_REASON_PEER_FAILED, /* another rank died or ended the job; exit code 1 */
+	SONDE_REASON_COUNT
+};
+
+/* "ok", "io-error", "verification", "usage", "signal", "peer-failed". */
+const char *sonde_reason_name(enum sonde_reason reason);
+/* The reason an exit code stands for when nothing more is known. */
+enum sonde_reason sonde_reason_of_exit(int code);
+
+/* Where a system error happened, which decides its exit class. */
+enum sonde_stage {
+	/* Opening what the user named before the run depends on it: an input file, the file of
+	 * an earlier run to read, the directory to create files in. */
+	SONDE_STAGE_INPUT,
+	/* Anything once the run has started its I/O, on files it created or already used. */
+	SONDE_STAGE_RUN,
+};
+
+/* The one decision from an errno value (positive or negative) to an exit code. A path that
+ * names nothing usable (missing, not a directory, too long, a refused link, a directory or
+ * device where a file belongs, a bad argument) is a usage error at SONDE_STAGE_INPUT; every
+ * other error, and every error at SONDE_STAGE_RUN, is a runtime error: a read-only or full
+ * file system, permissions, EIO. */
+int sonde_exit_class(int err, enum sonde_stage stage);
+
+/* The errno value that an MPI error code's class stands for (EIO for classes without one). */
+int sonde_errno_of_mpi(int mpi_rc);
+/* sonde_exit_class of an MPI error code. */
+int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage);
 
 /* Prints "sonde <workload>: error: <message>" on stderr, on rank 0 only (or on the calling rank
  * when MPI is not initialised). Returns nothing; the caller decides how to leave. */
@@ -33,9 +70,16 @@ _Noreturn void sonde_fatal(const char *fmt, ...) __attribute__((format(printf, 1
 
 /* Collective over comm. Every rank passes local_ok (non-zero = fine) and, when not fine, a
  * message. If any rank failed, the lowest failing rank's message is printed once (prefixed with
- * its rank when more than one rank runs) and every rank gets 0; otherwise every rank gets 1. */
+ * its rank when more than one rank runs) and every rank gets 0; otherwise every rank gets 1.
+ * The first failure agreed on is the cause the end record names (its rank and message). */
 int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* sonde_agree for a failure on a file: the failing rank's path also goes to the end record.
+ * err is 0 on ranks that are fine and the errno value of the failure otherwise; every rank gets
+ * the lowest failing rank's err (0 when none failed). */
+int sonde_agree_path(MPI_Comm comm, int err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Finalises MPI if it was initialised (flushing results first) and exits with code. */
 _Noreturn void sonde_exit(int code);

@@ -17,9 +17,22 @@
 #include "json.h"
 #include "workload.h"
 
+/* One results file: descriptor + 1, so that the zeroed struct means "no file". */
+struct results_file {
+	int fd1;
+	int created;   /* this run created it: removed again if the run wrote nothing into it */
+	int wrote;     /* this run appended to it */
+	int was_empty; /* empty when opened: the CSV header row goes first */
+	const char *path;
+};
+
 static struct {
-	int json; /* descriptor + 1, so the zeroed struct means "no file" */
-	FILE *csv;
+	struct results_file json, csv_out;
+	FILE *csv; /* a memory stream: each CSV row is built here, then written whole */
+	char *row;
+	size_t row_len;
+	int header_written; /* no end record without a header: the run did not start */
+	int write_errno;    /* the first error writing a results file: the run fails (exit 1) */
 	int open;
 	char run_id[64];
 	double start;
@@ -28,6 +41,11 @@ static struct {
 	struct timespec start_mono; /* for the signal handler, which cannot call MPI_Wtime */
 	const char *workload;
 	struct sonde_json rec;
+	struct {
+		int noted, rank;
+		char path[4096];
+		char message[1536];
+	} failure;
 } R;
 
 static int is_rank0(void)
@@ -60,16 +78,80 @@ const char *sonde_results_run_id(void)
 
 int sonde_results_active(void)
 {
-	return R.json != 0;
+	return R.json.fd1 != 0;
 }
 
-/* Appends, never truncates, never follows a symlink planted at the path. */
-static int open_append(const char *path, char *err, size_t errlen)
+/* Appends, never truncates, never follows a symlink planted at the path, never blocks on a
+ * FIFO, and takes only a regular file: a device or a FIFO would swallow the records. Whether
+ * this run created the file is known exactly (O_EXCL first). */
+static int open_append(struct results_file *out, const char *option, const char *path, char *err,
+                       size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		snprintf(err, errlen, "cannot open results file %s: %s", path, strerror(errno));
-	return fd;
+	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
+	*out = (struct results_file){0};
+	if (!*path) {
+		snprintf(err, errlen, "--%s: empty file name", option);
+		return -1;
+	}
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0644);
+	out->created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, flags);
+	struct stat st;
+	if (fd < 0 && errno == ENXIO) { /* a FIFO without a reader */
+		snprintf(err, errlen, "results file %s is not a regular file", path);
+		return -1;
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open results file %s: %s", path,
+		         errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "results file %s is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	out->fd1 = fd + 1;
+	out->path = path;
+	out->was_empty = st.st_size == 0;
+	return 0;
+}
+
+/* Refuses a file that already holds the other format: records appended to it would make both
+ * unreadable. */
+static int check_format(const struct results_file *out, int json, char *err, size_t errlen)
+{
+	char head[8] = "", self[64];
+	if (out->was_empty)
+		return 0;
+	/* The descriptor is write-only; the same file (not the path again) opened to read. */
+	snprintf(self, sizeof self, "/proc/self/fd/%d", out->fd1 - 1);
+	int fd = open(self, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, head, sizeof head - 1, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	int ok = n <= 0 || (json ? head[0] == '{' : strncmp(head, "run_id,", 7) == 0);
+	if (!ok)
+		snprintf(err, errlen,
+		         "%s %s holds something else than %s; give --%s a new file or one it "
+		         "wrote before",
+		         json ? "--json" : "--csv", out->path,
+		         json ? "JSON Lines records" : "sonde's CSV rows", json ? "json" : "csv");
+	return ok ? 0 : -1;
+}
+
+/* Closes a results file; one this run created and left empty goes away again. */
+static void close_file(struct results_file *out)
+{
+	if (!out->fd1)
+		return;
+	struct stat st;
+	if (out->created && !out->wrote && fstat(out->fd1 - 1, &st) == 0 && st.st_size == 0)
+		unlink(out->path);
+	close(out->fd1 - 1);
+	out->fd1 = 0;
 }
 
 /* Async-signal-safe text building for the handler: no stdio, no malloc. */
@@ -103,7 +185,7 @@ static void on_stop_signal(int sig)
 	const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
 	char line[512];
 	size_t n = 0;
-	if (R.json) {
+	if (R.json.fd1) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long long ms = (now.tv_sec - R.start_mono.tv_sec) * 1000LL +
@@ -114,7 +196,9 @@ static void on_stop_signal(int sig)
 		n = append(line, n, sizeof line, R.workload ? R.workload : "");
 		n = append(line, n, sizeof line, "\",\"exit_code\":");
 		n = append_uint(line, n, sizeof line, SONDE_EXIT_SIGNAL);
-		n = append(line, n, sizeof line, ",\"signal\":\"");
+		n = append(line, n, sizeof line, ",\"reason\":\"");
+		n = append(line, n, sizeof line, sonde_reason_name(SONDE_REASON_SIGNAL));
+		n = append(line, n, sizeof line, "\",\"signal\":\"");
 		n = append(line, n, sizeof line, name);
 		n = append(line, n, sizeof line, "\",\"elapsed_seconds\":");
 		n = append_uint(line, n, sizeof line, (unsigned long long)(ms / 1000));
@@ -124,7 +208,7 @@ static void on_stop_signal(int sig)
 		n = append(line, n, sizeof line, ",\"measurements\":");
 		n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
 		n = append(line, n, sizeof line, "}\n");
-		if (write(R.json - 1, line, n) < 0)
+		if (write(R.json.fd1 - 1, line, n) < 0)
 			n = 0;
 	}
 	if (R.rank0) {
@@ -161,57 +245,79 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 	make_run_id();
 	R.open = 1;
 	R.rank0 = is_rank0();
+	R.failure.noted = 0;
+	R.header_written = 0;
+	R.write_errno = 0;
+	R.measurements = 0;
 	install_stop_handlers();
 	if (!R.rank0)
 		return 0;
-	if (json_path) {
-		int fd = open_append(json_path, err, errlen);
-		if (fd < 0)
-			return -1;
-		R.json = fd + 1;
+	if ((json_path && (open_append(&R.json, "json", json_path, err, errlen) < 0 ||
+	                   check_format(&R.json, 1, err, errlen) < 0)) ||
+	    (csv_path && (open_append(&R.csv_out, "csv", csv_path, err, errlen) < 0 ||
+	                  check_format(&R.csv_out, 0, err, errlen) < 0)))
+		goto fail;
+	struct stat a, b;
+	if (R.json.fd1 && R.csv_out.fd1 && fstat(R.json.fd1 - 1, &a) == 0 &&
+	    fstat(R.csv_out.fd1 - 1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		snprintf(err, errlen, "--json %s and --csv %s are the same file", json_path,
+		         csv_path);
+		goto fail;
 	}
-	if (csv_path) {
-		int fd = open_append(csv_path, err, errlen);
-		if (fd < 0 || !(R.csv = fdopen(fd, "a")))
-			return -1;
-	}
-	if (R.csv) {
-		struct stat st;
-		if (fstat(fileno(R.csv), &st) == 0 && st.st_size == 0)
-			fputs("run_id,workload,phase,iteration,bytes,seconds,bandwidth_mib_s,ops,"
-			      "ops_per_s,rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,"
-			      "rank_mean_s,rank_stddev_s,lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,"
-			      "verify_checked,verify_errors,params\n",
-			      R.csv);
-		fflush(R.csv);
+	if (R.csv_out.fd1 && !(R.csv = open_memstream(&R.row, &R.row_len))) {
+		snprintf(err, errlen, "results: %s", strerror(errno));
+		goto fail;
 	}
 	return 0;
+fail:
+	close_file(&R.json);
+	close_file(&R.csv_out);
+	return -1;
 }
 
-/* Each record is one line written by one write(2) on an O_APPEND descriptor, so a run killed
- * at any moment (or stopped by the signal handler below) leaves only whole lines behind. */
-static void write_line(const char *buf, size_t len)
+/* Appends one whole line or nothing: a write that fails halfway (a full file system) is cut
+ * back to the line's start, so the file keeps only whole records. Each line is one write(2) on
+ * an O_APPEND descriptor, so a run killed at any moment (or stopped by the signal handler)
+ * leaves only whole lines behind. The first failure is reported once; that file gets nothing
+ * more, and the run ends with exit code 1 (sonde_results_close). */
+static void write_line(struct results_file *out, const char *buf, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = write(R.json - 1, buf, len);
+	if (!out->fd1)
+		return;
+	int fd = out->fd1 - 1;
+	off_t start = lseek(fd, 0, SEEK_END);
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			fprintf(stderr, "sonde: warning: results file: %s; no more records saved\n",
-			        n < 0 ? strerror(errno) : "short write");
-			close(R.json - 1);
-			R.json = 0;
+			int e = n < 0 ? errno : EIO;
+			if (done && start >= 0 && ftruncate(fd, start) < 0)
+				e = errno;
+			if (!R.write_errno) {
+				R.write_errno = e;
+				char msg[1536];
+				snprintf(msg, sizeof msg,
+				         "results file %s: %s; its records from here on are lost",
+				         out->path, strerror(e));
+				fprintf(stderr, "sonde %s: error: %s\n",
+				        R.workload ? R.workload : "", msg);
+				sonde_results_note_failure(0, out->path, msg);
+			}
+			out->wrote = 1;
+			close_file(out);
 			return;
 		}
-		buf += n;
-		len -= (size_t)n;
+		done += (size_t)n;
 	}
+	out->wrote = 1;
 }
 
 static void write_record(void)
 {
 	sonde_json_raw_text_append(&R.rec, "\n");
-	write_line(R.rec.buf, R.rec.len);
+	write_line(&R.json, R.rec.buf, R.rec.len);
 }
 
 static void begin_record(const char *type, const char *workload)
@@ -269,7 +375,8 @@ static void filesystem(const char *target)
 void sonde_results_header(const struct sonde_context *ctx, const char *params_json,
                           const char *target)
 {
-	if (!R.json)
+	R.header_written = 1;
+	if (!R.json.fd1)
 		return;
 	const struct sonde_topology *t = &ctx->topo;
 	char start[40];
@@ -318,10 +425,29 @@ static void csv_number(double v)
 		fputs(",", R.csv);
 }
 
+static void csv_header(void)
+{
+	fputs("run_id,workload,phase,iteration,bytes,seconds,bandwidth_mib_s,ops,ops_per_s,"
+	      "rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,rank_mean_s,rank_stddev_s,"
+	      "lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,verify_checked,verify_errors,params\n",
+	      R.csv);
+}
+
+/* The row built in the memory stream goes out whole (with the header row before the first
+ * row of a new file), and the stream starts over. */
+static void csv_write_row(void)
+{
+	if (fflush(R.csv) == 0)
+		write_line(&R.csv_out, R.row, R.row_len);
+	rewind(R.csv);
+}
+
 static void csv_row(const char *workload, const struct sonde_measurement *m)
 {
 	const struct sonde_stats *s = m->per_rank;
 	const struct sonde_latency *l = m->latency;
+	if (R.csv_out.was_empty && !R.csv_out.wrote)
+		csv_header();
 	fprintf(R.csv, "%s,%s,%s,%d,%lld", R.run_id, workload, m->phase, m->iteration,
 	        (long long)m->bytes);
 	csv_number(m->seconds);
@@ -349,7 +475,7 @@ static void csv_row(const char *workload, const struct sonde_measurement *m)
 		fputc(*p, R.csv);
 	}
 	fputs("\"\n", R.csv);
-	fflush(R.csv);
+	csv_write_row();
 }
 
 static void per_rank(const struct sonde_stats *s)
@@ -394,7 +520,7 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
 	R.measurements++;
 	if (R.csv)
 		csv_row(workload, m);
-	if (!R.json)
+	if (!R.json.fd1)
 		return;
 	begin_record("measurement", workload);
 	sonde_json_string(&R.rec, "phase", m->phase);
@@ -421,7 +547,7 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
 /* Members of body (a JSON object) are spliced after the common ones. */
 void sonde_results_record(const char *type, const char *workload, const char *body_json)
 {
-	if (!R.json)
+	if (!R.json.fd1)
 		return;
 	begin_record(type, workload);
 	const char *body = body_json ? body_json : "{}";
@@ -438,29 +564,56 @@ void sonde_results_record(const char *type, const char *workload, const char *bo
 	write_record();
 }
 
-void sonde_results_close(int exit_code)
+void sonde_results_note_failure(int rank, const char *path, const char *message)
+{
+	if (R.failure.noted)
+		return;
+	R.failure.noted = 1;
+	R.failure.rank = rank;
+	snprintf(R.failure.path, sizeof R.failure.path, "%s", path ? path : "");
+	snprintf(R.failure.message, sizeof R.failure.message, "%s", message ? message : "");
+}
+
+int sonde_results_close(int exit_code)
 {
 	if (!R.open)
-		return;
+		return exit_code;
 	R.open = 0;
 	/* From here on the run is over: a SIGTERM from the launcher (another rank failed first)
 	 * must not claim to have stopped it. */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
-	if (R.json) {
+	/* Results that could not be written fail a run that would otherwise succeed. */
+	if (exit_code == SONDE_EXIT_OK && R.write_errno)
+		exit_code = SONDE_EXIT_RUNTIME;
+	if (R.json.fd1 && R.header_written) {
 		begin_record("end", R.workload ? R.workload : "");
 		sonde_json_int(&R.rec, "exit_code", exit_code);
+		sonde_json_string(&R.rec, "reason",
+		                  sonde_reason_name(sonde_reason_of_exit(exit_code)));
+		if (exit_code != SONDE_EXIT_OK && R.failure.noted) {
+			if (R.failure.rank >= 0)
+				sonde_json_int(&R.rec, "rank", R.failure.rank);
+			if (R.failure.path[0])
+				sonde_json_string(&R.rec, "path", R.failure.path);
+			if (R.failure.message[0])
+				sonde_json_string(&R.rec, "error", R.failure.message);
+		}
 		sonde_json_double(&R.rec, "elapsed_seconds", sonde_now() - R.start);
 		sonde_json_int(&R.rec, "measurements", R.measurements);
 		sonde_json_object_end(&R.rec);
 		write_record();
-		if (R.json)
-			close(R.json - 1);
-		R.json = 0;
+		if (exit_code == SONDE_EXIT_OK && R.write_errno)
+			exit_code = SONDE_EXIT_RUNTIME;
 	}
+	close_file(&R.json);
+	close_file(&R.csv_out);
 	if (R.csv) {
 		fclose(R.csv);
 		R.csv = NULL;
 	}
+	free(R.row);
+	R.row = NULL;
 	sonde_json_free(&R.rec);
+	return exit_code;
 }

@@ -50,8 +50,14 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
  * members are added after "type", "run_id" and "workload". */
 void sonde_results_record(const char *type, const char *workload, const char *body_json);
 
-/* Rank 0: writes the "end" record and closes. Safe to call twice and from sonde_exit(). */
-void sonde_results_close(int exit_code);
+/* Rank 0: the cause of the failure that ends the run, for the end record: the failing rank (-1
+ * when not known), the path (or NULL) and the one-line message. The first note wins. */
+void sonde_results_note_failure(int rank, const char *path, const char *message);
+
+/* Rank 0: writes the "end" record (its reason from the exit code and the failure noted) and
+ * closes. Returns the exit code the run ends with: 1 instead of 0 when a results file could not
+ * be written. Safe to call twice and from sonde_exit(). */
+int sonde_results_close(int exit_code);
 
 /* Whether a JSON file is open (so workloads can skip building costly records). */
 int sonde_results_active(void);

@@ -24,43 +24,6 @@ struct sonde_file {
 	char path[];
 };
 
-static int errno_of(int mpi_rc)
-{
-	int cls = MPI_ERR_OTHER;
-	MPI_Error_class(mpi_rc, &cls);
-	switch (cls) {
-	case MPI_ERR_NO_SUCH_FILE:
-		return ENOENT;
-	case MPI_ERR_FILE_EXISTS:
-		return EEXIST;
-	case MPI_ERR_ACCESS:
-		return EACCES;
-	case MPI_ERR_NO_SPACE:
-		return ENOSPC;
-	case MPI_ERR_QUOTA:
-		return EDQUOT;
-	case MPI_ERR_READ_ONLY:
-		return EROFS;
-	case MPI_ERR_FILE_IN_USE:
-		return EBUSY;
-	case MPI_ERR_BAD_FILE:
-	case MPI_ERR_AMODE:
-	case MPI_ERR_INFO:
-	case MPI_ERR_INFO_KEY:
-	case MPI_ERR_INFO_VALUE:
-	case MPI_ERR_INFO_NOKEY:
-	case MPI_ERR_ARG:
-	case MPI_ERR_COUNT:
-	case MPI_ERR_TYPE:
-		return EINVAL;
-	case MPI_ERR_UNSUPPORTED_OPERATION:
-	case MPI_ERR_UNSUPPORTED_DATAREP:
-		return ENOTSUP;
-	default:
-		return EIO;
-	}
-}
-
 /* Sets "<what>: <MPI error string>" and returns the matching negative errno value. */
 static int mpi_fail(int mpi_rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int mpi_fail(int mpi_rc, const char *fmt, ...)
@@ -76,7 +39,7 @@ static int mpi_fail(int mpi_rc, const char *fmt, ...)
 		snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
 	/* The system's words first: MPI libraries word the same class differently ("No such
 	 * file or directory" in Open MPI, "File does not exist" in MPICH). */
-	int e = errno_of(mpi_rc);
+	int e = sonde_errno_of_mpi(mpi_rc);
 	sonde_io_set_error("%s: %s (%s)", what, sonde_strerror(e), msg);
 	return -e;
 }

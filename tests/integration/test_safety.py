@@ -148,13 +148,29 @@ def test_read_run_does_not_remove_a_file_it_did_not_create(shm_scratch):
 @pytest.mark.parametrize("option", ["--json", "--csv"])
 def test_results_files_are_appended_to(shm_scratch, option):
     f = shm_scratch / "results"
-    f.write_bytes(b"earlier line\n")
+    run_sonde(["coll", "-e", 8, "Barrier", option, f], np=2)
+    earlier = f.read_text()
     for _ in range(2):
         run_sonde(["coll", "-e", 8, "Barrier", option, f], np=2)
     text = f.read_text()
-    assert text.startswith("earlier line\n")
+    assert text.startswith(earlier)
     if option == "--json":
-        assert text.count('{"type":"header"') == 2 and text.count('{"type":"end"') == 2
+        assert text.count('{"type":"header"') == 3 and text.count('{"type":"end"') == 3
+    else:
+        assert text.count("run_id,") == 1 and len(text.splitlines()) == 4
+
+
+@pytest.mark.parametrize("option,other", [("--json", "--csv"), ("--csv", "--json")])
+def test_results_file_of_the_other_format_is_refused(shm_scratch, option, other):
+    """--json onto a CSV file (or --csv onto JSON Lines) would leave a file neither loader
+    reads: refused before the run, the file keeps its bytes."""
+    f = shm_scratch / "results"
+    run_sonde(["coll", "-e", 8, "Barrier", other, f], np=2)
+    before = f.read_bytes()
+    out = run_sonde(["coll", "-e", 8, "Barrier", option, f], np=2, check=False)
+    assert out.returncode == 2
+    assert f"{option} {f} holds something else" in out.stderr
+    assert f.read_bytes() == before
 
 
 def _under_umask_0(args, np_, cwd):

@@ -1,5 +1,6 @@
 /* Error lines: whatever the message holds (MPICH's multi-line error strings with their call
  * stack), sonde_error and sonde_agree print exactly one line. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +52,48 @@ static void plain(void)
 	sonde_error("a plain message: %d", 42);
 }
 
+/* The one errno -> exit class decision: bad paths are usage errors only while sonde opens what
+ * the user named; a read-only or full file system never is. */
+static void exit_classes(void)
+{
+	const int usage[] = {ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG, ELOOP, EINVAL, EEXIST};
+	const int runtime[] = {EROFS, ENOSPC, EDQUOT, EIO, EACCES, EPERM, ESTALE, ENOMEM};
+	for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+		CHECK_INT(sonde_exit_class(usage[i], SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
+		CHECK_INT(sonde_exit_class(-usage[i], SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
+		CHECK_INT(sonde_exit_class(usage[i], SONDE_STAGE_RUN), SONDE_EXIT_RUNTIME);
+	}
+	for (size_t i = 0; i < sizeof runtime / sizeof runtime[0]; i++) {
+		CHECK_INT(sonde_exit_class(runtime[i], SONDE_STAGE_INPUT), SONDE_EXIT_RUNTIME);
+		CHECK_INT(sonde_exit_class(runtime[i], SONDE_STAGE_RUN), SONDE_EXIT_RUNTIME);
+	}
+	CHECK_STR(sonde_reason_name(sonde_reason_of_exit(0)), "ok");
+	CHECK_STR(sonde_reason_name(sonde_reason_of_exit(1)), "io-error");
+	CHECK_STR(sonde_reason_name(sonde_reason_of_exit(2)), "usage");
+	CHECK_STR(sonde_reason_name(sonde_reason_of_exit(3)), "verification");
+	CHECK_STR(sonde_reason_name(sonde_reason_of_exit(4)), "signal");
+	CHECK_STR(sonde_reason_name(SONDE_REASON_PEER_FAILED), "peer-failed");
+}
+
+/* MPI error classes map to the errno values they stand for, so the decision above covers MPI
+ * errors too (a read-only file system through MPI-IO is 1, as through POSIX). */
+static void mpi_classes(void)
+{
+	MPI_Init(NULL, NULL);
+	CHECK_INT(sonde_errno_of_mpi(MPI_SUCCESS), 0);
+	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_NO_SUCH_FILE), ENOENT);
+	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_NO_SPACE), ENOSPC);
+	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_READ_ONLY), EROFS);
+	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_IO), EIO);
+	CHECK_INT(sonde_exit_class_mpi(MPI_ERR_READ_ONLY, SONDE_STAGE_INPUT), SONDE_EXIT_RUNTIME);
+	CHECK_INT(sonde_exit_class_mpi(MPI_ERR_NO_SUCH_FILE, SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
+	MPI_Finalize();
+}
+
 int main(void)
 {
 	sonde_fail_set_workload("test");
+	exit_classes();
 	char *s = captured(mpich_error);
 	CHECK_STR(s, "sonde test: error: cannot open /x/f: File does not exist\n");
 	free(s);
@@ -66,5 +106,6 @@ int main(void)
 	s = captured(plain);
 	CHECK_STR(s, "sonde test: error: a plain message: 42\n");
 	free(s);
+	mpi_classes();
 	return check_finish("fail");
 }

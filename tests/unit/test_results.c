@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -29,6 +30,73 @@ static int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
+}
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A failed run's end record names why, which rank, which file; a run that never wrote its
+ * header writes no end record, and a results file it created and left empty goes away. */
+static void ends(struct sonde_context *ctx, const char *dir)
+{
+	char json[128], csv[128], err[512];
+	snprintf(json, sizeof json, "%s/fail.jsonl", dir);
+	snprintf(csv, sizeof csv, "%s/fail.csv", dir);
+	CHECK_INT(sonde_results_open("test", json, csv, err, sizeof err), 0);
+	sonde_results_header(ctx, "{}", dir);
+	sonde_results_note_failure(1, "/scratch/f", "write /scratch/f: No space left on device");
+	sonde_results_note_failure(0, "/other", "a later failure is not the cause");
+	CHECK_INT(sonde_results_close(1), 1);
+	if (ctx->rank == 0) {
+		const char *text = slurp(json);
+		CHECK(strstr(text, "\"exit_code\":1,\"reason\":\"io-error\",\"rank\":1,\"path\":"
+		                   "\"/scratch/f\",\"error\":\"write /scratch/f: No space left on "
+		                   "device\",") != NULL);
+		CHECK(access(csv, F_OK) != 0); /* created, no row: removed */
+	}
+
+	snprintf(json, sizeof json, "%s/usage.jsonl", dir);
+	CHECK_INT(sonde_results_open("test", json, NULL, err, sizeof err), 0);
+	CHECK_INT(sonde_results_close(2), 2);
+	if (ctx->rank == 0)
+		CHECK(access(json, F_OK) != 0);
+}
+
+/* Refusals before anything is written: the other format, the same file twice, a FIFO (which
+ * would block or swallow the records), an empty name. The files keep their bytes. */
+static void refusals(const char *dir)
+{
+	char json[128], csv[128], fifo[128], err[512];
+	snprintf(json, sizeof json, "%s/old.jsonl", dir);
+	snprintf(csv, sizeof csv, "%s/old.csv", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	int rank;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (rank == 0) {
+		put(json, "{\"type\":\"header\"}\n");
+		put(csv, "run_id,workload\n");
+		CHECK_INT(mkfifo(fifo, 0600), 0);
+		CHECK_INT(sonde_results_open("test", csv, NULL, err, sizeof err), -1);
+		CHECK(strstr(err, "--json") && strstr(err, "holds something else"));
+		CHECK_INT(sonde_results_open("test", NULL, json, err, sizeof err), -1);
+		CHECK(strstr(err, "--csv") && strstr(err, "holds something else"));
+		CHECK_INT(sonde_results_open("test", fifo, NULL, err, sizeof err), -1);
+		CHECK(strstr(err, "not a regular file") != NULL);
+		CHECK_INT(sonde_results_open("test", "", NULL, err, sizeof err), -1);
+		CHECK(strstr(err, "empty file name") != NULL);
+		char fresh[128];
+		snprintf(fresh, sizeof fresh, "%s/same", dir);
+		CHECK_INT(sonde_results_open("test", fresh, fresh, err, sizeof err), -1);
+		CHECK(strstr(err, "are the same file") != NULL);
+		CHECK(access(fresh, F_OK) != 0);
+		CHECK_STR(slurp(json), "{\"type\":\"header\"}\n");
+		CHECK_STR(slurp(csv), "run_id,workload\n");
+		sonde_results_close(2);
+	}
 }
 
 int main(int argc, char **argv)
@@ -108,11 +176,16 @@ int main(int argc, char **argv)
 		CHECK_INT(count_lines(text), 2);
 		CHECK(strstr(text, ",test,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,true,0,"
 		                   "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\"\n") != NULL);
+	} else {
+		CHECK(!sonde_results_active());
+	}
+	ends(&ctx, dir);
+	refusals(dir);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
 		char cmd[160];
 		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 		CHECK_INT(system(cmd), 0);
-	} else {
-		CHECK(!sonde_results_active());
 	}
 	sonde_topology_free(&ctx.topo);
 	int code = check_finish("results");
