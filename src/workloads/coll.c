@@ -34,8 +34,9 @@ static const struct sonde_option coll_options[] = {
     {'e', NULL, SONDE_OPT_SIZE, CFG(end), "BYTES", "last message size, inclusive (default 1K)", 0,
      INT64_MAX, SONDE_SIZE_MPIBENCH, .key = "end"},
     {'m', NULL, SONDE_OPT_SIZE, CFG(mem_limit), "BYTES",
-     "per-process limit for the send + receive buffers (default 1G); lowers -e, with a warning", 1,
-     INT64_MAX, SONDE_SIZE_MPIBENCH, .key = "mem_limit"},
+     "per-process limit for the send + receive buffers (default 1G); lowers -e, with a warning "
+     "(-m 0: only size 0 runs)",
+     0, INT64_MAX, SONDE_SIZE_MPIBENCH, .key = "mem_limit"},
     {'i', NULL, SONDE_OPT_INT, CFG(iters), "N",
      "maximum iterations per operation and size (default 1000)", 1, INT_MAX, .key = "iterations"},
     {'t', NULL, SONDE_OPT_LONG, CFG(time_limit_us), "USEC",
@@ -136,6 +137,11 @@ static int validate(struct coll_cfg *cfg, const int *selected, int world_size)
 		            cfg->part_min, world_size);
 		return -1;
 	}
+	if (cfg->check_all && cfg->no_barrier)
+		sonde_warn(
+		    "-C with --no-barrier: each call is timed alone between its checks, so "
+		    "calls no longer overlap as back-to-back calls do (expect higher figures "
+		    "than without -C)");
 	int nonblocking = 0;
 	for (int k = 0; k < coll_nops; k++)
 		if (selected[k])
@@ -367,12 +373,10 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 		sonde_exit(SONDE_EXIT_USAGE);
 	sonde_options_warn_inert(set);
 	sonde_parse_result_free(&pos);
-	int hook_ok = coll_corrupt_hook_init(err, sizeof err) == 0;
+	int hook_ok = coll_test_hooks_init(err, sizeof err) == 0;
 	if (!sonde_agree(MPI_COMM_WORLD, hook_ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
-	if (coll_corrupt_hook_active())
-		sonde_warn("test hook SONDE_TEST_CORRUPT_RECV is set: received data is corrupted "
-		           "on purpose");
+	coll_test_hooks_announce();
 
 	char *params = header_params(&cfg, selected);
 	sonde_results_header(ctx, params, NULL);

@@ -3,6 +3,7 @@ reference (collectives.md 5.5), cross-checked against the JSON records of the sa
 
 import json
 import re
+import statistics
 
 import pytest
 from conftest import REPO, read_jsonl, run_sonde
@@ -193,8 +194,9 @@ def test_checks_pass_on_every_operation(np, flag, tmp_path):
         assert m["verify"]["checked"] is checked, m["phase"]
         assert m["verify"]["errors"] == 0
         if checked:
-            # At least the send buffers (size x ranks bytes each) of the last iteration.
-            assert m["verify"]["bytes_checked"] >= 256 * np * np, m["phase"]
+            # At least the send spans (size x ranks bytes on every rank) of the last iteration.
+            size = m["params"]["size"]
+            assert m["verify"]["bytes_checked"] >= size * np * np, m["phase"]
 
 
 # (flag, operation, rank whose received byte is corrupted, source rank named in the message;
@@ -326,6 +328,7 @@ def test_csv_rows(tmp_path):
 
 BAD_INPUT = [
     (["-x"], "unknown option -x"),
+    (["-m", "-1"], "option -m"),
     (["-i", "0"], "option -i"),
     (["-b", "junk"], "option -b"),
     (["-b", "-5"], "option -b"),
@@ -362,6 +365,79 @@ def test_bad_input(np, args, message):
     assert len(errors) == 1, p.stderr
     assert message in errors[0]
     assert "START" not in p.stdout
+
+
+def medians_over_small_sizes(stdout, field):
+    """Median over the sizes 8 B .. 1 KiB of one figure of every Bcast line."""
+    values = []
+    for line in stdout.splitlines():
+        f = line.split("\t")
+        if f[0].rstrip() == "Bcast" and 8 <= int(f[2]) <= 1024:
+            values.append(float(f[f.index(field) + 1]))
+    assert values
+    return statistics.median(values)
+
+
+@pytest.mark.parametrize("flag,kernel", [("-c", []), ("-C", []), ("-C", ["--per-call"])])
+def test_checks_leave_the_timings_alone(flag, kernel):
+    """The issue's command line, `-b 8 -e 1M -i 20 -C Bcast`, read 552 us at 8 B against 0.92 us
+    unchecked: every checked call filled and checked the whole 2 MiB buffer, and the other
+    rank's untimed work became waiting time inside the next timed call (x1.24 at 8 B - 1 KiB
+    with -c on a quiet machine). Checked and unchecked launches alternate (which goes first
+    swaps every round) so that both see the same machine; each round gives the ratio of their
+    medians over the small sizes, and the median ratio over the rounds must be within noise:
+    0.7 .. 1.15, which the old code failed by orders of magnitude and a 1.24 inflation fails
+    too. -C in the loop kernel times each call alone after a barrier, which measures slightly
+    faster than back-to-back calls, hence the lower bound."""
+    base = ["-b", "8", "-e", "1M", "-i", "20"] + kernel
+    ratios = []
+    for rnd in range(5):
+        runs = {}
+        for checked in ((False, True) if rnd % 2 == 0 else (True, False)):
+            p = coll(base + ([flag] if checked else []) + ["Bcast"], np=2)
+            runs[checked] = medians_over_small_sizes(p.stdout, "Avg:")
+        ratios.append(runs[True] / runs[False])
+    assert 0.7 < statistics.median(ratios) < 1.15, ratios
+
+
+@pytest.mark.parametrize("slow_rank", [0, 1])
+@pytest.mark.parametrize("kernel", [[], ["--no-barrier"]])
+def test_a_slow_check_stays_out_of_the_next_timed_call(slow_rank, kernel):
+    """Every check made 50 ms slower on purpose on one rank (test hook): without the barrier
+    that follows every check, the other rank waits those 50 ms inside its next timed call, so
+    half the calls read about 50 ms; with it, they stay at the call's own microseconds. The
+    90th percentile over both ranks' calls tells the two apart; the bound, 20 ms, stays above
+    what the scheduler of a loaded machine adds to a call (a few 4 ms ticks)."""
+    p = coll(["-C", "-b", "8", "-e", "8", "-i", "10", "--percentiles"] + kernel +
+             ["Bcast", "Allreduce"], np=2, env={"SONDE_TEST_SLOW_CHECK": f"{slow_rank}:50000"})
+    assert "test hook SONDE_TEST_SLOW_CHECK is set" in p.stderr
+    rows = parse(p.stdout, 2)
+    assert [r["op"] for r in rows] == ["Bcast", "Allreduce"]
+    for r in rows:
+        p90 = float(r["rest"].split("P90:\t")[1].split("\t")[0])
+        assert p90 < 20000, (r["op"], p90, p.stdout)
+
+
+def test_checks_touch_only_the_size_under_test(tmp_path):
+    """bytes_checked counts what the checks compared: per call the send span (count x ranks)
+    and what was received, never the whole buffer sized for -e."""
+    out = tmp_path / "r.jsonl"
+    coll(["-c", "-b", "8", "-e", "1M", "-i", "10", "Bcast", "--json", out], np=2)
+    ms = {m["params"]["size"]: m for m in measurements(out)}
+    # Prime (1 call), estimate (5) and measurement (5): the last call of each is checked.
+    # Rank 0 (root) checks its 2 x 8 send bytes and the 8 it sends; rank 1 its send span and
+    # the 8 bytes it received.
+    assert ms[8]["verify"]["bytes_checked"] == 3 * 2 * (16 + 8)
+    assert ms[1048576]["verify"]["bytes_checked"] == 3 * 2 * (2 * 1048576 + 1048576)
+
+
+def test_m_0_runs_size_0():
+    """mpiBench accepts -m 0: the largest size halves down to 0, and only size 0 runs."""
+    p = coll(["-m", "0", "-i", "5", "Bcast", "Gather", "Allreduce"], np=2)
+    rows = parse(p.stdout, 2)
+    assert [(r["op"], r["bytes"]) for r in rows] == [("Bcast", 0), ("Gather", 0)]
+    assert settings(p.stdout, 2)["end"] == "0"
+    assert "-m 0: sizes above 0 bytes not run" in p.stderr
 
 
 def test_c_next_to_C_is_accepted_with_a_warning():

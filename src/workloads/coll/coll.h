@@ -47,6 +47,8 @@ struct coll_call {
 	int count;    /* elements per process (per peer for the all-to-all family) */
 	int my_count; /* v-variants: this rank's own contribution */
 	int chunk;    /* v-variants: max(1, count / nranks) */
+	size_t span;  /* bytes of each buffer a call at this size can touch: count x element size x
+	                 ranks of comm; fills and checks stay within them */
 	MPI_Datatype type;
 	struct coll_buffers *b;
 	int64_t checked; /* bytes compared by the checks so far */
@@ -78,12 +80,20 @@ extern const int coll_nops;
 /* ops.c */
 int coll_buffers_alloc(struct coll_buffers *b, int64_t max_size, int world_size);
 void coll_buffers_free(struct coll_buffers *b);
-/* mpiBench's fill: byte j of the send buffer of comm rank r is (j+1)(r+1)+j; receive zeroed. */
+/* mpiBench's fill, on the span of the size under test only: byte j of the send buffer of comm
+ * rank r is (j+1)(r+1)+j (reductions: whole numbers, see ops.c); the receive span zeroed. */
 void coll_fill(struct coll_call *c);
-/* The test hook SONDE_TEST_CORRUPT_RECV=<rank>:<offset> (see docs/workloads/coll.md). */
-int coll_corrupt_hook_init(char *err, size_t errlen);
-int coll_corrupt_hook_active(void);
-void coll_corrupt_hook_apply(struct coll_call *c);
+/* Before each checked call: the receive span zeroed (collectives leave the send buffer as it
+ * is, and the check says so when one does not). */
+void coll_clear_recv(struct coll_call *c);
+/* Sets c->span for c->count and c->type. */
+void coll_set_span(struct coll_call *c);
+/* The test hooks SONDE_TEST_CORRUPT_RECV=<rank>:<offset> and SONDE_TEST_SLOW_CHECK=<rank>:<us>
+ * (docs/workloads/coll.md): read from the environment (-1 and a reason on a malformed value),
+ * announced with a warning each, applied before every check. */
+int coll_test_hooks_init(char *err, size_t errlen);
+void coll_test_hooks_announce(void);
+void coll_test_hooks_apply(struct coll_call *c);
 /* Elements of size bytes of the op's type; and whether the op runs at that size at all. */
 int coll_op_runs_at(const struct coll_op *op, int64_t size);
 

@@ -5,7 +5,10 @@
  *  - no-barrier: start; N x {call}; stop                           (mpiBench NO_BARRIER build)
  *  - per-call:   N x {barrier(comm); start; call; stop}            (OSU/IMB)
  * Data checks run outside the timed region: with -c the last iteration, with -C every
- * iteration, is timed as its own segment with filling and checking between segments. */
+ * iteration, is timed as its own segment with filling and checking between segments. Fills and
+ * checks touch only the bytes of the size under test (coll_call.span), and a barrier on the
+ * communicator follows them, so that no rank's untimed work becomes another rank's waiting time
+ * inside the next timed call. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +87,7 @@ static int checks_iteration(const struct coll_cfg *cfg, const struct coll_call *
 
 static void verify(struct coll_call *c, struct coll_result *r)
 {
-	coll_corrupt_hook_apply(c);
+	coll_test_hooks_apply(c);
 	r->check_errors += c->op->check(c);
 }
 
@@ -104,8 +107,10 @@ static double kernel_loop(const struct coll_cfg *cfg, struct coll_call *c, int n
 		} else if (c->op->check && cfg->check_last) {
 			seg--; /* leave the last iteration for its own, checked segment */
 		}
-		if (check)
-			coll_fill(c);
+		if (check) {
+			coll_clear_recv(c);
+			mpi_check(MPI_Barrier(c->comm), c, "barrier");
+		}
 		double t0 = MPI_Wtime();
 		elapsed += run_loop(c, seg, with_barrier, t0, samples ? samples + done : NULL) - t0;
 		if (check)
@@ -124,7 +129,7 @@ static double kernel_percall(const struct coll_cfg *cfg, struct coll_call *c, in
 	for (int i = 0; i < n; i++) {
 		int check = checks_iteration(cfg, c, i, n);
 		if (check)
-			coll_fill(c);
+			coll_clear_recv(c);
 		mpi_check(MPI_Barrier(c->comm), c, "barrier");
 		double t0 = MPI_Wtime();
 		one_call(c);
@@ -189,6 +194,7 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 {
 	memset(r, 0, sizeof *r);
 	c->checked = 0;
+	coll_set_span(c);
 	if (c->op->setup)
 		c->op->setup(c);
 	coll_fill(c);
