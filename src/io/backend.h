@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 enum sonde_io_flags {
@@ -49,8 +50,19 @@ struct sonde_backend {
 	int (*sync)(struct sonde_file *f);
 	int (*close)(struct sonde_file *f);
 	int64_t (*size)(struct sonde_file *f);
-	/* Removes a file (for MPI-IO: MPI_File_delete). Not collective. */
+	/* Removes a file (unlink; for MPI-IO: MPI_File_delete). Not collective. */
 	int (*remove)(const char *path);
+	/* Metadata operations on paths, as IOR's backends have them (mdtest's create, stat, rename
+	 * and remove work on them). Not collective; 0, or -errno with the message set. stat
+	 * follows a link as stat(2) does; exists does not follow one and returns 1 when anything
+	 * is at the path, 0 when nothing is. */
+	int (*stat)(const char *path, struct stat *st);
+	int (*mkdir)(const char *path, mode_t mode);
+	int (*rmdir)(const char *path);
+	int (*rename)(const char *from, const char *to);
+	int (*truncate)(const char *path, int64_t size);
+	int (*exists)(const char *path);
+	int (*mknod)(const char *path, mode_t mode); /* a file without opening it (mdtest -k) */
 };
 
 const struct sonde_backend *sonde_backend_find(const char *name); /* case-insensitive */

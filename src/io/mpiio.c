@@ -3,6 +3,7 @@
  * a truncating open are collective over that communicator; every rank must pass the same path,
  * flags and hints, as MPI requires. */
 #include "backend.h"
+#include "metadata.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -322,4 +323,11 @@ const struct sonde_backend sonde_backend_mpiio = {
     .close = mpiio_close,
     .size = mpiio_size,
     .remove = mpiio_remove,
+    .stat = sonde_path_stat,
+    .mkdir = sonde_path_mkdir,
+    .rmdir = sonde_path_rmdir,
+    .rename = sonde_path_rename,
+    .truncate = sonde_path_truncate,
+    .exists = sonde_path_exists,
+    .mknod = sonde_path_mknod,
 };

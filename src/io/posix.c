@@ -3,6 +3,7 @@
 
 #include "backend.h"
 #include "fail.h"
+#include "metadata.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -245,4 +246,11 @@ const struct sonde_backend sonde_backend_posix = {
     .close = posix_close,
     .size = posix_size,
     .remove = posix_remove,
+    .stat = sonde_path_stat,
+    .mkdir = sonde_path_mkdir,
+    .rmdir = sonde_path_rmdir,
+    .rename = sonde_path_rename,
+    .truncate = sonde_path_truncate,
+    .exists = sonde_path_exists,
+    .mknod = sonde_path_mknod,
 };
