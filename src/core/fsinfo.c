@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 
 #include "files.h"
 
@@ -187,4 +188,28 @@ int sonde_fsinfo_get(const char *path, struct sonde_fsinfo *out)
 		snprintf(out->type, sizeof out->type, "0x%lx", out->magic);
 	}
 	return 0;
+}
+
+int sonde_fs_usage(const char *dir, struct sonde_fs_usage *u)
+{
+	struct statvfs s;
+	if (statvfs(dir, &s) != 0 || s.f_blocks == 0)
+		return -1;
+	double total = (double)s.f_blocks * (double)s.f_frsize;
+	u->size = total / (double)(1 << 30);
+	u->unit = "GiB";
+	if (u->size > 1024) {
+		u->size = total / (double)(1LL << 40);
+		u->unit = "TiB";
+	}
+	u->used_pct = (1 - (double)s.f_bfree / (double)s.f_blocks) * 100;
+	u->inodes_mi = (double)s.f_files / (double)(1 << 20);
+	u->used_inodes_pct = s.f_files ? (1 - (double)s.f_ffree / (double)s.f_files) * 100 : 0;
+	return 0;
+}
+
+void sonde_fs_usage_print(FILE *out, const struct sonde_fs_usage *u)
+{
+	fprintf(out, "%-20s: %.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: %2.1f%%\n",
+	        "FS", u->size, u->unit, u->used_pct, u->inodes_mi, u->used_inodes_pct);
 }

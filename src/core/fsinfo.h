@@ -3,6 +3,7 @@
 #define SONDE_FSINFO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 struct sonde_fsinfo {
 	char type[32]; /* "ext4", "tmpfs", "xfs", "nfs", "lustre", "gpfs", "beegfs", ... */
@@ -15,5 +16,18 @@ struct sonde_fsinfo {
 /* path may name a file that does not exist yet: its directory is examined. Returns 0 or
  * -errno. */
 int sonde_fsinfo_get(const char *path, struct sonde_fsinfo *out);
+
+/* The "FS" line IOR and mdtest print: size, used share and inodes of the file system that
+ * holds the directory dir. */
+struct sonde_fs_usage {
+	double size;      /* in unit */
+	const char *unit; /* "GiB", or "TiB" above 1024 GiB */
+	double used_pct, inodes_mi, used_inodes_pct;
+};
+
+/* Returns 0, or -1 when dir's file system cannot be examined. */
+int sonde_fs_usage(const char *dir, struct sonde_fs_usage *u);
+/* "FS                  : 24.0 GiB   Used FS: 5.4%   Inodes: 16.0 Mi   Used Inodes: 2.6%" */
+void sonde_fs_usage_print(FILE *out, const struct sonde_fs_usage *u);
 
 #endif

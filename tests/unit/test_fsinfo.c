@@ -69,6 +69,26 @@ int main(int argc, char **argv)
 	CHECK_INT(sonde_fsinfo_get("sonde-relative-absent", &fi), 0);
 	CHECK_STR(fi.mount, "/dev/shm");
 
+	/* The FS line of IOR and mdtest: statvfs's figures, in GiB below 1024 GiB. */
+	struct sonde_fs_usage u;
+	struct statvfs v;
+	CHECK_INT(statvfs("/dev/shm", &v), 0);
+	CHECK_INT(sonde_fs_usage("/dev/shm", &u), 0);
+	double gib = (double)v.f_blocks * (double)v.f_frsize / (1 << 30);
+	CHECK_STR(u.unit, gib > 1024 ? "TiB" : "GiB");
+	if (gib <= 1024)
+		CHECK_NEAR(u.size, gib, 1e-9);
+	CHECK_NEAR(u.inodes_mi, (double)v.f_files / (1 << 20), 1e-9);
+	CHECK(u.used_pct >= 0 && u.used_pct <= 100);
+	CHECK_INT(sonde_fs_usage("/dev/shm/sonde-no-such-dir", &u), -1);
+	u = (struct sonde_fs_usage){24.0, "GiB", 5.44, 16.0, 2.61};
+	char line[256] = "";
+	FILE *mem = fmemopen(line, sizeof line, "w");
+	sonde_fs_usage_print(mem, &u);
+	fclose(mem);
+	CHECK_STR(line, "FS                  : 24.0 GiB   Used FS: 5.4%   Inodes: 16.0 Mi   Used "
+	                "Inodes: 2.6%\n");
+
 	int failed = check_finish("test_fsinfo");
 	MPI_Finalize();
 	return failed;

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include "fsinfo.h"
 #include "options.h"
 #include "stats.h"
 
@@ -166,12 +167,7 @@ void *ior_hog(int64_t bytes);
 /* summary.c: -O summaryFormat=JSON|CSV into summaryFile (or stdout) */
 int ior_summary_file(const struct ior_test *tests, int ntests, const char *began, int argc,
                      char **argv, int ntasks, int tpn, char *err, size_t errlen);
-/* The file system line of IOR ("FS : 24.0 GiB   Used FS: ..."), parts for JSON. */
-struct ior_fs {
-	double size;
-	const char *unit;
-	double used_pct, inodes_mi, used_inodes_pct;
-};
-int ior_fs_of(const char *path, struct ior_fs *fs);
+/* The file system line of the file system holding the test file path (fsinfo.h). */
+int ior_fs_of(const char *path, struct sonde_fs_usage *fs);
 
 #endif

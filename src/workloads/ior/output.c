@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "files.h"
 #include "ior.h"
 #include "units.h"
 #include "workload.h"
@@ -52,41 +52,21 @@ void ior_print_header(FILE *out, const char *began, int argc, char **argv, int v
 	}
 }
 
-int ior_fs_of(const char *path, struct ior_fs *fs)
+int ior_fs_of(const char *path, struct sonde_fs_usage *fs)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	struct statvfs s;
-	if (statvfs(dir, &s) != 0 || s.f_blocks == 0)
-		return -1;
-	double total = (double)s.f_blocks * (double)s.f_frsize;
-	fs->size = total / (double)(1 << 30);
-	fs->unit = "GiB";
-	if (fs->size > 1024) {
-		fs->size = total / (double)(1LL << 40);
-		fs->unit = "TiB";
-	}
-	fs->used_pct = (1 - (double)s.f_bfree / (double)s.f_blocks) * 100;
-	fs->inodes_mi = (double)s.f_files / (double)(1 << 20);
-	fs->used_inodes_pct = s.f_files ? (1 - (double)s.f_ffree / (double)s.f_files) * 100 : 0;
-	return 0;
+	sonde_parent_dir(path, dir, sizeof dir);
+	return sonde_fs_usage(dir, fs);
 }
 
 void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks)
 {
-	struct ior_fs fs;
+	struct sonde_fs_usage fs;
 	kvi(out, "TestID", t->p.id);
 	kv(out, "StartTime", t->start_time);
 	kv(out, "Path", t->path);
 	if (ior_fs_of(t->path, &fs) == 0)
-		fprintf(
-		    out,
-		    "%-20s: %.1f %s   Used FS: %2.1f%%   Inodes: %.1f Mi   Used Inodes: %2.1f%%\n",
-		    "FS", fs.size, fs.unit, fs.used_pct, fs.inodes_mi, fs.used_inodes_pct);
+		sonde_fs_usage_print(out, &fs);
 	if (t->p.verbose >= 1)
 		kvi(out, "Participating tasks", ntasks);
 }

@@ -203,7 +203,7 @@ static void write_json(FILE *f, const struct ior_test *tests, int ntests, const 
 	sonde_json_array_begin(&j, "tests");
 	for (int k = 0; k < ntests; k++) {
 		const struct ior_test *t = &tests[k];
-		struct ior_fs fs;
+		struct sonde_fs_usage fs;
 		sonde_json_object_begin(&j, NULL);
 		sonde_json_int(&j, "TestID", t->p.id);
 		sonde_json_string(&j, "StartTime", t->start_time);
