@@ -135,6 +135,13 @@ class IORSummary:
     AGGREGATE_BYTES = Name("aggregate_bytes", INT)
 
 
+class IORReadExtra:
+    """sonde ior's read measurements with -C: what the reordering did (rank 0 works it out)."""
+
+    READ_SHIFT_RANKS = Name("read_shift_ranks", INT)  # every rank reads rank + this
+    SAME_NODE_READS = Name("same_node_reads", INT)  # ranks that read what their node wrote
+
+
 class MIB(Params):
     """sonde mib: mib's long option names (src/workloads/mib/options.c)."""
 

@@ -30,14 +30,6 @@ def file_digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def is_open_mpi(mpirun="mpirun"):
-    try:
-        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "Open MPI" in out.stdout + out.stderr
-
-
 def slurm_allocation():
     """Nodes and tasks of the Slurm allocation this runs in, or None outside one."""
     if "SLURM_JOB_ID" not in os.environ:
@@ -46,29 +38,6 @@ def slurm_allocation():
             "nodes": int(os.environ.get("SLURM_JOB_NUM_NODES", os.environ.get("SLURM_NNODES",
                                                                                "1"))),
             "nodelist": os.environ.get("SLURM_JOB_NODELIST", "")}
-
-
-def launch_command(launch, launcher, sonde_bin, results_path, open_mpi=None):
-    """The exact argv of one launch."""
-    if launcher == "mpirun":
-        cmd = ["mpirun", "-n", str(launch.ranks)]
-        if open_mpi if open_mpi is not None else is_open_mpi():
-            if launch.ranks > (os.cpu_count() or 1):
-                cmd.append("--oversubscribe")
-            if os.geteuid() == 0:
-                cmd.append("--allow-run-as-root")
-    elif launcher == "srun":
-        cmd = ["srun", "--mpi=pmix", "-n", str(launch.ranks)]
-        if launch.nodes:
-            cmd += ["-N", str(launch.nodes)]
-        if launch.tasks_per_node:
-            cmd += ["--ntasks-per-node", str(launch.tasks_per_node)]
-        if launch.ranks > (os.cpu_count() or 1) * (launch.nodes or 1):
-            cmd.append("--overcommit")
-    else:
-        raise ValueError(f"unknown launcher {launcher}")
-    return cmd + [sonde_bin, launch.workload] + [str(a) for a in launch.args] + [
-        "--json", str(results_path)]
 
 
 class Manifest:
@@ -99,13 +68,16 @@ class Manifest:
 
 
 def new_manifest(run_dir, suite, launcher, sonde_bin):
+    """launcher: a sonde.placement.Launcher."""
     data = {
         "suite": str(Path(suite.path).resolve()),
         "suite_name": suite.name,
         "suite_sha256": file_digest(suite.path),
         "scale": suite.scale,
         "reduced_scale": suite.reduced_scale,
-        "launcher": launcher,
+        "launcher": launcher.name,
+        "placement": launcher.as_dict(),
+        "settings": suite.settings,
         "sonde": sonde_bin,
         "slurm": slurm_allocation(),
         "created": now_iso(),
@@ -132,8 +104,9 @@ class Interrupted(Exception):
 
 
 def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None):
-    """Runs every launch not yet done; returns the number that failed. echo: a stream that
-    gets each launch's own output (the workload's human tables) after it ends."""
+    """Runs every launch not yet done with launcher (a sonde.placement.Launcher); returns the
+    number that failed. echo: a stream that gets each launch's own output (the workload's
+    human tables) after it ends."""
     todo = [ln for ln in suite.launches if manifest.entry(ln.id)["status"] != "ok"]
     total = len(suite.launches)
     done_before = total - len(todo)
@@ -141,7 +114,6 @@ def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None
                  and e["seconds"] is not None]
     started = time.monotonic()
     failed = 0
-    open_mpi = is_open_mpi() if launcher == "mpirun" else False
     for k, ln in enumerate(todo):
         entry = manifest.entry(ln.id)
         ldir = manifest.run_dir / ln.id
@@ -151,7 +123,7 @@ def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None
         for d in ln.mkdir:
             Path(d).mkdir(parents=True, exist_ok=True)
         results = ldir / "results.jsonl"
-        cmd = launch_command(ln, launcher, sonde_bin, results, open_mpi)
+        cmd = launcher.command(ln, sonde_bin, results)
         (ldir / "command.txt").write_text(" ".join(cmd) + "\n")
         remaining = len(todo) - k
         eta = ""

@@ -1,9 +1,12 @@
 """sonde-suite: runs a campaign of sonde launches described in a TOML suite file, checks the
 procurement rules, prints and saves the result tables and the score.
 
-    sonde-suite run SUITE.toml [--launcher mpirun|srun] [--out DIR] [--dry-run] [--scale F]
+    sonde-suite run SUITE.toml [--launcher mpirun|srun] [--hostfile F | --host H1,H2]
+                    [--oversubscribe] [--out DIR] [--dry-run] [--scale F]
     sonde-suite resume DIR
     sonde-suite submit SUITE.toml [--out DIR] [--time MIN] [--scale F]   (sbatch)
+
+docs/suites.md describes suite files, the rules and the placement of launches.
 """
 
 import argparse
@@ -15,7 +18,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import runner, suitefile, tables
+from . import placement, runner, suitefile, tables
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -40,12 +43,22 @@ def parser():
     run.add_argument("--launcher", choices=["mpirun", "srun"], default=None,
                      help="how to launch each step (default: srun inside a Slurm allocation, "
                           "else mpirun)")
+    run.add_argument("--hostfile", metavar="FILE",
+                     help="mpirun: the nodes to place launches on (HOST, HOST slots=N or HOST:N "
+                          "lines)")
+    run.add_argument("--host", metavar="H1,H2",
+                     help="mpirun: the nodes to place launches on (HOST or HOST:SLOTS, comma "
+                          "separated)")
+    run.add_argument("--oversubscribe", action="store_true",
+                     help="allow more tasks per node than the nodes have cores")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<time>)")
     run.add_argument("--dry-run", action="store_true",
-                     help="print the command line of every launch without running it")
+                     help="check everything and print the command line of every launch "
+                          "without running it")
     run.add_argument("--scale", type=float, metavar="F",
-                     help="scale the sizes the suite marks by F (the run is then reported as "
-                          "reduced-scale, never as compliant)")
+                     help="scale the sizes the suite marks ([step.scale]) by F; nodes and tasks "
+                          "are unchanged (the run is reported as reduced-scale, never as "
+                          "compliant)")
     run.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
     run.add_argument("--show-output", action="store_true",
                      help="print each launch's own output (the workload's tables) after it")
@@ -58,6 +71,7 @@ def parser():
     submit.add_argument("--time", type=int, metavar="MIN", default=60,
                         help="the job's time limit in minutes (default 60)")
     submit.add_argument("--scale", type=float, metavar="F", help="as for run")
+    submit.add_argument("--oversubscribe", action="store_true", help="as for run")
     submit.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
     return p
 
@@ -72,20 +86,41 @@ def default_out():
     return Path("results") / stamp
 
 
-def cmd_run(args):
+def say_scale(suite, out=None):
+    """--scale changes sizes only: say which, and that the run cannot be compliant."""
+    if suite.scale is None:
+        return
+    changed = "; ".join(f"{step} {key} {old} -> {new}" for step, key, old, new in suite.scaled)
+    changed = changed or "the suite marks no size to scale"
+    never = "; a reduced-scale run is never compliant" if suite.reduced_scale else ""
+    print(f"{PROG}: --scale {suite.scale:g} scales sizes only ({changed}); nodes, tasks per "
+          f"node and ranks are as the suite says{never}", file=out or sys.stderr)
+
+
+def prepare(args):
+    """The suite and its launcher, everything checked: (suite, launcher) or an error text."""
     try:
         suite = suitefile.load(args.suite, args.scale)
-    except suitefile.SuiteError as e:
-        return error(str(e))
-    launcher = args.launcher or ("srun" if "SLURM_JOB_ID" in os.environ else "mpirun")
+        name = args.launcher or ("srun" if "SLURM_JOB_ID" in os.environ else "mpirun")
+        launcher = placement.Launcher.find(name, args.hostfile, args.host,
+                                           args.oversubscribe or suite.oversubscribe)
+        launcher.check(suite)
+    except (suitefile.SuiteError, placement.PlacementError) as e:
+        return None, str(e)
+    return (suite, launcher), None
+
+
+def cmd_run(args):
+    prepared, problem = prepare(args)
+    if problem:
+        return error(problem)
+    suite, launcher = prepared
     sonde = args.sonde or default_sonde()
+    say_scale(suite)
     if args.dry_run:
         out = Path(args.out or "RUN_DIR")
-        open_mpi = runner.is_open_mpi() if launcher == "mpirun" else False
         for ln in suite.launches:
-            cmd = runner.launch_command(ln, launcher, sonde, out / ln.id / "results.jsonl",
-                                        open_mpi)
-            print(shlex.join(cmd))
+            print(shlex.join(launcher.command(ln, sonde, out / ln.id / "results.jsonl")))
         return 0
     run_dir = Path(args.out) if args.out else default_out()
     if (run_dir / runner.MANIFEST).exists():
@@ -98,8 +133,8 @@ def cmd_run(args):
 
 
 def execute(suite, manifest, launcher, sonde, show_output=False):
-    print(f"{PROG}: {suite.name}: {len(suite.launches)} launches with {launcher}, results in "
-          f"{manifest.run_dir}", file=sys.stderr)
+    print(f"{PROG}: {suite.name}: {len(suite.launches)} launches with {launcher.name} on "
+          f"{launcher.nodes.source}, results in {manifest.run_dir}", file=sys.stderr)
     try:
         failed = runner.run_launches(suite, manifest, launcher, sonde,
                                      echo=sys.stdout if show_output else None)
@@ -132,16 +167,19 @@ def cmd_resume(args):
     except suitefile.SuiteError as e:
         return error(str(e))
     data["status"] = "running"
-    return execute(suite, manifest, data["launcher"], args.sonde or data["sonde"])
+    return execute(suite, manifest, placement.Launcher.from_dict(data["placement"]),
+                   args.sonde or data["sonde"])
 
 
-def sbatch_script(suite, run_dir, minutes, sonde, scale):
+def sbatch_script(suite, run_dir, minutes, sonde, scale, oversubscribe=False):
     nodes = max((ln.nodes or 1) for ln in suite.launches)
     tasks = max(ln.ranks for ln in suite.launches)
     cmd = [sys.executable, "-m", "sonde.suite", "run", str(Path(suite.path).resolve()),
            "--launcher", "srun", "--out", str(run_dir.resolve()), "--sonde", sonde]
     if scale is not None:
         cmd += ["--scale", str(scale)]
+    if oversubscribe:
+        cmd.append("--oversubscribe")
     return "\n".join([
         "#!/bin/bash",
         f"#SBATCH --job-name=sonde-{suite.name}",
@@ -149,7 +187,7 @@ def sbatch_script(suite, run_dir, minutes, sonde, scale):
         f"#SBATCH --ntasks={tasks}",
         f"#SBATCH --time={minutes}",
         f"#SBATCH --output={run_dir.resolve()}/slurm-%j.out",
-        "#SBATCH --overcommit",
+        *(["#SBATCH --overcommit"] if oversubscribe or suite.oversubscribe else []),
         f"cd {shlex.quote(os.getcwd())}",
         f"export PYTHONPATH={shlex.quote(str(REPO / 'python'))}${{PYTHONPATH:+:$PYTHONPATH}}",
         "exec " + shlex.join(cmd),
@@ -172,7 +210,7 @@ def cmd_submit(args):
     run_dir.mkdir(parents=True, exist_ok=True)
     script = run_dir / "job.sbatch"
     script.write_text(sbatch_script(suite, run_dir, args.time, args.sonde or default_sonde(),
-                                    args.scale))
+                                    args.scale, args.oversubscribe))
     out = subprocess.run(["sbatch", "--parsable", str(script)], capture_output=True,
                          text=True, timeout=60)
     if out.returncode != 0:

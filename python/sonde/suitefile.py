@@ -1,30 +1,36 @@
-"""Suite files: what a campaign runs, swept how, on how many ranks, under which rules.
-
-A suite is a TOML file with a [suite] table of defaults and one [[step]] table per benchmark:
+"""Suite files: what a campaign runs, swept how, placed on how many nodes, under which rules.
+docs/suites.md is the reference; in short, a TOML file with a [suite] table of defaults and one
+[[step]] table per benchmark:
 
     [suite]
     name = "quick"
     ranks = 2                  # defaults for every step
     repetitions = 1
     scratch = "/tmp/sonde-quick"
+    timeout = "1h"
+    rules = ["verified"]
+    [suite.settings]           # thresholds of the rules (the seed's by default)
+    min_runtime = "60s"
 
     [[step]]
     name = "ior-easy"
     workload = "ior"
     args = ["-a", "{api}", "-F", "-t", "1m", "-b", "{block_mib}m", "-o", "{scratch}/ior/f"]
     variant = "easy"           # a label the rules and scores group by
-    rules = ["verified"]
     [step.sweep]               # cartesian product, one launch per combination
     api = ["POSIX", "MPIIO"]
     [step.params]              # fixed values, substituted like the sweep's
     block_mib = 64
     [step.scale]               # params --scale multiplies, kept multiples of the value given
     block_mib = 16
+    [step.fixed]               # parameters the fixed_parameters rule checks in the records
+    transferSize = "1m"
 
-Placeholders {name} in args take sweep and params values, and {scratch}, {ranks}, {nodes},
-{tasks_per_node}. Sweeping nodes and tasks_per_node (and not setting ranks) launches
-nodes x tasks_per_node ranks. An argument that comes out empty is dropped, so a sweep value ""
-switches a flag off. Errors name the file and the line.
+Placeholders {name} in args and mkdir take sweep and params values, and {scratch}, {ranks},
+{nodes}, {tasks_per_node}. nodes and tasks_per_node (settable and sweepable) place the launch:
+nodes x tasks_per_node ranks, tasks_per_node on each node. An argument that comes out empty is
+dropped, so a sweep value "" switches a flag off. Everything is checked before anything runs:
+an error is one line naming the file and the line.
 """
 
 import itertools
@@ -33,12 +39,18 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import names as _names
+from . import rules as _rules
+
 SUITE_KEYS = {"name", "description", "ranks", "nodes", "tasks_per_node", "repetitions",
-              "scratch", "timeout", "rules"}
+              "scratch", "timeout", "rules", "settings", "oversubscribe"}
 STEP_KEYS = {"name", "workload", "args", "ranks", "nodes", "tasks_per_node", "repetitions",
              "timeout", "rules", "variant", "sweep", "params", "scale", "mkdir", "fixed"}
-WORKLOADS = {"ior", "mib", "btio", "mpiio", "coll"}
+WORKLOADS = set(_names.WORKLOADS)
+# Keys that shape a launch rather than its arguments.
+SHAPE = {"ranks", "nodes", "tasks_per_node"}
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+DEFAULT_TIMEOUT = 3600.0
 
 
 class SuiteError(ValueError):
@@ -54,16 +66,17 @@ class Launch:
     workload: str
     args: list
     ranks: int
-    nodes: int | None
+    nodes: int | None  # None: not placed (only a rank count)
     tasks_per_node: int | None
     repetition: int
     params: dict
     rules: list
     variant: str | None
     timeout: float
-    fixed: dict = field(default_factory=dict)
+    fixed: dict = field(default_factory=dict)  # name -> {"value": v, "unless": rule or None}
     mkdir: list = field(default_factory=list)
     swept: tuple = ()  # the sweep's keys, which name the launch
+    where: str = ""  # "file:line" of the step, for errors about the launch
 
     @property
     def id(self):
@@ -82,136 +95,272 @@ class Suite:
     scratch: str
     launches: list
     scale: float | None = None
+    settings: dict = field(default_factory=dict)  # the rules' thresholds in force, parsed
+    oversubscribe: bool = False  # the suite asks for more ranks than cores
+    scaled: list = field(default_factory=list)  # (step, param, value, scaled value)
 
     @property
     def reduced_scale(self):
         return self.scale is not None and self.scale < 1
 
 
-def _line_of(text, key, section=None, nth=0):
-    """1-based line of `key =` inside the nth occurrence of a [[section]] (best effort)."""
-    lines = text.splitlines()
-    start = 0
-    if section:
-        hits = [i for i, ln in enumerate(lines)
-                if ln.strip().startswith(f"[[{section}]]") or ln.strip() == f"[{section}]"]
-        if nth < len(hits):
-            start = hits[nth]
-    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=") if key else None
-    for i in range(start, len(lines)):
-        if pattern is None or pattern.match(lines[i]):
-            return i + 1
-    return start + 1
+class _Text:
+    """The file's text, to name the line of a key (TOML parsers give no positions)."""
+
+    def __init__(self, path, text):
+        self.path = path
+        self.lines = text.splitlines()
+
+    def _table(self, table, nth):
+        """Line range (start, end) of the nth [[table]] / [table], sub-tables included."""
+        heads = [i for i, ln in enumerate(self.lines)
+                 if ln.strip() in (f"[[{table}]]", f"[{table}]")]
+        if nth >= len(heads):
+            return 0, len(self.lines)
+        start = heads[nth]
+        # the next table head that is not one of this table's sub-tables ([step.sweep])
+        other = re.compile(r"^\s*\[\[?(?!" + re.escape(table) + r"\.)")
+        end = next((i for i in range(start + 1, len(self.lines)) if other.match(self.lines[i])),
+                   len(self.lines))
+        return start, end
+
+    def line(self, key=None, table=None, nth=0, sub=None):
+        """1-based line of `key =` in the nth [[table]] (in its [table.sub] when sub is
+        given), or of the table's head."""
+        start, end = self._table(table, nth) if table else (0, len(self.lines))
+        if sub:
+            head = next((i for i in range(start, end)
+                         if self.lines[i].strip() == f"[{table}.{sub}]"), None)
+            if head is not None:
+                start = head
+                end = next((i for i in range(head + 1, end)
+                            if self.lines[i].strip().startswith("[")), end)
+        if key is None:
+            return start + 1
+        pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=")
+        inside_sub = sub is not None
+        for i in range(start, end):
+            if i > start and not inside_sub and self.lines[i].strip().startswith("["):
+                break  # a key of the step itself comes before its sub-tables
+            if pattern.match(self.lines[i]):
+                return i + 1
+        return start + 1
+
+    def error(self, message, key=None, table=None, nth=0, sub=None):
+        return SuiteError(f"{self.path}:{self.line(key, table, nth, sub)}: {message}")
 
 
-def _check_int(value, what, where):
+def _whole(value, what, err):
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise SuiteError(f"{where}: {what} must be a whole number >= 1, not {value!r}")
+        raise err(f"{what} must be a whole number >= 1, not {value!r}")
     return value
 
 
 def load(path, scale=None):
-    """Reads and expands a suite file into its launches."""
+    """Reads a suite file, checks all of it, and expands it into its launches."""
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_text()
     except OSError as e:
         raise SuiteError(f"{path}: cannot read: {e.strerror}") from None
     try:
-        doc = tomllib.loads(text)
+        doc = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as e:
         raise SuiteError(f"{path}: not valid TOML: {e}") from None
     if scale is not None and not scale > 0:
         raise SuiteError(f"{path}: --scale must be a positive number, not {scale}")
+    text = _Text(path, raw)
 
     head = doc.get("suite", {})
     for key in set(doc) - {"suite", "step"}:
-        raise SuiteError(f"{path}:{_line_of(text, None, key)}: unknown table [{key}]")
-    for key in set(head) - SUITE_KEYS:
-        raise SuiteError(f"{path}:{_line_of(text, key, 'suite')}: unknown key '{key}' in "
-                         f"[suite] (known: {', '.join(sorted(SUITE_KEYS))})")
+        raise text.error(f"unknown table [{key}] (known: [suite], [[step]])", table=key)
+    for key in sorted(set(head) - SUITE_KEYS):
+        raise text.error(f"unknown key '{key}' in [suite] (known: "
+                         f"{', '.join(sorted(SUITE_KEYS))})", key, "suite")
+    try:
+        settings = _rules.settings_of(head.get("settings", {}))
+    except ValueError as e:
+        bad = next((k for k in head.get("settings", {}) if k in str(e)), None)
+        raise text.error(str(e), bad, "suite", sub="settings") from None
+    oversubscribe = head.get("oversubscribe", False)
+    if not isinstance(oversubscribe, bool):
+        raise text.error(f"oversubscribe must be true or false, not {oversubscribe!r}",
+                         "oversubscribe", "suite")
     steps = doc.get("step", [])
     if not steps:
         raise SuiteError(f"{path}: no [[step]] tables: nothing to run")
-    scratch = str(head.get("scratch", "/tmp/sonde-suite"))
-    launches = []
-    names = set()
+    suite = Suite(path=path, name=str(head.get("name", path.stem)),
+                  description=str(head.get("description", "")),
+                  scratch=str(head.get("scratch", "/tmp/sonde-suite")), launches=[],
+                  scale=scale, settings=settings, oversubscribe=oversubscribe)
+    seen = set()
     for n, step in enumerate(steps):
-        where_step = f"{path}:{_line_of(text, None, 'step', n)}"
-        for key in set(step) - STEP_KEYS:
-            raise SuiteError(f"{path}:{_line_of(text, key, 'step', n)}: unknown key '{key}' in "
-                             f"[[step]] (known: {', '.join(sorted(STEP_KEYS))})")
-        for key in ("name", "workload", "args"):
-            if key not in step:
-                raise SuiteError(f"{where_step}: [[step]] number {n + 1} has no '{key}'")
-        name = step["name"]
-        if name in names:
-            raise SuiteError(f"{path}:{_line_of(text, 'name', 'step', n)}: step name "
-                             f"'{name}' is used twice")
-        names.add(name)
-        if step["workload"] not in WORKLOADS:
-            raise SuiteError(f"{path}:{_line_of(text, 'workload', 'step', n)}: unknown workload "
-                             f"'{step['workload']}' (known: {', '.join(sorted(WORKLOADS))})")
-        if not isinstance(step["args"], list) or not all(
-                isinstance(a, (str, int, float)) for a in step["args"]):
-            raise SuiteError(f"{path}:{_line_of(text, 'args', 'step', n)}: args must be a list "
-                             "of strings")
+        _load_step(suite, text, head, step, n, seen)
+    return suite
 
-        def value(key, default=None, step=step):
-            return step.get(key, head.get(key, default))
 
-        where = f"{path}:{_line_of(text, 'ranks', 'step', n)}"
-        ranks = _check_int(value("ranks", 1), "ranks", where)
-        nodes = value("nodes")
-        tpn = value("tasks_per_node")
-        if nodes is not None:
-            _check_int(nodes, "nodes", where)
-        if tpn is not None:
-            _check_int(tpn, "tasks_per_node", where)
-        reps = _check_int(value("repetitions", 1), "repetitions", where)
-        sweep = step.get("sweep", {})
-        params = dict(step.get("params", {}))
-        for key, vals in sweep.items():
-            if not isinstance(vals, list) or not vals:
-                raise SuiteError(f"{path}:{_line_of(text, key, 'step', n)}: sweep '{key}' must "
-                                 "be a non-empty list")
-        for key, multiple in step.get("scale", {}).items():
-            if key not in params or not isinstance(params[key], int):
-                raise SuiteError(f"{path}:{_line_of(text, key, 'step', n)}: scale '{key}' names "
-                                 "no whole-number entry of [step.params]")
-            if scale is not None:
-                scaled = int(params[key] * scale) // multiple * multiple
-                params[key] = max(multiple, scaled)
-        for combo in itertools.product(*sweep.values()) if sweep else [()]:
-            values = dict(params)
-            values.update(zip(sweep.keys(), combo, strict=True))
-            # ranks, nodes and tasks_per_node may be swept too: they shape the launch.
-            l_nodes = values.get("nodes", nodes)
-            l_tpn = values.get("tasks_per_node", tpn)
-            l_ranks = values.get("ranks")
-            if l_ranks is None:
-                explicit = "ranks" in step
-                l_ranks = l_nodes * l_tpn if l_nodes and l_tpn and not explicit else ranks
-            _check_int(l_ranks, "ranks", where)
-            values.update(scratch=scratch, ranks=l_ranks, nodes=l_nodes or 1,
-                          tasks_per_node=l_tpn or l_ranks)
-            # An argument that substitutes to nothing is left out: a sweep can switch a flag.
-            args = [a for a in (_substitute(str(a), values, path,
-                                            _line_of(text, "args", "step", n))
-                                for a in step["args"]) if a != ""]
-            mkdirs = [_substitute(str(d), values, path, _line_of(text, "mkdir", "step", n))
-                      for d in step.get("mkdir", [])]
-            shown = {k: v for k, v in values.items() if k in sweep or k in params}
-            for rep in range(reps):
-                launches.append(Launch(
-                    index=len(launches), step=name, workload=step["workload"], args=args,
-                    ranks=l_ranks, nodes=l_nodes, tasks_per_node=l_tpn, repetition=rep,
-                    params=shown, rules=list(value("rules", [])), variant=step.get("variant"),
-                    timeout=float(value("timeout", 3600)), fixed=dict(step.get("fixed", {})),
-                    mkdir=mkdirs, swept=tuple(sweep)))
-    return Suite(path=path, name=str(head.get("name", path.stem)),
-                 description=str(head.get("description", "")), scratch=scratch,
-                 launches=launches, scale=scale)
+def _load_step(suite, text, head, step, n, seen):
+    def err(message, key=None, sub=None):
+        return text.error(message, key, "step", n, sub)
+
+    for key in sorted(set(step) - STEP_KEYS):
+        raise err(f"unknown key '{key}' in [[step]] (known: {', '.join(sorted(STEP_KEYS))})",
+                  key)
+    for key in ("name", "workload", "args"):
+        if key not in step:
+            raise err(f"[[step]] number {n + 1} has no '{key}'")
+    name = step["name"]
+    if name in seen:
+        raise err(f"step name '{name}' is used twice", "name")
+    seen.add(name)
+    workload = step["workload"]
+    if workload not in WORKLOADS:
+        raise err(f"unknown workload '{workload}' (known: {', '.join(sorted(WORKLOADS))})",
+                  "workload")
+    if not isinstance(step["args"], list) or not all(
+            isinstance(a, (str, int, float)) for a in step["args"]):
+        raise err("args must be a list of strings", "args")
+
+    def value(key, default=None):
+        return step.get(key, head.get(key, default))
+
+    def where(key):
+        """An error maker for the line that sets key: in the step, its sweep, or [suite]."""
+        if key in step:
+            return lambda m: err(m, key)
+        if key in step.get("sweep", {}):
+            return lambda m: err(m, key, "sweep")
+        if key in head:
+            return lambda m: text.error(m, key, "suite")
+        return lambda m: err(m)
+
+    rules = value("rules", [])
+    _check_rules(rules, workload, where("rules"))
+    try:
+        timeout = _rules.parse_duration(value("timeout", DEFAULT_TIMEOUT))
+    except ValueError as e:
+        raise where("timeout")(f"timeout: {e}") from None
+    if timeout <= 0:
+        raise where("timeout")("timeout must be more than 0 seconds")
+    ranks = _whole(value("ranks", 1), "ranks", where("ranks"))
+    nodes, tpn = value("nodes"), value("tasks_per_node")
+    if nodes is not None:
+        _whole(nodes, "nodes", where("nodes"))
+    if tpn is not None:
+        _whole(tpn, "tasks_per_node", where("tasks_per_node"))
+    reps = _whole(value("repetitions", 1), "repetitions", where("repetitions"))
+    sweep = step.get("sweep", {})
+    params = dict(step.get("params", {}))
+    for key, vals in sweep.items():
+        if not isinstance(vals, list) or not vals:
+            raise err(f"sweep '{key}' must be a non-empty list", key, "sweep")
+    used = {m.group(1) for a in list(step["args"]) + list(step.get("mkdir", []))
+            for m in PLACEHOLDER.finditer(str(a))}
+    for table, keys in (("sweep", sweep), ("params", params)):
+        for key in keys:
+            if key not in used and key not in SHAPE:
+                raise err(f"{table} '{key}' is used by no argument (no {{{key}}} in args or "
+                          "mkdir)", key, table)
+    fixed = _check_fixed(step.get("fixed", {}), workload, rules,
+                         lambda m, key=None: err(m, key, "fixed"))
+    for key, multiple in step.get("scale", {}).items():
+        if key not in params or not isinstance(params[key], int) or isinstance(params[key],
+                                                                                bool):
+            raise err(f"scale '{key}' names no whole-number entry of [step.params]", key,
+                      "scale")
+        if not isinstance(multiple, int) or multiple < 1:
+            raise err(f"scale '{key}' must be a whole number >= 1", key, "scale")
+        if suite.scale is not None:
+            scaled = max(multiple, int(params[key] * suite.scale) // multiple * multiple)
+            suite.scaled.append((step["name"], key, params[key], scaled))
+            params[key] = scaled
+    line_of = {"args": text.line("args", "step", n), "mkdir": text.line("mkdir", "step", n)}
+    for combo in itertools.product(*sweep.values()) if sweep else [()]:
+        values = dict(params)
+        values.update(zip(sweep.keys(), combo, strict=True))
+        l_nodes = values.get("nodes", nodes)
+        l_tpn = values.get("tasks_per_node", tpn)
+        # ranks of the step or swept must agree with nodes x tasks per node; the suite's
+        # ranks is a default for steps that are not placed on nodes
+        l_ranks = values.get("ranks", step.get("ranks"))
+        l_nodes, l_tpn, l_ranks = _shape(l_nodes, l_tpn, l_ranks, ranks, where)
+        values.update(scratch=suite.scratch, ranks=l_ranks, nodes=l_nodes or 1,
+                      tasks_per_node=l_tpn or l_ranks)
+        args = [a for a in (_substitute(str(a), values, text.path, line_of["args"])
+                            for a in step["args"]) if a != ""]
+        mkdirs = [_substitute(str(d), values, text.path, line_of["mkdir"])
+                  for d in step.get("mkdir", [])]
+        shown = {k: v for k, v in values.items() if k in sweep or k in params}
+        for rep in range(reps):
+            suite.launches.append(Launch(
+                index=len(suite.launches), step=name, workload=workload, args=args,
+                ranks=l_ranks, nodes=l_nodes, tasks_per_node=l_tpn, repetition=rep,
+                params=shown, rules=list(rules), variant=step.get("variant"),
+                timeout=timeout, fixed=fixed, mkdir=mkdirs, swept=tuple(sweep),
+                where=f"{text.path}:{text.line(None, 'step', n)}"))
+
+
+def _shape(nodes, tpn, ranks, default_ranks, where):
+    """nodes, tasks per node and ranks of a launch: nodes x tasks per node = ranks. where(key)
+    makes the error for the line that sets key."""
+    for what, v in (("nodes", nodes), ("tasks_per_node", tpn), ("ranks", ranks)):
+        if v is not None:
+            _whole(v, what, where(what))
+    if nodes is None and tpn is None:
+        return None, None, ranks or default_ranks
+    if nodes is not None and tpn is None:
+        if ranks is None or ranks % nodes:
+            raise where("nodes")(f"nodes = {nodes} needs tasks_per_node (or ranks, a multiple "
+                                 "of nodes)")
+        tpn = ranks // nodes
+    if nodes is None:
+        nodes = 1 if ranks is None else ranks // tpn
+        if ranks is not None and ranks % tpn:
+            raise where("ranks")(f"ranks = {ranks} is no multiple of tasks_per_node = {tpn}")
+    if ranks is not None and ranks != nodes * tpn:
+        raise where("ranks")(f"ranks = {ranks}, but nodes x tasks_per_node = {nodes} x {tpn}")
+    return nodes, tpn, nodes * tpn
+
+
+def _check_rules(rules, workload, err):
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise err("rules must be a list of rule names")
+    for r in rules:
+        if r not in _rules.RULES:
+            raise err(f"unknown rule '{r}' (known: {', '.join(sorted(_rules.RULES))})")
+        only = _rules.RULES[r].workloads
+        if only and workload not in only:
+            raise err(f"rule '{r}' judges {', '.join(sorted(only))} runs, not {workload}")
+
+
+def _check_fixed(fixed, workload, rules, err):
+    """[step.fixed]: parameter names of the workload with values of their type."""
+    if fixed and "fixed_parameters" not in rules:
+        raise err("[step.fixed] is judged by the rule fixed_parameters, which the step does "
+                  "not list in rules")
+    spec = _names.params_of(workload)
+    out = {}
+    for key, spec_value in fixed.items():
+        name = spec.find(key)
+        if name is None or name.where == _names.MEASUREMENT:
+            raise err(f"fixed '{key}' is no parameter of {workload} (its names: "
+                      f"docs/options/{workload}.md)", key)
+        entry = spec_value if isinstance(spec_value, dict) else {"value": spec_value}
+        if set(entry) - {"value", "unless"} or "value" not in entry:
+            raise err(f"fixed '{key}': a value, or {{ value = ..., unless = \"RULE\" }}", key)
+        unless = entry.get("unless")
+        if unless is not None and unless not in rules:
+            raise err(f"fixed '{key}': unless names '{unless}', which is not one of the step's "
+                      "rules", key)
+        try:
+            typed = _rules.fixed_value(name, entry["value"])
+        except ValueError as e:
+            raise err(f"fixed '{key}': {e}", key) from None
+        if not name.typed(typed):
+            raise err(f"fixed '{key}': {entry['value']!r} is not a value of this parameter "
+                      f"({' or '.join(t.__name__ for t in name.types)})", key)
+        out[key] = {"value": entry["value"], "unless": unless}
+    return out
 
 
 def _substitute(text, values, path, line):

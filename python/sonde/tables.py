@@ -3,22 +3,15 @@ phases, the IOR README's result table and score; printed and saved as CSV."""
 
 import csv
 import json
-import os
 from pathlib import Path
 
 from . import results as _results
 from . import rules as _rules
+from .names import Header
 
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
                    "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
                    "params"]
-
-
-def node_memory_bytes():
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        return None
 
 
 def load_run(run_dir, launch_id):
@@ -31,14 +24,11 @@ def load_run(run_dir, launch_id):
 
 def evaluate(suite, manifest):
     """Summary rows, IOR rows and per-launch verdicts of a run directory."""
-    ctx = {"node_memory_bytes": node_memory_bytes()}
     summary, ior, verdicts = [], [], {}
     for ln in suite.launches:
         run = load_run(manifest.run_dir, ln.id)
-        vs, status = _rules.evaluate(ln, run, ctx, suite.reduced_scale)
-        verdicts[ln.id] = {"status": status,
-                           "rules": [{"rule": v.rule, "ok": v.ok, "reason": v.reason}
-                                     for v in vs]}
+        vs, status = _rules.evaluate(ln, run, suite.settings, suite.reduced_scale)
+        verdicts[ln.id] = {"status": status, "rules": [v.as_dict() for v in vs]}
         params = " ".join(f"{k}={v}" for k, v in sorted(ln.params.items()))
         header = (run.header or {}) if run else {}
         base = {"launch": ln.id, "step": ln.step, "variant": ln.variant or "",
@@ -61,8 +51,8 @@ def evaluate(suite, manifest):
                                 bw_max_mib_s=None, bw_min_mib_s=None, mean_s=None))
         if ln.workload == "ior" and run is not None:
             ior.append(dict(_rules.ior_row(run), launch=ln.id, variant=ln.variant or "",
-                            nodes=header.get("nodes"), ranks=header.get("ranks"),
-                            tasks_per_node=header.get("tasks_per_node"), status=status,
+                            nodes=header.get(Header.NODES), ranks=header.get(Header.RANKS),
+                            tasks_per_node=header.get(Header.TASKS_PER_NODE), status=status,
                             params=params))
     return summary, ior, verdicts
 
@@ -110,17 +100,27 @@ def report(suite, manifest, out):
         write_csv(ior, cols, run_dir / "ior-table.csv")
         print("\nIOR results (MiB/s, seconds):", file=out)
         print(format_table(ior, cols), file=out)
-        best, row = _rules.score([r for r in ior if r["status"] != "not-compliant"])
-        if best is not None:
-            word = "compliant" if row["status"] == "compliant" else row["status"]
-            print(f"\nScore RDbwmean+WRbwmean of the best easy run: {best:.1f} MiB/s "
-                  f"({row['launch']}, {word})", file=out)
-        else:
-            print("\nScore: no valid easy run to score", file=out)
-    failing = {k: v for k, v in verdicts.items() if v["status"] != "compliant"}
-    for launch_id, v in failing.items():
-        bad = [r for r in v["rules"] if not r["ok"]]
-        if bad:
-            print(f"{launch_id}: {v['status']}: " + "; ".join(
-                f"{r['rule']}: {r['reason']}" for r in bad), file=out)
+        print_score(_rules.score(ior), out)
+    loose = _rules.loosened(suite.settings)
+    if loose:
+        print(f"\nRule settings easier than the seed's: {', '.join(loose)}", file=out)
+    for launch_id, v in verdicts.items():
+        noted = [r for r in v["rules"] if r["verdict"] != _rules.PASS or r["advice"]]
+        for r in noted:
+            text = r["reason"] + (f" (advice: {r['advice']})" if r["advice"] else "")
+            print(f"{launch_id}: {r['rule']}: {r['verdict']}: {text}", file=out)
     return summary, ior, verdicts
+
+
+def print_score(s, out):
+    """The seed's score, the run it comes from, and the runs that are only qualitative."""
+    if s.value is not None:
+        print(f"\nScore RDbwmean+WRbwmean of the best easy POSIX run on more than "
+              f"{_rules.SCORE_MIN_NODES - 1} nodes: {s.value:.1f} MiB/s ({s.row['launch']}, "
+              f"{s.row['nodes']} nodes)", file=out)
+    else:
+        print(f"\nScore: none: {s.why_none}", file=out)
+    for r in s.qualitative:
+        print(f"  qualitative (on {r['nodes']} nodes, not scored): {r['launch']} "
+              f"RDbwmean+WRbwmean {r['RDbwmean'] + r['WRbwmean']:.1f} MiB/s ({r['status']})",
+              file=out)

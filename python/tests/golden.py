@@ -7,8 +7,10 @@ command line once per test session and returns the path of its results file.
 """
 
 import os
+import signal
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -50,9 +52,33 @@ class Golden:
         return out
 
 
+    def killed(self, workload, *args):
+        """The results file of a run killed with SIGKILL once its header is written (so it has
+        no end record), as a run a batch system kills leaves it."""
+        out = self.dir / f"{len(self.done):03d}-{workload}-killed.jsonl"
+        self.done[("killed", workload, *args)] = out
+        argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
+        proc = subprocess.Popen(argv + ["--json", str(out)], cwd=self.dir, env=env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while not (out.exists() and out.read_text().count("\n") >= 1):
+            assert time.monotonic() < deadline and proc.poll() is None, "no header written"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        return out
+
+
+# The 65-node JUPITER easy run: records and output of a real run on 65 UTS-namespace nodes
+# (tests/integration/fixtures/make-jupiter-65-nodes.sh makes them).
+FIXTURES = REPO / "tests" / "integration" / "fixtures"
+JUPITER_65 = FIXTURES / "jupiter-easy-65-nodes.jsonl"
+JUPITER_65_OUTPUT = FIXTURES / "jupiter-easy-65-nodes.txt"
+
+
 # Small runs of every workload, each with every kind of record it writes.
 WORKLOAD_RUNS = {
-    "ior": ["-w", "-r", "-W", "-R", "-i", "2", "-b", "64k", "-t", "16k", "-s", "2", "-o",
+    "ior": ["-w", "-r", "-W", "-R", "-C", "-i", "2", "-b", "64k", "-t", "16k", "-s", "2", "-o",
             "{dir}/ior-file"],
     "mib": ["-F", "-t", "{dir}", "-l", "8", "-s", "4k", "-b", "--verify"],
     "btio": ["--mode", "rw", "--method", "0", "--dumps", "2", "--grid", "12x12x12", "--dir",

@@ -51,6 +51,9 @@ def test_record_members_match_the_binary(golden):
     by_type = {"header": names.Header, "measurement": names.Measurement, "end": names.End,
                "summary": names.IORSummary}
     seen = set()
+    read = next(r for r in recs if r.get("phase") == "read")
+    for name in (v for v in vars(names.IORReadExtra).values() if isinstance(v, names.Name)):
+        assert name.typed(read["extra"].get(name)), (name, read["extra"])
     for r in recs:
         spec = by_type[r["type"]]
         seen.add(r["type"])
@@ -72,3 +75,13 @@ def test_loader_flattens_params_under_their_names(golden):
     rows = results.measurement_rows(runs)
     assert rows and all(f"param.{names.IOR.BLOCK_SIZE}" in r for r in rows)
     assert {r[f"param.{names.IOR.SEGMENT_COUNT}"] for r in rows} == {2}
+
+
+def test_the_65_node_fixture_is_current():
+    """The fixture the score is tested on was written by this binary's record format (rerun
+    tests/integration/fixtures/make-jupiter-65-nodes.sh when this fails)."""
+    from golden import JUPITER_65
+    recs = records_of(JUPITER_65)
+    check_params(recs[0][names.Header.PARAMS], names.IOR.in_header(), "fixture header")
+    for m in (r for r in recs if r["type"] == "measurement"):
+        check_params(m[names.Measurement.PARAMS], names.IOR.in_measurement(), "fixture")

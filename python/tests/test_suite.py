@@ -1,26 +1,29 @@
-"""sonde-suite: suite files, sweep expansion, rules, scores, the runner's manifest and resume."""
+"""sonde-suite: suite files (expansion and every check, one line naming file and line), the
+placement of launches, --scale, and the runner's manifest and resume with the real binary."""
 
 import json
 import os
+import shlex
 import stat
 import textwrap
 
 import pytest
-from conftest import end, header, jsonl, measurement
+from golden import SONDE
 
-from sonde import rules, suite, suitefile, tables
+from sonde import placement, suite, suitefile, tables
 
 BASIC = """
 [suite]
 name = "t"
-ranks = 2
+ranks = 1
 scratch = "/tmp/s"
 
 [[step]]
 name = "ior-easy"
 workload = "ior"
 variant = "easy"
-args = ["-a", "{api}", "-b", "{block_mib}m", "-o", "{scratch}/f"]
+args = ["-a", "{api}", "-b", "{block_mib}m", "-t", "1m", "-w", "-r", "-W", "-o",
+        "{scratch}/f"]
 rules = ["verified"]
 repetitions = 2
 [step.sweep]
@@ -33,7 +36,7 @@ block_mib = 16
 [[step]]
 name = "coll"
 workload = "coll"
-ranks = 4
+ranks = 2
 args = ["-e", "1K"]
 """
 
@@ -51,192 +54,283 @@ def test_sweep_repetitions_and_placeholders(tmp_path):
         "000-ior-easy_api-POSIX_r0", "001-ior-easy_api-POSIX_r1",
         "002-ior-easy_api-MPIIO_r0", "003-ior-easy_api-MPIIO_r1", "004-coll_r0"]
     first = s.launches[0]
-    assert first.args == ["-a", "POSIX", "-b", "64m", "-o", "/tmp/s/f"]
-    assert first.ranks == 2 and first.variant == "easy" and first.rules == ["verified"]
+    assert first.args == ["-a", "POSIX", "-b", "64m", "-t", "1m", "-w", "-r", "-W", "-o",
+                          "/tmp/s/f"]
+    assert first.ranks == 1 and first.variant == "easy" and first.rules == ["verified"]
+    assert first.nodes is None and first.tasks_per_node is None
     assert first.params == {"api": "POSIX", "block_mib": 64}
-    assert s.launches[4].ranks == 4
-    assert not s.reduced_scale
+    assert first.timeout == suitefile.DEFAULT_TIMEOUT
+    assert s.launches[4].ranks == 2
+    assert not s.reduced_scale and s.settings == {"min_runtime": 60, "dataset_per_node": 1 << 37}
 
 
-def test_scale_keeps_multiples_and_marks_reduced(tmp_path):
-    s = suitefile.load(write(tmp_path, BASIC), scale=0.3)
+def test_scale_changes_sizes_only_and_says_so(tmp_path, capsys):
+    p = write(tmp_path, BASIC)
+    s = suitefile.load(p, scale=0.3)
     assert s.launches[0].args[3] == "16m"  # 64 * 0.3 = 19.2 -> multiple of 16
-    assert s.reduced_scale
-    s = suitefile.load(write(tmp_path, BASIC), scale=0.01)
-    assert s.launches[0].args[3] == "16m"  # never below one multiple
+    assert s.reduced_scale and s.scaled == [("ior-easy", "block_mib", 64, 16)]
+    assert [ln.ranks for ln in s.launches] == [ln.ranks for ln in suitefile.load(p).launches]
+    assert suitefile.load(p, scale=0.01).launches[0].args[3] == "16m"  # never below one
+    assert suite.main(["run", str(p), "--dry-run", "--scale", "0.3", "--oversubscribe"]) == 0
+    err = capsys.readouterr().err
+    assert err == ("sonde-suite: --scale 0.3 scales sizes only (ior-easy block_mib 64 -> 16); "
+                   "nodes, tasks per node and ranks are as the suite says; a reduced-scale run "
+                   "is never compliant\n")
+
+
+STEP = '[[step]]\nname = "a"\nworkload = "ior"\nargs = []\n'
 
 
 @pytest.mark.parametrize("text,message", [
     ("[suite]\nname = \"x\"\n", "no [[step]] tables"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = []\nbogus = 1\n",
-     ":5: unknown key 'bogus' in [[step]]"),
-    ("[[step]]\nname = \"a\"\nworkload = \"dd\"\nargs = []\n", ":3: unknown workload 'dd'"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\n", "has no 'args'"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = [\"{nope}\"]\n",
+    (STEP + "bogus = 1\n", ":5: unknown key 'bogus' in [[step]]"),
+    ('[[step]]\nname = "a"\nworkload = "dd"\nargs = []\n', ":3: unknown workload 'dd'"),
+    ('[[step]]\nname = "a"\nworkload = "ior"\n', "has no 'args'"),
+    ('[[step]]\nname = "a"\nworkload = "ior"\nargs = ["{nope}"]\n',
      ":4: placeholder {nope} has no value"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = []\nranks = 0\n",
-     "ranks must be a whole number >= 1"),
-    ("[suite]\nranks = 2\ncolour = 1\n[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = []\n",
-     ":3: unknown key 'colour' in [suite]"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = []\n[[step]]\nname = \"a\"\n"
-     "workload = \"ior\"\nargs = []\n", ":6: step name 'a' is used twice"),
+    (STEP + "ranks = 0\n", ":5: ranks must be a whole number >= 1"),
+    ("[suite]\nranks = 2\ncolour = 1\n" + STEP, ":3: unknown key 'colour' in [suite]"),
+    (STEP + STEP, ":6: step name 'a' is used twice"),
     ("[[step]\nname = 1\n", "not valid TOML"),
-    ("[[step]]\nname = \"a\"\nworkload = \"ior\"\nargs = []\n[step.sweep]\nx = []\n",
-     ":6: sweep 'x' must be a non-empty list"),
+    (STEP + "[step.sweep]\nx = []\n", ":6: sweep 'x' must be a non-empty list"),
+    ("[other]\nx = 1\n" + STEP, ":1: unknown table [other]"),
+    # rules
+    (STEP + 'rules = ["min_runtime_60s"]\n', ":5: unknown rule 'min_runtime_60s' (known: "),
+    ('[suite]\nrules = ["verified", "nope"]\n' + STEP, ":2: unknown rule 'nope'"),
+    ('[[step]]\nname = "a"\nworkload = "mib"\nargs = []\nrules = ["ior_q_equals_tpn"]\n',
+     ":5: rule 'ior_q_equals_tpn' judges ior runs, not mib"),
+    (STEP + 'rules = "verified"\n', ":5: rules must be a list of rule names"),
+    # sweeps and params that no argument uses
+    (STEP + "[step.sweep]\nblock = [1, 2]\n", ":6: sweep 'block' is used by no argument "
+     "(no {block} in args or mkdir)"),
+    (STEP + "[step.params]\nsegments = 4\n", ":6: params 'segments' is used by no argument"),
+    # durations
+    (STEP + 'timeout = "1x"\n', ":5: timeout: '1x' is not a duration"),
+    ('[suite]\ntimeout = "soon"\n' + STEP, ":2: timeout: 'soon' is not a duration"),
+    (STEP + "timeout = 0\n", ":5: timeout must be more than 0 seconds"),
+    # settings
+    ('[suite]\n[suite.settings]\nmin_runtime = "1 minute"\n' + STEP,
+     ":3: setting min_runtime: '1 minute' is not a duration"),
+    ("[suite]\n[suite.settings]\ncolour = 1\n" + STEP, ":3: unknown setting 'colour'"),
+    ('[suite]\noversubscribe = "yes"\n' + STEP, ":2: oversubscribe must be true or false"),
+    # fixed parameters
+    (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\n"-t" = "16m"\n',
+     ":7: fixed '-t' is no parameter of ior (its names: docs/options/ior.md)"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\ntest = 1\n',
+     ":7: fixed 'test' is no parameter of ior"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\nfilePerProc = "yes"\n',
+     ":7: fixed 'filePerProc': 'yes' is not a value of this parameter (bool)"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\ntransferSize = "16q"\n',
+     ":7: fixed 'transferSize': '16q' is not a size"),
+    (STEP + "[step.fixed]\napi = \"POSIX\"\n",
+     ":5: [step.fixed] is judged by the rule fixed_parameters, which the step does not list"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\n'
+     'segmentCount = { value = 1, unless = "min_runtime" }\n',
+     ":7: fixed 'segmentCount': unless names 'min_runtime', which is not one of the step's"),
+    # placement shapes
+    (STEP + "nodes = 3\n", ":5: nodes = 3 needs tasks_per_node"),
+    (STEP + "nodes = 2\ntasks_per_node = 2\nranks = 3\n",
+     ":7: ranks = 3, but nodes x tasks_per_node = 2 x 2"),
 ])
 def test_malformed_suites_name_the_line(tmp_path, text, message):
     p = write(tmp_path, text)
     with pytest.raises(suitefile.SuiteError) as e:
         suitefile.load(p)
     assert message in str(e.value)
-    assert str(e.value).startswith(str(p))
+    assert str(e.value).startswith(f"{p}:" if ":" in message[:3] else str(p))
 
 
-def test_cli_reports_suite_errors_in_one_line(tmp_path, capsys):
-    p = write(tmp_path, "[[step]]\nname = \"a\"\nworkload = \"dd\"\nargs = []\n")
+def test_cli_reports_suite_errors_in_one_line_at_dry_run(tmp_path, capsys):
+    p = write(tmp_path, STEP + 'timeout = "1h"\nrules = ["nope"]\n')
     assert suite.main(["run", str(p), "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unknown workload 'dd'" in err
+    assert err == f"sonde-suite: error: {p}:6: unknown rule 'nope' (known: " + ", ".join(
+        sorted(suite.suitefile._rules.RULES)) + ")\n"
 
 
-def test_dry_run_prints_exact_commands(tmp_path, capsys):
-    p = write(tmp_path, BASIC)
-    assert suite.main(["run", str(p), "--dry-run", "--launcher", "srun", "--sonde",
-                       "/x/sonde", "--out", "/r"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 5
-    assert lines[0] == ("srun --mpi=pmix -n 2 /x/sonde ior -a POSIX -b 64m -o /tmp/s/f "
-                        "--json /r/000-ior-easy_api-POSIX_r0/results.jsonl")
-    over = " --overcommit" if os.cpu_count() < 4 else ""
-    assert lines[4] == (f"srun --mpi=pmix -n 4{over} /x/sonde coll -e 1K --json "
-                        "/r/004-coll_r0/results.jsonl")
+def test_shipped_suites_load():
+    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall"):
+        s = suitefile.load(suite.REPO / "suites" / f"{name}.toml")
+        assert s.launches
 
 
-def test_read_shift_arithmetic():
-    # The README's rule -Q = tasks per node on 16 nodes of 64 tasks: shift 0.
-    assert rules.read_shift(1024, 64, 64) == 0
-    assert rules.read_shift(1024, 64, 1) == 64
-    assert rules.read_shift(4, 2, 1) == 2
-    assert rules.read_shift(4, 2, 2) == 0
+def test_jupiter_suite_fixes_the_seeds_parameters():
+    s = suitefile.load(suite.REPO / "suites" / "jupiter-ior.toml")
+    easy, hard = s.launches[0], s.launches[2]
+    assert easy.fixed["transferSize"]["value"] == "16m"
+    assert hard.fixed["segmentCount"] == {"value": 524288, "unless": "dataset_per_node"}
+    assert easy.rules == ["min_runtime", "dataset_per_node", "ior_q_equals_tpn",
+                          "ior_read_shift", "fixed_parameters"]
+    assert [(ln.nodes, ln.tasks_per_node, ln.ranks) for ln in s.launches] == [
+        (1, 64, 64), (96, 64, 6144), (1, 64, 64), (96, 64, 6144)]
+    assert easy.timeout == 4 * 3600
 
 
-def _run(tmp_path, records):
-    from sonde import results
-    f = tmp_path / "r.jsonl"
-    f.write_text(jsonl(records))
-    return results.load(f)[0]
+def hostfile(tmp_path, n, slots=None):
+    p = tmp_path / "hosts"
+    p.write_text("".join(f"node{k:02d}" + (f" slots={slots}" if slots else "") + "\n"
+                         for k in range(1, n + 1)))
+    return p
 
 
-def test_rules_on_known_results(tmp_path):
-    launch = suitefile.load(write(tmp_path, BASIC)).launches[0]
-    h = header()
-    h["params"].update(block_size=2 << 30, segment_count=1, tasks_per_node_offset=2)
-    h["ranks"], h["tasks_per_node"] = 4, 2
-    e = end()
-    e["elapsed_seconds"] = 75.0
-    run = _run(tmp_path, [h, measurement(), measurement(phase="read"), e])
-    ctx = {"node_memory_bytes": 1 << 30}
-    assert rules.min_runtime_60s(launch, run, ctx)[0] is True
-    ok, why = rules.dataset_per_node_128gib(launch, run, ctx)
-    assert ok is False and "4.00 GiB per node" in why
-    assert rules.ior_q_equals_tpn(launch, run, ctx)[0] is True
-    ok, why = rules.ior_read_shift_nonzero(launch, run, ctx)
-    assert ok is False and "reads shifted by 0 ranks" in why
-    assert rules.verified(launch, run, ctx)[0] is True
-    e["elapsed_seconds"] = 59.9
-    run = _run(tmp_path, [h, measurement(), e])
-    assert rules.min_runtime_60s(launch, run, ctx)[0] is False
-    bad = measurement(phase="read")
-    bad["verify"]["errors"] = 3
-    run = _run(tmp_path, [h, bad, end()])
-    ok, why = rules.verified(launch, run, ctx)
-    assert ok is False and "3 errors" in why
-    verdicts, status = rules.evaluate(launch, run, ctx)
-    assert status == "not-compliant"
-    verdicts, status = rules.evaluate(launch, _run(tmp_path, [h, measurement(), end()]), ctx)
-    assert status == "compliant"
-    assert rules.evaluate(launch, _run(tmp_path, [h, measurement(), end()]), ctx, True)[1] == \
-        "reduced-scale"
-
-
-def test_fixed_parameters(tmp_path):
-    launch = suitefile.load(write(tmp_path, BASIC)).launches[0]
-    launch.fixed = {"-a": "POSIX", "-F": True}
-    ok, why = rules.fixed_parameters(launch, None, {})
-    assert ok is False and why.endswith("-F")
-    launch.args = launch.args + ["-F"]
-    assert rules.fixed_parameters(launch, None, {})[0] is True
-    launch.fixed["-a"] = "MPIIO"
-    assert rules.fixed_parameters(launch, None, {})[0] is False
-
-
-def test_ior_row_and_score(tmp_path):
-    recs = [header()]
-    for i, (w, r) in enumerate([(1.0, 0.5), (0.5, 0.25), (0.25, 0.5)]):
-        recs += [measurement(phase="write", iteration=i, seconds=w),
-                 measurement(phase="read", iteration=i, seconds=r)]
-    row = rules.ior_row(_run(tmp_path, recs + [end()]))
-    # 8 MiB per phase: write 8, 16, 32 MiB/s; read 16, 32, 16 MiB/s.
-    assert row["api"] == "POSIX"
-    assert row["WRbwmax"] == 32 and row["WRbwmin"] == 8
-    assert row["WRbwmean"] == pytest.approx(56 / 3)
-    assert row["RDbwmean"] == pytest.approx(64 / 3)
-    assert row["WRbmeans[s]"] == pytest.approx(1.75 / 3)
-    rows = [dict(row, variant="easy", launch="a"),
-            dict(row, variant="easy", launch="b", RDbwmean=100.0),
-            dict(row, variant="hard", launch="c", RDbwmean=1e6)]
-    best, which = rules.score(rows)
-    assert which["launch"] == "b" and best == pytest.approx(100 + 56 / 3)
-
-
-FAKE_SONDE = """#!/bin/sh
-# Stands in for sonde in runner tests: writes a results file, fails when told to.
-out=""
-while [ $# -gt 0 ]; do [ "$1" = --json ] && out=$2; shift; done
-if [ -e "{flag}" ]; then echo "sonde ior: error: injected failure" >&2; exit 3; fi
-cat > "$out" <<'JSON'
-{records}
-JSON
+NODE_SWEEP = """
+[suite]
+tasks_per_node = 2
+[[step]]
+name = "easy"
+workload = "ior"
+args = ["-Q", "{tasks_per_node}", "-o", "/tmp/f-{nodes}"]
+[step.sweep]
+nodes = [1, 2, 4]
 """
 
 
-def make_fake_sonde(tmp_path, flag):
-    recs = jsonl([header(), measurement(), measurement(phase="read"), end()]).strip()
-    path = tmp_path / "fake-sonde"
-    path.write_text(FAKE_SONDE.replace("{flag}", str(flag)).replace("{records}", recs))
+def dry_run(capsys, *argv):
+    assert suite.main(["run", *map(str, argv), "--dry-run", "--sonde", "/x/sonde", "--out",
+                       "/r"]) == 0
+    return [shlex.split(ln) for ln in capsys.readouterr().out.splitlines()]
+
+
+def test_mpirun_places_each_node_count_on_its_own_nodes(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "openmpi")
+    p = write(tmp_path, NODE_SWEEP)
+    cmds = dry_run(capsys, p, "--launcher", "mpirun", "--hostfile", hostfile(tmp_path, 4, 8))
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    assert [c[:c.index("/x/sonde")] for c in cmds] == [
+        ["mpirun", "-n", "2", "--map-by", "ppr:2:node", "--host", "node01:2", *root],
+        ["mpirun", "-n", "4", "--map-by", "ppr:2:node", "--host", "node01:2,node02:2", *root],
+        ["mpirun", "-n", "8", "--map-by", "ppr:2:node", "--host",
+         "node01:2,node02:2,node03:2,node04:2", *root]]
+    assert len({tuple(c) for c in cmds}) == 3
+    assert cmds[0][-2:] == ["--json", "/r/000-easy_nodes-1_r0/results.jsonl"]
+    # --host gives the same placement; MPICH's mpiexec gets -ppn and -hosts
+    assert dry_run(capsys, p, "--host", "node01,node02,node03,node04") == cmds
+    monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "mpich")
+    cmds = dry_run(capsys, p, "--host", "a,b,c,d")
+    assert cmds[1][:cmds[1].index("/x/sonde")] == ["mpirun", "-n", "4", "-ppn", "2", "-hosts",
+                                                   "a,b"]
+
+
+def test_srun_places_with_nodes_and_tasks_per_node(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SLURM_JOB_ID", "77")
+    monkeypatch.setenv("SLURM_JOB_NUM_NODES", "4")
+    monkeypatch.setenv("SLURM_JOB_CPUS_PER_NODE", "8(x4)")
+    cmds = dry_run(capsys, write(tmp_path, NODE_SWEEP))
+    assert [c[:c.index("/x/sonde")] for c in cmds] == [
+        ["srun", "--mpi=pmix", "-N", str(n), "--ntasks-per-node", "2", "-n", str(2 * n)]
+        for n in (1, 2, 4)]
+    cmds = dry_run(capsys, write(tmp_path, BASIC), "--oversubscribe")
+    assert cmds[4][:cmds[4].index("/x/sonde")] == ["srun", "--mpi=pmix", "-n", "2",
+                                                   "--overcommit"]
+
+
+def test_a_suite_larger_than_the_known_nodes_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "openmpi")
+    p = write(tmp_path, NODE_SWEEP)
+    assert suite.main(["run", str(p), "--dry-run", "--launcher", "mpirun"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"sonde-suite: error: {p}:4: step easy: 2 nodes of 2 tasks, but the "
+                          "launcher knows 1 node (this machine, ")
+    assert err.count("\n") == 1
+    hosts = hostfile(tmp_path, 2)
+    assert suite.main(["run", str(p), "--dry-run", "--hostfile", str(hosts)]) == 2
+    assert "4 nodes of 2 tasks, but the launcher knows 2 nodes (hostfile " in \
+        capsys.readouterr().err
+    # more tasks per node than cores: only when asked
+    big = write(tmp_path, NODE_SWEEP.replace("tasks_per_node = 2", "tasks_per_node = 16"))
+    hosts = hostfile(tmp_path, 4, 8)
+    assert suite.main(["run", str(big), "--dry-run", "--hostfile", str(hosts)]) == 2
+    assert "16 tasks per node, but the nodes have 8 cores" in capsys.readouterr().err
+    assert suite.main(["run", str(big), "--dry-run", "--hostfile", str(hosts),
+                       "--oversubscribe"]) == 0
+    assert "--oversubscribe" in capsys.readouterr().out
+    # a step of ranks only, on this machine
+    many = write(tmp_path, STEP + f"ranks = {os.cpu_count() + 1}\n")
+    assert suite.main(["run", str(many), "--dry-run", "--launcher", "mpirun"]) == 2
+    assert f"{os.cpu_count() + 1} ranks, but the launcher knows" in capsys.readouterr().err
+    asked = write(tmp_path, "[suite]\noversubscribe = true\n" + STEP +
+                  f"ranks = {os.cpu_count() + 1}\n")
+    assert suite.main(["run", str(asked), "--dry-run", "--launcher", "mpirun"]) == 0
+
+
+@pytest.mark.parametrize("text,message", [
+    ("node01 slots=x\n", "is not HOST, HOST slots=N or HOST:N"),
+    ("# nothing\n", "names no host"),
+])
+def test_bad_hostfiles(tmp_path, text, message):
+    p = tmp_path / "h"
+    p.write_text(text)
+    with pytest.raises(placement.PlacementError, match=message):
+        placement.parse_hostfile(p)
+
+
+def test_hosts_and_hostfiles_parse():
+    assert placement.parse_hosts("a:2, b:2") == [("a", 2), ("b", 2)]
+    assert placement.parse_hosts("a,b") == [("a", None), ("b", None)]
+    with pytest.raises(placement.PlacementError):
+        placement.parse_hosts("a:x")
+
+
+def wrapper(tmp_path, flag):
+    """The real sonde behind a script that fails while flag exists (a launch that dies)."""
+    path = tmp_path / "flaky-sonde"
+    path.write_text(f'#!/bin/sh\nif [ -e "{flag}" ]; then echo "sonde ior: error: injected '
+                    f'failure" >&2; exit 3; fi\nexec "{SONDE}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 
 
-def test_run_failure_then_resume(tmp_path, capsys, monkeypatch):
+RUNNER = """
+[suite]
+name = "t"
+scratch = "{scratch}"
+[[step]]
+name = "ior-easy"
+workload = "ior"
+variant = "easy"
+args = ["-a", "POSIX", "-b", "64k", "-t", "16k", "-w", "-r", "-R", "-o", "{scratch}/f"]
+rules = ["verified"]
+repetitions = 2
+[[step]]
+name = "coll"
+workload = "coll"
+args = ["-e", "16", "-i", "5", "Bcast"]
+"""
+
+
+def test_run_failure_then_resume(tmp_path, capsys):
     flag = tmp_path / "fail"
-    fake = make_fake_sonde(tmp_path, flag)
-    p = write(tmp_path, BASIC.replace("ranks = 4", "ranks = 1"))
+    sonde = wrapper(tmp_path, flag)
+    p = write(tmp_path, RUNNER.replace("{scratch}", str(tmp_path), 1))
     out = tmp_path / "run"
     flag.touch()
-    assert suite.main(["run", str(p), "--out", str(out), "--sonde", str(fake)]) == 1
+    assert suite.main(["run", str(p), "--out", str(out), "--sonde", str(sonde)]) == 1
     m = json.loads((out / "manifest.json").read_text())
-    assert [e["status"] for e in m["launches"]] == ["failed"] * 5
+    assert [e["status"] for e in m["launches"]] == ["failed"] * 3
     assert "injected failure" in m["launches"][0]["reason"]
-    assert m["status"] == "failed"
+    assert m["status"] == "failed" and m["placement"]["launcher"] == "mpirun"
     capsys.readouterr()
     # A second run into the same directory is refused; resume completes it.
-    assert suite.main(["run", str(p), "--out", str(out), "--sonde", str(fake)]) == 2
+    assert suite.main(["run", str(p), "--out", str(out), "--sonde", str(sonde)]) == 2
     flag.unlink()
     assert suite.main(["resume", str(out)]) == 0
     m = json.loads((out / "manifest.json").read_text())
-    assert [e["status"] for e in m["launches"]] == ["ok"] * 5
+    assert [e["status"] for e in m["launches"]] == ["ok"] * 3
     assert m["status"] == "complete"
     printed = capsys.readouterr().out
     assert "IOR results (MiB/s, seconds):" in printed
-    assert "Score RDbwmean+WRbwmean of the best easy run: 32.0 MiB/s" in printed
+    assert "Score: none: no easy POSIX run on more than 64 nodes" in printed
+    assert "  qualitative (on 1 nodes, not scored): 000-ior-easy_r0" in printed
+    verdicts = json.loads((out / "verdicts.json").read_text())
+    assert verdicts["000-ior-easy_r0"]["status"] == "compliant"
     assert (out / "summary.csv").read_text().startswith("launch,step,variant,")
     assert (out / "ior-table.csv").read_text().startswith("api,RDbwmax,RDbwmean,RDbwmin,")
-    cmd = (out / "000-ior-easy_api-POSIX_r0" / "command.txt").read_text()
-    assert "--json" in cmd and str(fake) in cmd
-    assert suite.main(["run", str(p), "--out", str(tmp_path / "run2"), "--sonde", str(fake),
+    cmd = (out / "000-ior-easy_r0" / "command.txt").read_text()
+    assert "--json" in cmd and str(sonde) in cmd
+    assert suite.main(["run", str(p), "--out", str(tmp_path / "run2"), "--sonde", str(sonde),
                        "--show-output"]) == 0
-    assert "=== 000-ior-easy_api-POSIX_r0: " in capsys.readouterr().out
+    assert "=== 000-ior-easy_r0: " in capsys.readouterr().out
     # The suite file changing under a run makes resume refuse.
     p.write_text(p.read_text() + "\n# edited\n")
     assert suite.main(["resume", str(out)]) == 2
@@ -255,26 +349,18 @@ def test_table_format():
 def test_sbatch_script(tmp_path):
     s = suitefile.load(write(tmp_path, BASIC))
     text = suite.sbatch_script(s, tmp_path / "run", 30, "/x/sonde", None)
-    assert "#SBATCH --time=30" in text and "#SBATCH --ntasks=4" in text
+    assert "#SBATCH --time=30" in text and "#SBATCH --ntasks=2" in text
     assert "--launcher srun" in text and text.startswith("#!/bin/bash\n")
+    assert "--overcommit" not in text
+    assert "#SBATCH --overcommit" in suite.sbatch_script(s, tmp_path, 30, "/x/sonde", None, True)
 
 
 def test_node_sweep_shapes_launches(tmp_path):
-    p = write(tmp_path, """
-        [suite]
-        tasks_per_node = 3
-        [[step]]
-        name = "easy"
-        workload = "ior"
-        args = ["-Q", "{tasks_per_node}", "-N", "{ranks}"]
-        [step.sweep]
-        nodes = [1, 4]
-        """)
-    s = suitefile.load(p)
-    assert [(ln.nodes, ln.tasks_per_node, ln.ranks) for ln in s.launches] == [(1, 3, 3),
-                                                                              (4, 3, 12)]
-    assert s.launches[1].args == ["-Q", "3", "-N", "12"]
-    assert s.launches[1].id == "001-easy_nodes-4_r0"
+    s = suitefile.load(write(tmp_path, NODE_SWEEP))
+    assert [(ln.nodes, ln.tasks_per_node, ln.ranks) for ln in s.launches] == [
+        (1, 2, 2), (2, 2, 4), (4, 2, 8)]
+    assert s.launches[2].args == ["-Q", "2", "-o", "/tmp/f-4"]
+    assert s.launches[2].id == "002-easy_nodes-4_r0"
 
 
 def test_empty_sweep_value_drops_the_argument(tmp_path):
@@ -288,3 +374,11 @@ def test_empty_sweep_value_drops_the_argument(tmp_path):
         """)
     assert [ln.args for ln in suitefile.load(p).launches] == [["-e", "1K"],
                                                               ["-e", "1K", "--per-call"]]
+
+
+def test_every_rule_and_setting_is_documented():
+    doc = (suite.REPO / "docs" / "suites.md").read_text()
+    for name in suite.suitefile._rules.RULES:
+        assert f"\n### `{name}`\n" in doc, name
+    for name, setting in suite.suitefile._rules.SETTINGS.items():
+        assert f"| `{name}` | `\"{setting.default}\"` |" in doc, name

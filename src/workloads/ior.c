@@ -443,9 +443,10 @@ static int read_offset(const struct run *r, const struct ior_params *p, int rep,
 	return 0;
 }
 
-static void describe_shift(const struct run *r, const struct ior_params *p, char *line, size_t len)
+static void describe_shift(struct run *r, const struct ior_params *p, char *line, size_t len)
 {
 	line[0] = '\0';
+	r->read_shift = r->same_node_reads = -1;
 	/* rank 0 prints it, and computes every rank's offset itself (no gather needed) */
 	if (r->rank != 0 || (!p->reorder && !p->reorder_random))
 		return;
@@ -456,6 +457,8 @@ static void describe_shift(const struct run *r, const struct ior_params *p, char
 	const char *placement = r->map.block ? "block" : "round-robin";
 	if (p->reorder) {
 		int off = offs[0], stride = ior_node_stride(&r->map);
+		r->read_shift = off;
+		r->same_node_reads = same;
 		snprintf(line, len, "%d ranks = %d node(s) of %d tasks (%s placement)", off,
 		         stride ? off / stride : 0, r->map.tasks_on_node0, placement);
 	} else {

@@ -39,7 +39,9 @@ def test_quick_suite_end_to_end(tmp_path):
     verdicts = json.loads((out / "verdicts.json").read_text())
     assert all(v["status"] == "compliant" for v in verdicts.values()), verdicts
     assert "IOR results (MiB/s, seconds):" in proc.stdout
-    assert "Score RDbwmean+WRbwmean of the best easy run:" in proc.stdout
+    # one node: the easy run is listed, not scored (the seed scores runs on more than 64)
+    assert "Score: none: no easy POSIX run on more than 64 nodes" in proc.stdout
+    assert "qualitative (on 1 nodes, not scored): 000-ior-easy_r0" in proc.stdout
     # The report of the whole run directory.
     rep = subprocess.run([sys.executable, "-m", "sonde.report", str(out)], env=suite_env(),
                          capture_output=True, text=True, timeout=300)
@@ -49,11 +51,22 @@ def test_quick_suite_end_to_end(tmp_path):
     assert "Collective latency" in html and "IOR results (run)" in html
 
 
-def test_dry_run_of_shipped_suites():
+def test_dry_run_of_shipped_suites(tmp_path):
+    # the cluster the suites are written for: 96 nodes of 64 cores
+    hosts = tmp_path / "hosts"
+    hosts.write_text("".join(f"node{k:02d} slots=64\n" for k in range(1, 97)))
     for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall"):
         proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run",
-                               str(REPO / "suites" / f"{name}.toml"), "--dry-run"],
+                               str(REPO / "suites" / f"{name}.toml"), "--dry-run",
+                               "--launcher", "mpirun", "--hostfile", str(hosts)],
                               env=suite_env(), capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
         lines = proc.stdout.splitlines()
         assert lines and all(SONDE in ln and "--json" in ln for ln in lines)
+    # on this machine alone the JUPITER suite does not fit: refused, before anything runs
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run",
+                           str(REPO / "suites" / "jupiter-ior.toml"), "--dry-run", "--launcher",
+                           "mpirun"], env=suite_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "jupiter-ior.toml:" in proc.stderr

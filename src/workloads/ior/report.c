@@ -124,6 +124,11 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 		                  pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / 1048576.0
 		                                  : 0);
 	}
+	if ((acc == READ || acc == READCHECK) && r->read_shift >= 0) {
+		/* -C's effect, for the rules: a shift of 0 reads back each rank's own data */
+		sonde_json_int(&ej, "read_shift_ranks", r->read_shift);
+		sonde_json_int(&ej, "same_node_reads", r->same_node_reads);
+	}
 	if (ranks)
 		rank_arrays(&ej, ranks, r->ntasks);
 	sonde_json_object_end(&ej);

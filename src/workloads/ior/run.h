@@ -35,6 +35,9 @@ struct run {
 	int64_t pairs_limit; /* stoneWallingWearOutIterations in force */
 	double *lat;         /* per-call latencies of the current phase */
 	int64_t nlat, caplat;
+	/* -C's read-back in the current test, as rank 0 works it out before the test: the shift
+	 * in ranks, and how many ranks read what their own node wrote (-1, -1 without -C) */
+	int read_shift, same_node_reads;
 };
 
 /* report.c */
