@@ -358,6 +358,14 @@ def ior_row(run):
     return row
 
 
+def ior_table_row(launch, run, status):
+    """The table's row of one launch: ior_row with what the score selects on."""
+    header = run.header or {}
+    return dict(ior_row(run), launch=launch.id, variant=launch.variant or "",
+                nodes=header.get(Header.NODES), ranks=header.get(Header.RANKS),
+                tasks_per_node=header.get(Header.TASKS_PER_NODE), status=status)
+
+
 @dataclass
 class Score:
     value: float | None  # RDbwmean + WRbwmean of the scored row, MiB/s

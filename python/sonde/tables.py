@@ -7,7 +7,6 @@ from pathlib import Path
 
 from . import results as _results
 from . import rules as _rules
-from .names import Header
 
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
                    "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
@@ -50,10 +49,7 @@ def evaluate(suite, manifest):
             summary.append(dict(base, phase="-", iterations=0, bw_mean_mib_s=None,
                                 bw_max_mib_s=None, bw_min_mib_s=None, mean_s=None))
         if ln.workload == "ior" and run is not None:
-            ior.append(dict(_rules.ior_row(run), launch=ln.id, variant=ln.variant or "",
-                            nodes=header.get(Header.NODES), ranks=header.get(Header.RANKS),
-                            tasks_per_node=header.get(Header.TASKS_PER_NODE), status=status,
-                            params=params))
+            ior.append(dict(_rules.ior_table_row(ln, run, status), params=params))
     return summary, ior, verdicts
 
 

@@ -31,6 +31,21 @@ def _is_open_mpi(launcher):
 OPEN_MPI = _is_open_mpi(MPIRUN)
 
 
+def _can_unshare_uts():
+    try:
+        return subprocess.run(["unshare", "--uts", "true"], capture_output=True,
+                              timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+# Marks for tests that run on several "nodes" (launch_command's hosts).
+MULTI_NODE = [
+    pytest.mark.skipif(not OPEN_MPI, reason="multi-node launches use Open MPI's rsh launcher"),
+    pytest.mark.skipif(not _can_unshare_uts(), reason="needs unshare --uts (root)"),
+]
+
+
 def mpi_env(extra=None):
     env = dict(os.environ)
     env.update(

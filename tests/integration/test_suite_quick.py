@@ -63,6 +63,13 @@ def test_dry_run_of_shipped_suites(tmp_path):
         assert proc.returncode == 0, proc.stderr
         lines = proc.stdout.splitlines()
         assert lines and all(SONDE in ln and "--json" in ln for ln in lines)
+        if name == "jupiter-ior":
+            # nodes = [1, 96] of 64 tasks: a per-node mapping each, never the same line
+            easy_1, easy_96 = (ln.split() for ln in lines[:2])
+            assert easy_1[easy_1.index("--map-by") + 1] == "ppr:64:node"
+            assert easy_1[easy_1.index("--host") + 1] == "node01:64"
+            hosts_96 = easy_96[easy_96.index("--host") + 1].split(",")
+            assert len(hosts_96) == 96 and hosts_96[-1] == "node96:64"
     # on this machine alone the JUPITER suite does not fit: refused, before anything runs
     proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run",
                            str(REPO / "suites" / "jupiter-ior.toml"), "--dry-run", "--launcher",

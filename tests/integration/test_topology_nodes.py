@@ -4,28 +4,17 @@ Runs the topology unit test, which checks itself against every rank's host name 
 machine-readable line per rank."""
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import OPEN_MPI, SONDE, run_sonde
+from conftest import MULTI_NODE, SONDE, run_sonde
 
 TEST_PROGRAM = Path(SONDE).parent / "test_topology"
 LINE = re.compile(r"^topology: rank=(\d+) size=(\d+) nnodes=(\d+) node=(\d+) local_rank=(\d+) "
                   r"local_size=(\d+) tpn=(\d+) name=(\S+)$", re.MULTILINE)
 
 
-def _can_unshare_uts():
-    try:
-        return subprocess.run(["unshare", "--uts", "true"], capture_output=True,
-                              timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-pytestmark = [
-    pytest.mark.skipif(not OPEN_MPI, reason="multi-node launches use Open MPI's rsh launcher"),
-    pytest.mark.skipif(not _can_unshare_uts(), reason="needs unshare --uts (root)"),
+pytestmark = MULTI_NODE + [
     pytest.mark.skipif(not TEST_PROGRAM.exists(), reason=f"{TEST_PROGRAM} not built"),
 ]
 

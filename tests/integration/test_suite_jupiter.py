@@ -1,0 +1,248 @@
+"""A small JUPITER-shaped suite end to end on two "nodes" (UTS namespaces, tests/uts-agent.sh):
+sonde-suite places each launch on its nodes, every rule judges the records (pass, fail and
+warning cases), the IOR table holds IOR's summary figures, and the score selects as the seed
+says, with the run on more than 64 nodes taken from the fixture the binary wrote on 65 nodes
+(tests/integration/fixtures/make-jupiter-65-nodes.sh)."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
+from sonde import names, results, rules, suitefile
+
+FIXTURE = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
+
+
+pytestmark = MULTI_NODE
+
+# The seed's shape, small: 2 tasks per node, -Q = tasks per node, three repetitions, the fixed
+# parameters of the easy variant (64 KiB transfers here), rules set to what the test can meet:
+# 128 KiB x 1 segment x 2 tasks = 256 KiB per node, and runs of at least 10 s (-d 2 waits two
+# seconds before each of the 6 phases; the small "hard" run takes a few seconds). The "hard"
+# step breaks four rules on purpose.
+SUITE = """
+[suite]
+name = "jupiter-mini"
+tasks_per_node = 2
+scratch = "{scratch}"
+timeout = "5m"
+rules = ["min_runtime", "dataset_per_node", "ior_q_equals_tpn", "ior_read_shift",
+         "fixed_parameters"]
+[suite.settings]
+min_runtime = "10s"
+dataset_per_node = "256KiB"
+
+[[step]]
+name = "easy"
+workload = "ior"
+variant = "easy"
+mkdir = ["{{scratch}}/easy-{{nodes}}"]
+args = ["-a", "POSIX", "-C", "-Q", "{{tasks_per_node}}", "-g", "-i", "3", "-w", "-r", "-v",
+        "-F", "-t", "64k", "-b", "{{block_kib}}k", "-s", "1", "-d", "2",
+        "-o", "{{scratch}}/easy-{{nodes}}/testFileA"]
+[step.fixed]
+api = "POSIX"
+repetitions = 3
+intraTestBarriers = true
+reorderTasks = true
+writeFile = true
+readFile = true
+verbose = 1
+filePerProc = true
+transferSize = "64k"
+segmentCount = 1
+[step.sweep]
+nodes = [1, 2]
+[step.params]
+block_kib = 128
+
+[[step]]
+name = "hard"
+workload = "ior"
+variant = "hard"
+nodes = 2
+mkdir = ["{{scratch}}/hard"]
+args = ["-a", "POSIX", "-C", "-Q", "1", "-g", "-i", "3", "-w", "-r", "-v",
+        "-t", "8k", "-b", "8k", "-s", "4", "-o", "{{scratch}}/hard/testFileA"]
+[step.fixed]
+api = "POSIX"
+transferSize = "4k"
+blockSize = "4k"
+segmentCount = {{ value = 1024, unless = "dataset_per_node" }}
+"""
+
+
+def suite_env():
+    env = mpi_env({"SONDE_BIN": SONDE, "PYTHONPATH": str(REPO / "python"),
+                   "OMPI_MCA_plm_rsh_agent": str(UTS_AGENT),
+                   "OMPI_MCA_btl_tcp_if_include": "lo",
+                   "OMPI_MCA_oob_tcp_if_include": "lo"})
+    # placement must hold without Open MPI's permission to oversubscribe
+    env.pop("OMPI_MCA_rmaps_base_oversubscribe", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("jupiter")
+    path = tmp / "jupiter-mini.toml"
+    path.write_text(SUITE.format(scratch=tmp / "scratch"))
+    out = tmp / "run"
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
+                           str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
+                          env=suite_env(), capture_output=True, text=True, timeout=900)
+    manifest = json.loads((out / "manifest.json").read_text())
+    failed = [(e["id"], e["reason"]) for e in manifest["launches"] if e["status"] != "ok"]
+    assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])
+    return path, out, manifest, proc
+
+
+def records(out, launch_id):
+    return read_jsonl(out / launch_id / "results.jsonl")
+
+
+def test_launches_are_placed_on_their_nodes(campaign):
+    _, out, manifest, _ = campaign
+    by_id = {e["id"]: e for e in manifest["launches"]}
+    assert list(by_id) == ["000-easy_nodes-1_r0", "001-easy_nodes-2_r0", "002-hard_r0"]
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    prefix = {"000-easy_nodes-1_r0": ["mpirun", "-n", "2", "--map-by", "ppr:2:node",
+                                      "--host", "nodeA:2", *root],
+              "001-easy_nodes-2_r0": ["mpirun", "-n", "4", "--map-by", "ppr:2:node",
+                                      "--host", "nodeA:2,nodeB:2", *root]}
+    for launch_id, words in prefix.items():
+        cmd = by_id[launch_id]["command"]
+        assert cmd[:len(words)] == words and cmd[len(words)] == SONDE
+    assert manifest["placement"]["nodes"]["names"] == ["nodeA", "nodeB"]
+    assert manifest["placement"]["oversubscribe"] is False
+    # what MPI saw: the nodes and tasks per node the suite asked for
+    for launch_id, nodes, hosts in (("000-easy_nodes-1_r0", 1, ["nodeA"]),
+                                    ("001-easy_nodes-2_r0", 2, ["nodeA", "nodeB"]),
+                                    ("002-hard_r0", 2, ["nodeA", "nodeB"])):
+        header = records(out, launch_id)[0]
+        assert header[names.Header.NODES] == nodes
+        assert header[names.Header.TASKS_PER_NODE] == 2
+        assert header[names.Header.RANKS] == 2 * nodes
+        assert header[names.Header.HOSTNAMES] == hosts
+
+
+def verdicts_of(out):
+    return {launch: {r["rule"]: (r["verdict"], r["reason"]) for r in v["rules"]}
+            for launch, v in json.loads((out / "verdicts.json").read_text()).items()}
+
+
+def test_every_rule_judges_the_records(campaign):
+    _, out, _, proc = campaign
+    v = verdicts_of(out)
+    status = {k: x["status"] for k, x in json.loads((out / "verdicts.json").read_text())
+              .items()}
+    for easy in ("000-easy_nodes-1_r0", "001-easy_nodes-2_r0"):
+        r = v[easy]
+        assert r["exit_ok"] == ("pass", "exit code 0")
+        elapsed = records(out, easy)[-1][names.End.ELAPSED_SECONDS]
+        assert elapsed >= 12 and r["min_runtime"] == (
+            "pass", f"ran {elapsed:.1f} s (rule: at least 10 s)")
+        assert r["dataset_per_node"] == (
+            "pass", "256.00 KiB per node = blockSize 131072 x segmentCount 1 x 2 tasks per "
+                    "node (rule: at least 256.00 KiB)")
+        assert r["ior_q_equals_tpn"] == ("pass", "-Q 2, tasks per node 2 (rule: -Q = tasks "
+                                                 "per node)")
+        assert r["fixed_parameters"] == ("pass", "10 fixed parameters as required")
+        assert status[easy] == "compliant"
+    # -Q = tasks per node: on 1 node, and on 2 nodes of 2 tasks (2 x 2 mod 4 = 0), every task
+    # reads back what its own node wrote; a warning, and the runs stay compliant
+    assert v["000-easy_nodes-1_r0"]["ior_read_shift"] == (
+        "warning", "-C shifts reads by 0 ranks; 2 of 2 ranks read data their own node wrote "
+                   "(-Q x tasks per node is a multiple of the task count)")
+    assert v["001-easy_nodes-2_r0"]["ior_read_shift"] == (
+        "warning", "-C shifts reads by 0 ranks; 4 of 4 ranks read data their own node wrote "
+                   "(-Q x tasks per node is a multiple of the task count)")
+    hard = v["002-hard_r0"]
+    assert hard["exit_ok"][0] == "pass"
+    assert hard["min_runtime"][0] == "fail"
+    assert hard["dataset_per_node"] == (
+        "fail", "64.00 KiB per node = blockSize 8192 x segmentCount 4 x 2 tasks per node "
+                "(rule: at least 256.00 KiB)")
+    assert hard["ior_q_equals_tpn"] == ("fail", "-Q 1, tasks per node 2 (rule: -Q = tasks per "
+                                                "node)")
+    # -Q 1 on 2 nodes of 2: reads come from the other node
+    assert hard["ior_read_shift"] == ("pass", "-C shifts reads by 2 ranks; 0 of 4 ranks read "
+                                              "data their own node wrote")
+    # 1024 segments would meet the data-set rule, so the count may not change
+    assert hard["fixed_parameters"] == (
+        "fail", "changed: transferSize 8192 (fixed: 4096), blockSize 8192 (fixed: 4096), "
+                "segmentCount 4 (fixed: 1024)")
+    assert status["002-hard_r0"] == "not-compliant"
+    assert "002-hard_r0: ior_q_equals_tpn: fail: -Q 1, tasks per node 2" in proc.stdout
+    assert ("Rule settings easier than the seed's: min_runtime 10 s (the seed: 60 s), "
+            "dataset_per_node 256.00 KiB (the seed: 128.00 GiB)") in proc.stdout
+
+
+def ior_summary(text):
+    """IOR's "Summary of all tests" rows: operation -> {column: text}."""
+    lines = text[text.index("Summary of all tests:"):].splitlines()
+    cols = lines[1].split()
+    return {row[0]: dict(zip(cols, row, strict=False))
+            for row in (ln.split() for ln in lines[2:4])}
+
+
+def test_table_values_are_iors_summary(campaign):
+    _, out, _, _ = campaign
+    with open(out / "ior-table.csv") as f:
+        table = {row["launch"]: row for row in csv.DictReader(f)}
+    assert set(table) == {"000-easy_nodes-1_r0", "001-easy_nodes-2_r0", "002-hard_r0"}
+    for launch_id, row in table.items():
+        summary = ior_summary((out / launch_id / "stdout.txt").read_text())
+        assert row["api"] == "POSIX"
+        for prefix, op in (("RD", "read"), ("WR", "write")):
+            s = summary[op]
+            assert float(row[f"{prefix}bwmax"]) == pytest.approx(float(s["Max(MiB)"]), abs=0.006)
+            assert float(row[f"{prefix}bwmin"]) == pytest.approx(float(s["Min(MiB)"]), abs=0.006)
+            assert float(row[f"{prefix}bwmean"]) == pytest.approx(float(s["Mean(MiB)"]),
+                                                                  abs=0.006)
+            assert float(row[f"{prefix}bmeans[s]"]) == pytest.approx(float(s["Mean(s)"]),
+                                                                     abs=6e-6)
+        assert int(row["nodes"]) == int(summary["write"]["#Tasks"]) // 2
+        assert int(row["tasks_per_node"]) == int(summary["write"]["tPN"]) == 2
+
+
+def test_score_selects_the_easy_posix_run_on_more_than_64_nodes(campaign):
+    path, out, _, proc = campaign
+    # the campaign itself has no run on more than 64 nodes: listed, not scored
+    assert "Score: none: no easy POSIX run on more than 64 nodes" in proc.stdout
+    for easy in ("000-easy_nodes-1_r0", "001-easy_nodes-2_r0"):
+        nodes = 1 if "nodes-1" in easy else 2
+        assert f"  qualitative (on {nodes} nodes, not scored): {easy} " in proc.stdout
+    assert "qualitative (on 2 nodes, not scored): 002-hard_r0" not in proc.stdout
+    suite = suitefile.load(path)
+    rows = []
+    for ln in suite.launches:
+        [run] = results.load(out / ln.id / "results.jsonl")
+        rows.append(rules.ior_table_row(ln, run, rules.evaluate(ln, run, suite.settings)[1]))
+    # the 65-node run, judged as the shipped suite's easy step judges it, data-set rule set to
+    # what that run wrote (16 MiB per node); every other rule as the seed has it
+    jupiter = suitefile.load(REPO / "suites" / "jupiter-ior.toml")
+    easy_96 = jupiter.launches[1]
+    [big] = results.load(FIXTURE)
+    settings = rules.settings_of({"dataset_per_node": "16MiB"})
+    verdicts, status = rules.evaluate(easy_96, big, settings)
+    assert status == rules.COMPLIANT, [v for v in verdicts if not v.ok]
+    assert {v.rule: v.verdict for v in verdicts} == {
+        "exit_ok": "pass", "min_runtime": "pass", "dataset_per_node": "pass",
+        "ior_q_equals_tpn": "pass", "ior_read_shift": "pass", "fixed_parameters": "pass"}
+    scored = rules.ior_table_row(easy_96, big, status)
+    assert scored["nodes"] == 65
+    s = rules.score(rows + [scored])
+    assert s.row is scored
+    assert s.value == pytest.approx(scored["RDbwmean"] + scored["WRbwmean"])
+    assert [r["launch"] for r in s.qualitative] == ["000-easy_nodes-1_r0", "001-easy_nodes-2_r0"]
+    # the same run, not compliant (its data set judged by the seed's 128 GiB), is not scored
+    _, status = rules.evaluate(easy_96, big, rules.settings_of())
+    assert status == rules.NOT_COMPLIANT
+    s = rules.score(rows + [rules.ior_table_row(easy_96, big, status)])
+    assert s.value is None
+    assert s.why_none == "no compliant easy POSIX run on more than 64 nodes"
