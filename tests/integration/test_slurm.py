@@ -194,3 +194,38 @@ def test_sigterm_handler_is_async_safe_under_mpirun(tmp_path):
     assert proc.returncode != 0
     records = read_jsonl(results)
     assert records[-1]["type"] == "end" and records[-1]["signal"] == "SIGTERM"
+
+
+def test_suite_placement_from_the_allocation(slurm, tmp_path):
+    """Inside an allocation the launcher knows its nodes: srun gets -N/--ntasks-per-node,
+    mpirun the allocation's host names, and a step on more nodes is refused."""
+    p = tmp_path / "placed.toml"
+    p.write_text('[suite]\ntasks_per_node = 2\n[[step]]\nname = "c"\nworkload = "coll"\n'
+                 'args = ["-e", "8", "-i", "5", "Bcast"]\n[step.sweep]\nnodes = [1]\n')
+
+    def dry(launcher, suite=p):
+        return subprocess.run(["salloc", "-N", "1", "-n", "2", sys.executable, "-m",
+                               "sonde.suite", "run", str(suite), "--dry-run", "--launcher",
+                               launcher, "--sonde", SONDE], env=_suite_env(),
+                              capture_output=True, text=True, timeout=120)
+
+    proc = dry("srun")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("srun --mpi=pmix -N 1 --ntasks-per-node 2 -n 2 ")
+    host = subprocess.run(["sinfo", "-h", "-N", "-o", "%N"], capture_output=True, text=True,
+                          timeout=30).stdout.split()[0]
+    proc = dry("mpirun")
+    assert proc.returncode == 0, proc.stderr
+    assert f" --map-by ppr:2:node --host {host}:2 " in proc.stdout
+    two = tmp_path / "two.toml"
+    two.write_text(p.read_text().replace("nodes = [1]", "nodes = [1, 2]"))
+    proc = dry("srun", two)
+    assert proc.returncode == 2
+    assert "2 nodes of 2 tasks, but the launcher knows 1 node (Slurm job " in proc.stderr
+    # srun outside an allocation allocates from the cluster: sinfo knows its nodes
+    env = {k: v for k, v in _suite_env().items() if not k.startswith("SLURM_")}
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(two), "--dry-run",
+                           "--launcher", "srun", "--sonde", SONDE], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "but the launcher knows 1 node (the Slurm cluster (sinfo))" in proc.stderr
