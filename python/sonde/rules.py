@@ -9,8 +9,9 @@ An advisory rule answers warning instead of fail: it is reported, and does not m
 non-compliant. A run at reduced scale (sonde-suite --scale below 1) is never compliant.
 """
 
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .names import IOR, End, Header, IORReadExtra, IORSummary, Measurement, params_of
 
@@ -174,12 +175,12 @@ def _end(run, name):
 
 @dataclass(frozen=True)
 class Rule:
+    """A named check (docs/suites.md describes each)."""
+
     name: str
     check: object  # (launch, run, settings) -> (ok, reason) or (ok, reason, advice)
-    doc: str
     workloads: frozenset | None = None  # None: every workload
     advisory: bool = False  # fails as a warning, never makes a run non-compliant
-    settings: tuple = ()
 
 
 def exit_ok(launch, run, settings):
@@ -193,7 +194,7 @@ def min_runtime(launch, run, settings):
     return t >= need, f"ran {t:.1f} s (rule: at least {need:g} s)"
 
 
-def dataset_per_node(launch, run, settings, memory=None):
+def dataset_per_node(launch, run, settings):
     block = _param(run, IOR.BLOCK_SIZE)
     segments = _param(run, IOR.SEGMENT_COUNT)
     tpn = _header_member(run, Header.TASKS_PER_NODE)
@@ -202,7 +203,7 @@ def dataset_per_node(launch, run, settings, memory=None):
     reason = (f"{_bytes(per_node)} per node = {IOR.BLOCK_SIZE} {block} x {IOR.SEGMENT_COUNT} "
               f"{segments} x {tpn} tasks per node (rule: at least {_bytes(need)})")
     advice = None
-    memory = node_memory_bytes() if memory is None else memory
+    memory = node_memory_bytes()
     if memory and per_node <= memory:
         advice = (f"the data set per node ({_bytes(per_node)}) is not larger than the memory of "
                   f"the host sonde-suite runs on ({_bytes(memory)}): if the compute nodes have "
@@ -268,11 +269,8 @@ def fixed_parameters(launch, run, settings):
 
 def _rule_passes(rule, launch, run, settings, replaced):
     """Whether rule passes on the run with some params replaced (what-if for 'unless')."""
-    class WhatIf:
-        header = dict(run.header, params=dict(run.header[Header.PARAMS], **replaced))
-        end = run.end
-        measurements = run.measurements
-    return bool(RULES[rule].check(launch, WhatIf, settings)[0])
+    header = dict(run.header, params=dict(run.header[Header.PARAMS], **replaced))
+    return bool(RULES[rule].check(launch, replace(run, header=header), settings)[0])
 
 
 def fixed_value(name, value):
@@ -283,19 +281,13 @@ def fixed_value(name, value):
 
 
 RULES = {r.name: r for r in (
-    Rule("exit_ok", exit_ok, "the launch exited 0 (always checked)"),
-    Rule("min_runtime", min_runtime, "the run lasted at least min_runtime (end record's "
-         "elapsed_seconds)", settings=("min_runtime",)),
-    Rule("dataset_per_node", dataset_per_node, "blockSize x segmentCount x tasks per node is at "
-         "least dataset_per_node", frozenset({"ior"}), settings=("dataset_per_node",)),
-    Rule("ior_q_equals_tpn", ior_q_equals_tpn, "-Q (taskPerNodeOffset) equals the tasks per node",
-         frozenset({"ior"})),
-    Rule("ior_read_shift", ior_read_shift, "-C moved every read to another node (advisory: "
-         "the seed's -Q = tasks per node gives a shift of 0 when the node count divides -Q, "
-         "and on one node)", frozenset({"ior"}), advisory=True),
-    Rule("verified", verified, "at least one phase verified its data, with no error"),
-    Rule("fixed_parameters", fixed_parameters, "the step's [step.fixed] parameters have their "
-         "values in the run's params"),
+    Rule("exit_ok", exit_ok),
+    Rule("min_runtime", min_runtime),
+    Rule("dataset_per_node", dataset_per_node, frozenset({"ior"})),
+    Rule("ior_q_equals_tpn", ior_q_equals_tpn, frozenset({"ior"})),
+    Rule("ior_read_shift", ior_read_shift, frozenset({"ior"}), advisory=True),
+    Rule("verified", verified),
+    Rule("fixed_parameters", fixed_parameters),
 )}
 
 
@@ -320,7 +312,6 @@ def evaluate(launch, run, settings, reduced_scale=False):
 
 
 def node_memory_bytes():
-    import os
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
