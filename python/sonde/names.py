@@ -117,6 +117,7 @@ class IOR(Params):
     SUMMARY_FILE = Name("summaryFile", STR_OR_NONE)
     SAVE_RANK_PERFORMANCE_DETAILS_CSV = Name("saveRankPerformanceDetailsCSV", STR_OR_NONE)
     MEMORY_PER_TASK = Name("memoryPerTask", STR_OR_NONE)
+    PLATFORM = Name("platform", STR_OR_NONE)
     # the test of an -f script the measurement belongs to (0 without a script)
     TEST = Name("test", INT, MEASUREMENT)
 

@@ -87,6 +87,19 @@ void sonde_options_warn_inert(const struct sonde_option_set *set)
 			sonde_warn("%s", line);
 }
 
+/* Whether the entry's long name is name (namelen bytes); a REFUSED entry named "prefix.*"
+ * stands for every name under prefix (IOR's --hdf5.noFill, --posix.lustre.stripecount). */
+static int names(const struct sonde_option *o, const char *name, size_t namelen,
+                 int (*cmp)(const char *, const char *, size_t))
+{
+	if (!o->name)
+		return 0;
+	size_t len = strlen(o->name);
+	if (o->type == SONDE_OPT_REFUSED && len >= 2 && strcmp(o->name + len - 2, ".*") == 0)
+		return namelen > len - 1 && cmp(o->name, name, len - 1) == 0;
+	return len == namelen && cmp(o->name, name, namelen) == 0;
+}
+
 /* The option a word names, searched in every set; *set_out tells which set owns it. */
 static const struct sonde_option *lookup(struct sonde_option_set *sets, int nsets, char letter,
                                          const char *name, size_t namelen, int *set_out)
@@ -97,9 +110,7 @@ static const struct sonde_option *lookup(struct sonde_option_set *sets, int nset
 			const struct sonde_option *o = &t->options[i];
 			if (o->scope == SONDE_SCOPE_DIRECTIVE)
 				continue;
-			int hit = letter ? o->letter == letter
-			                 : (o->name && strlen(o->name) == namelen &&
-			                    strncmp(o->name, name, namelen) == 0);
+			int hit = letter ? o->letter == letter : names(o, name, namelen, strncmp);
 			if (hit) {
 				*set_out = s;
 				return o;
@@ -261,6 +272,8 @@ static int handle(const struct sonde_option *o, struct sonde_option_set *set, co
                   const char *attached, int argc, char **argv, int *i, char *err, size_t errlen)
 {
 	count_use(set, o);
+	if (o->type == SONDE_OPT_REFUSED) /* refused with or without a value */
+		return apply(o, set->cfg, shown, NULL, err, errlen);
 	if (o->type == SONDE_OPT_WORDS && !attached)
 		return take_words(o, set, argc, argv, i, shown, err, errlen);
 	const char *value = NULL;
@@ -280,12 +293,14 @@ int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t
 	const struct sonde_option_table *t = set->table;
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
-		if (!o->name || o->scope == SONDE_SCOPE_COMMAND_LINE || strlen(o->name) != keylen ||
-		    strncasecmp(o->name, key, keylen) != 0)
+		if (o->scope == SONDE_SCOPE_COMMAND_LINE || !names(o, key, keylen, strncasecmp))
 			continue;
 		count_use(set, o);
+		char typed[128];
+		snprintf(typed, sizeof typed, "%.*s", (int)keylen, key);
 		if (o->type != SONDE_OPT_FLAG && o->type != SONDE_OPT_COUNT)
-			return apply(o, set->cfg, o->name, value, err, errlen);
+			return apply(o, set->cfg, o->type == SONDE_OPT_REFUSED ? typed : o->name,
+			             value, err, errlen);
 		/* a directive gives a flag its value (filePerProc=0 turns it off) */
 		int64_t v;
 		if (number_in_range(o, value, 0, o->type == SONDE_OPT_FLAG ? 1 : INT_MAX, o->name,

@@ -210,21 +210,18 @@ int sonde_parse_double(const char *text, double *out, char *err, size_t errlen)
 
 char *sonde_format_size(int64_t bytes, char *buf, size_t buflen)
 {
-	static const char *const names[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
-	int u = 0;
-	double v = (double)bytes;
-	while (u < 5 &&
-	       (bytes >= ((int64_t)1024 << (10 * u)) || bytes <= -((int64_t)1024 << (10 * u))))
-		u++;
-	if (u == 0) {
+	static const char *const names[] = {"MiB", "GiB", "TiB"};
+	int u = 2;
+	while (u >= 0 && bytes < ((int64_t)1 << (20 + 10 * u)))
+		u--;
+	if (u < 0) {
 		snprintf(buf, buflen, "%" PRId64 " bytes", bytes);
 		return buf;
 	}
-	int64_t unit = (int64_t)1 << (10 * u);
-	v = (double)bytes / (double)unit;
+	int64_t unit = (int64_t)1 << (20 + 10 * u);
 	if (bytes % unit == 0)
 		snprintf(buf, buflen, "%" PRId64 " %s", bytes / unit, names[u]);
 	else
-		snprintf(buf, buflen, "%.2f %s", v, names[u]);
+		snprintf(buf, buflen, "%.2f %s", (double)bytes / (double)unit, names[u]);
 	return buf;
 }

@@ -37,8 +37,8 @@ int sonde_parse_int(const char *text, int64_t min, int64_t max, int64_t *out, ch
 /* Parses a finite decimal floating-point number. */
 int sonde_parse_double(const char *text, double *out, char *err, size_t errlen);
 
-/* Human size with a binary unit as IOR prints them: "16 MiB", "4 KiB", "2 GiB", "100 bytes".
- * Non-exact multiples get two decimals ("1.50 MiB"). Returns buf. */
+/* A size as IOR prints one (its HumanReadable, base two): "4096 bytes" below 1 MiB, then
+ * "16 MiB", "2 GiB", "1 TiB", with two decimals when not a whole number ("1.50 MiB"). */
 char *sonde_format_size(int64_t bytes, char *buf, size_t buflen);
 
 #define SONDE_KIB ((int64_t)1 << 10)

@@ -131,7 +131,8 @@ static int64_t single(struct run *r, const struct ior_params *p, struct sonde_fi
 			 * against its start; mismatches are reported at their file offset */
 			uint64_t base = p->packet == IOR_PACKET_TIMESTAMP ? 0 : (uint64_t)offset;
 			int kept = v->kept;
-			sonde_pattern_check(&tg->pat, r->buf, len, base, v);
+			if (sonde_pattern_check(&tg->pat, r->buf, len, base, v) > 0)
+				r->bad_transfers++;
 			for (int k = kept; k < v->kept; k++)
 				v->first[k].offset += (uint64_t)offset - base;
 		}
@@ -209,8 +210,8 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 		pt->pairs = max;
 		pt->sw_min_bytes = min_moved;
 		pt->sw_total_bytes = sum;
-		if (r->rank == 0 && r->out)
-			fprintf(r->out,
+		if (r->rank == 0 && r->log)
+			fprintf(r->log,
 			        "stonewalling pairs accessed min: %lld max: %lld -- min data: %.1f "
 			        "GiB mean data: %.1f GiB time: %.1fs\n",
 			        min, max, min_moved / 1073741824.0,
@@ -270,6 +271,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	                                           : &t->read[rep];
 	struct target tg;
 	struct sonde_verify v = {0};
+	r->bad_transfers = 0;
 	struct phase_out po = {0};
 	double tm[T_N] = {0};
 	int writing = acc == WRITE, err = 0;
@@ -291,8 +293,8 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		mine[0] = res;
 		mine[1] = tot;
 		MPI_Reduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
-		if (r->rank == 0 && r->out)
-			fprintf(r->out,
+		if (r->rank == 0 && r->log)
+			fprintf(r->log,
 			        "drop-cache: %lld of %lld pages still resident after "
 			        "posix_fadvise(DONTNEED) (%s)\n",
 			        (long long)sum[0], (long long)sum[1],
@@ -332,10 +334,10 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	}
 	if (p->barriers)
 		MPI_Barrier(r->comm);
-	if (r->rank == 0 && p->verbose >= 3 && r->out && acc != WRITECHECK) {
+	if (r->rank == 0 && p->verbose >= 3 && r->log && acc != WRITECHECK) {
 		char ts[40];
 		ior_time_string(ts, sizeof ts);
-		fprintf(r->out, "Commencing %s performance test: %s\n", ior_phase_name(acc), ts);
+		fprintf(r->log, "Commencing %s performance test: %s\n", ior_phase_name(acc), ts);
 	}
 	tm[T_XFER0] = now(r);
 	if (f)
@@ -365,16 +367,27 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		if (v.errors)
 			sonde_verify_report(&v, r->rank, tg.path);
 		sonde_verify_total(r->comm, &v, &errors, &checked);
-		if (errors && r->rank == 0)
+		long long bad_transfers = 0, mine = r->bad_transfers;
+		MPI_Reduce(&mine, &bad_transfers, 1, MPI_LONG_LONG, MPI_SUM, 0, r->comm);
+		if (errors && r->rank == 0) {
 			fprintf(stderr,
 			        "sonde ior: error: incorrect data on %s (%lld bytes differ of %lld "
 			        "checked)\n",
 			        acc == WRITECHECK ? "write" : "read", (long long)errors,
 			        (long long)checked);
+			/* IOR's lines on its log (stdout), where job logs and scripts look: its
+			 * errors are the transfers holding wrong data */
+			if (r->log)
+				fprintf(r->log,
+				        "WARNING: Incorrect data on %s (%lld errors found).\n\n"
+				        "Used Time Stamp %u (0x%x) for Data Signature\n",
+				        acc == WRITECHECK ? "write" : "read", bad_transfers,
+				        (unsigned)r->seed, (unsigned)r->seed);
+		}
 		r->verify_errors += errors;
 		if (acc == WRITECHECK) {
-			if (r->rank == 0 && p->verbose >= 1 && r->out && !errors)
-				fprintf(r->out, "Verified %lld bytes: no errors.\n",
+			if (r->rank == 0 && p->verbose >= 1 && r->log && !errors)
+				fprintf(r->log, "Verified %lld bytes: no errors.\n",
 				        (long long)checked);
 			return 0;
 		}
@@ -513,11 +526,6 @@ static int read_status_file(struct run *r, const char *path, int64_t *pairs)
 	return v < 0 ? -1 : 0;
 }
 
-static void kv_line(FILE *out, const char *key, const char *value)
-{
-	fprintf(out, "%-20s: %s\n", key, value);
-}
-
 static int run_test(struct run *r, struct ior_test *t)
 {
 	struct ior_params *p = &t->p;
@@ -526,6 +534,11 @@ static int run_test(struct run *r, struct ior_test *t)
 	t->ntasks = r->ntasks;
 	t->write = calloc((size_t)p->reps, sizeof *t->write);
 	t->read = calloc((size_t)p->reps, sizeof *t->read);
+	t->remove_s = malloc(sizeof *t->remove_s * (size_t)p->reps);
+	if (!t->write || !t->read || !t->remove_s)
+		sonde_fatal("no memory for %d repetitions", p->reps);
+	for (int k = 0; k < p->reps; k++)
+		t->remove_s[k] = -1;
 	if (posix_memalign(&r->buf, 4096, (size_t)p->xfer) != 0)
 		sonde_fatal("cannot allocate a %lld-byte transfer buffer", (long long)p->xfer);
 	if (p->random_offset && p->random_seed == -1) {
@@ -535,24 +548,18 @@ static int run_test(struct run *r, struct ior_test *t)
 			MPI_Bcast(&s, 1, MPI_INT64_T, 0, r->comm);
 		p->random_seed = s & 0x7fffffff;
 	}
-	char shift[256];
-	describe_shift(r, p, shift, sizeof shift);
+	describe_shift(r, p, t->shift, sizeof t->shift);
 	ior_time_string(t->start_time, sizeof t->start_time);
 	ior_file_name(p->test_file, p->fpp, p->unique_dir, 0, p->multi_file ? 0 : -1, t->path,
 	              sizeof t->path);
 	if (r->rank == 0 && r->out) {
-		ior_print_test_start(r->out, t, r->ntasks);
-		ior_print_options(r->out, t, r->map.nnodes, r->ntasks, r->map.tasks_on_node0,
-		                  shift);
+		ior_print_test_start(r->out, t);
+		ior_print_options(r->out, t, &r->where);
 	}
 	int64_t hog_bytes = 0; /* the size was checked in setup_tests */
 	char err[512];
 	ior_hog_size(p->memory_per_node, p->memory_per_task, r->ctx->topo.local_size, &hog_bytes,
 	             err, sizeof err);
-	if (r->rank == 0 && r->out && hog_bytes) {
-		char b[64];
-		kv_line(r->out, "memory hog per task", sonde_format_size(hog_bytes, b, sizeof b));
-	}
 	if (p->dry_run) {
 		if (r->rank == 0 && r->out)
 			fprintf(r->out, "\ndry run: parameters checked, no I/O done\n");
@@ -603,14 +610,14 @@ static int run_test(struct run *r, struct ior_test *t)
 		}
 		if (p->check_write) {
 			MPI_Barrier(r->comm);
-			if (r->rank == 0 && p->verbose >= 1 && r->out) {
+			if (r->rank == 0 && p->verbose >= 1 && r->log) {
 				char ts[40];
 				ior_time_string(ts, sizeof ts);
-				fprintf(r->out,
-				        "Verifying contents of the file(s) just written.\n%s\n",
+				fprintf(r->log,
+				        "Verifying contents of the file(s) just written.\n%s\n\n",
 				        ts);
 			}
-			int off = p->reorder ? ior_offset_check(&r->map) : 0;
+			int off = p->reorder ? ior_offset_check(&r->map, p->task_offset) : 0;
 			code = phase(r, t, rep, WRITECHECK, off);
 			if (code)
 				break;
@@ -641,8 +648,10 @@ static int run_test(struct run *r, struct ior_test *t)
 			double t0 = now(r);
 			remove_files(r, t, rep);
 			MPI_Barrier(r->comm);
-			if (r->rank == 0 && r->out)
-				ior_print_remove(r->out, now(r) - t0, rep);
+			t->remove_s[rep] = now(r) - t0;
+			/* IOR shows the remove rows only with -v */
+			if (r->rank == 0 && r->out && p->verbose >= 1)
+				ior_print_remove(r->out, t->remove_s[rep], rep);
 		} else {
 			MPI_Barrier(r->comm);
 		}
@@ -656,8 +665,8 @@ static int run_test(struct run *r, struct ior_test *t)
 			if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
 				sonde_warn("cannot write the stonewalling status file %s: %s",
 				           p->status_file, sonde_strerror(errno));
-		} else if (r->out) {
-			fprintf(r->out, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
+		} else if (r->log) {
+			fprintf(r->log, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
 		}
 	}
 	free(hog);
@@ -744,6 +753,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	r.map.ntasks = ctx->size;
 	r.map.tasks_on_node0 = ctx->topo.tasks_per_node;
 	r.map.nnodes = ctx->topo.nnodes;
+	r.where = (struct ior_where){ctx->topo.nnodes, ctx->size, ctx->topo.tasks_per_node};
 	r.map.block = ctx->size > 1 && ctx->topo.node_of_rank[1] == ctx->topo.node_of_rank[0];
 	sonde_clock_sync(ctx->comm, 10, &r.clock);
 
@@ -759,9 +769,23 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	if (ignored)
 		sonde_warn("%d IOR_HINT__ variable(s) for other layers than MPI ignored", ignored);
 
-	/* text output goes to stdout unless a summary format takes its place there */
+	/* IOR's two streams: results (the text report) and log lines. The text goes to stdout,
+	 * or with the default format to summaryFile, as IOR's did; a JSON or CSV summary takes
+	 * stdout's place unless it goes to summaryFile (then the text stays on stdout). */
 	const struct ior_params *p0 = &tests[0].p;
-	r.out = (p0->format == IOR_FORMAT_DEFAULT || p0->summary_file) ? stdout : NULL;
+	int summary_on_stdout = p0->format != IOR_FORMAT_DEFAULT && !p0->summary_file;
+	r.out = summary_on_stdout ? NULL : stdout;
+	r.log = summary_on_stdout ? NULL : stdout;
+	int ok_out = 1;
+	if (p0->format == IOR_FORMAT_DEFAULT && p0->summary_file && ctx->rank == 0) {
+		r.out = sonde_fopen_nofollow(p0->summary_file, "w");
+		ok_out = r.out != NULL;
+		if (r.out)
+			printf("Writing output to %s\n", p0->summary_file);
+	}
+	if (!sonde_agree(ctx->comm, ok_out, "cannot create summaryFile %s: %s",
+	                 p0->summary_file ? p0->summary_file : "", sonde_strerror(errno)))
+		return SONDE_EXIT_USAGE;
 	if (p0->rank_csv && ctx->rank == 0) {
 		r.rank_csv = sonde_fopen_nofollow(p0->rank_csv, "w");
 		if (r.rank_csv)
@@ -805,8 +829,8 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 			ior_print_finished(r.out);
 		}
 		if (p0->format != IOR_FORMAT_DEFAULT &&
-		    ior_summary_file(tests, ntests, began, argc + 1, argv - 1, ctx->size,
-		                     r.map.tasks_on_node0, err, sizeof err) < 0) {
+		    ior_summary_file(tests, ntests, began, argc + 1, argv - 1, &r.where, err,
+		                     sizeof err) < 0) {
 			sonde_error("%s", err);
 			code = SONDE_EXIT_RUNTIME;
 		}
@@ -814,10 +838,15 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
 	if (r.rank_csv)
 		fclose(r.rank_csv);
+	if (r.out && r.out != stdout && fclose(r.out) != 0 && !code) {
+		sonde_error("cannot write summaryFile %s", p0->summary_file);
+		code = SONDE_EXIT_RUNTIME;
+	}
 	fflush(stdout);
 	for (int k = 0; k < ntests; k++) {
 		free(tests[k].write);
 		free(tests[k].read);
+		free(tests[k].remove_s);
 	}
 	free(tests);
 	free(r.lat);

@@ -88,7 +88,7 @@ def test_bytes_bandwidth_and_files(shm_scratch):
 
 
 def test_summary_recomputed_from_rows(shm_scratch):
-    proc = ior(["-w", "-r", "-t", "32k", "-b", "256k", "-s", "4", "-i", "3", "-o",
+    proc = ior(["-w", "-r", "-t", "32k", "-b", "256k", "-s", "4", "-i", "3", "-v", "-o",
                       shm_scratch / "s"], np=2)
     table = rows(proc.stdout)
     lines = proc.stdout.splitlines()
@@ -221,8 +221,8 @@ def test_odirect(scratch, api):
 def test_memory_hog(shm_scratch):
     proc = ior(["-w", "-M", "64m", "-O", "memoryPerTask=1m", *["-t", "16k", "-b", "64k"],
                 "-o", shm_scratch / "h"], np=2)
-    # 64 MiB per node over its 2 ranks, plus 1 MiB per task
-    assert "memory hog per task : 33 MiB" in proc.stdout
+    # IOR's Options lines; each rank hogs 64 MiB / 2 ranks + 1 MiB
+    assert "memoryPerTask       : 1 MiB\nmemoryPerNode       : 64 MiB\n" in proc.stdout
     bad = ior(["-w", "-M", "10x", "-o", shm_scratch / "h"], np=2, check=False)
     assert bad.returncode == 2 and "memoryPerNode: '10x'" in bad.stderr
 

@@ -24,7 +24,7 @@ def test_summary_json_file(shm_scratch):
                         "Finished"}
     test = doc["tests"][0]
     assert test["Parameters"]["transferSize"] == 16384
-    assert test["Options"]["xfersize"] == "16 KiB"
+    assert test["Options"]["xfersize"] == "16384 bytes"
     assert [r["access"] for r in test["Results"]] == ["write", "read", "write", "read"]
     for r in test["Results"]:
         assert set(r) == {"access", "bwMiB", "blockKiB", "xferKiB", "iops", "latency",

@@ -57,7 +57,7 @@ def test_attached_values_and_grouped_flags(shm_scratch):
     target = shm_scratch / "a"
     proc = ior(["-wrk", "-t16k", "-b64k", "-s2", "-vv", f"-o{target}"], np=1)
     assert "verbose             : 2" in proc.stdout
-    assert "xfersize            : 16 KiB" in proc.stdout
+    assert "xfersize            : 16384 bytes" in proc.stdout
     assert os.stat(target).st_size == 131072
 
 

@@ -25,7 +25,7 @@ def test_constant_shift_one_node(shm_scratch):
     assert "clients per node    : 2" in proc.stdout
     # block placement, 2 tasks on node 0: -Q 1 moves 2 ranks, to the other node
     assert reads(proc.stdout) == {r: (r + 2) % 4 for r in range(4)}
-    assert "read-back shift     : 2 ranks = 1 node(s) of 2 tasks (block placement)" in proc.stdout
+    assert "shift on read-back  : 2 ranks = 1 node(s) of 2 tasks (block placement)" in proc.stdout
     assert "read data written on their own node" not in proc.stderr
 
 
@@ -35,7 +35,7 @@ def test_shift_wraps_to_own_node(shm_scratch):
     proc = ior(["-w", "-r", "-F", "-C", "-Q", "2", "-vvv", "-t", "16k", "-b", "32k", "-o",
                 shm_scratch / "w"])
     assert reads(proc.stdout) == {r: r for r in range(4)}
-    assert "read-back shift     : 0 ranks = 0 node(s)" in proc.stdout
+    assert "shift on read-back  : 0 ranks = 0 node(s)" in proc.stdout
     assert re.search(r"warning: -C: 4 of 4 ranks read data written on their own node \(the "
                      r"shift wraps to 0", proc.stderr), proc.stderr
 

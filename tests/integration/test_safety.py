@@ -55,6 +55,8 @@ PLANTED = [
                       "--dir", "{d}"], "btio.nc"),
     ("ior-summary", ["ior", "-w", "-t", "8k", "-b", "16k", "-o", "{d}/f", "-O",
                      "summaryFile={d}/s", "-O", "summaryFormat=JSON"], "s"),
+    ("ior-summary-text", ["ior", "-w", "-t", "8k", "-b", "16k", "-o", "{d}/f", "-O",
+                          "summaryFile={d}/s"], "s"),
     ("mpiio-output", ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target", "{d}/f",
                       "-output", "{d}/out"], "out"),
     ("json", ["coll", "-e", 8, "Barrier", "--json", "{d}/r.jsonl"], "r.jsonl"),

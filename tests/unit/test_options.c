@@ -47,6 +47,7 @@ static const struct sonde_option short_opts[] = {
     {'g', NULL, SONDE_OPT_SIZE, F(gran), "GRAN", "granularity", .value_optional = 1,
      .implicit = "4k", .size_style = SONDE_SIZE_BINARY},
     {'J', NULL, SONDE_OPT_REFUSED, 0, NULL, "alignment is not implemented"},
+    {0, "hdf5.*", SONDE_OPT_REFUSED, 0, NULL, "no HDF5 backend"},
 };
 static const struct sonde_option_table short_table = {
     "sonde t",
@@ -197,6 +198,13 @@ int main(void)
 	expect_error(&short_table, "-x 1.5.2", "option -x: '1.5.2': not a number");
 	expect_error(&short_table, "-e 3", "option -e: '3' is odd");
 	expect_error(&short_table, "-J 8", "option -J is not supported by sonde: alignment");
+	/* "prefix.*" refuses every option under the prefix by its name, with or without value */
+	expect_error(&short_table, "--hdf5.noFill",
+	             "option --hdf5.noFill is not supported by sonde: no HDF5 backend");
+	expect_error(&short_table, "--hdf5.setAlignment=4k",
+	             "option --hdf5.setAlignment is not supported by sonde: no HDF5 backend");
+	expect_error(&short_table, "--hdf5", "unknown option --hdf5");
+	expect_error(&short_table, "--hdf5.", "unknown option --hdf5.");
 	expect_error(&short_table, "--write=1", "option --write takes no value");
 	expect_error(&short_table, "-wq", "unknown option -q");
 	expect_error(&short_table, "--json", "option --json needs a value FILE");

@@ -102,7 +102,9 @@ int main(void)
 
 	char buf[32];
 	CHECK_STR(sonde_format_size(16 << 20, buf, sizeof buf), "16 MiB");
-	CHECK_STR(sonde_format_size(4096, buf, sizeof buf), "4 KiB");
+	CHECK_STR(sonde_format_size(4096, buf, sizeof buf), "4096 bytes");
+	CHECK_STR(sonde_format_size((1 << 20) - 1, buf, sizeof buf), "1048575 bytes");
+	CHECK_STR(sonde_format_size(3LL << 40, buf, sizeof buf), "3 TiB");
 	CHECK_STR(sonde_format_size(2LL << 30, buf, sizeof buf), "2 GiB");
 	CHECK_STR(sonde_format_size(100, buf, sizeof buf), "100 bytes");
 	CHECK_STR(sonde_format_size(1536 * 1024, buf, sizeof buf), "1.50 MiB");

@@ -73,6 +73,7 @@ struct ior_params {
 	const char *rank_csv;        /* saveRankPerformanceDetailsCSV */
 	const char *memory_per_node; /* -M, memoryPerNode: size or N% of the node's memory */
 	const char *memory_per_task; /* memoryPerTask */
+	const char *platform;        /* platform: a name for the JSON summary */
 	/* sonde's additions */
 	const char *preset;
 	int rank_details;
@@ -101,10 +102,12 @@ struct ior_test {
 	struct ior_params p;
 	int reps_done;
 	struct ior_point *write, *read; /* [reps] */
+	double *remove_s;               /* [reps] the delete after each repetition, s; < 0: none */
 	int64_t expected;               /* expected aggregate file size */
 	int ntasks;
 	char start_time[40];
 	char path[4096]; /* rank 0's test file, as IOR's "Path" */
+	char shift[256]; /* which ranks -C/-Z make read (rank 0), "" without them */
 };
 
 /* options.c */
@@ -134,9 +137,23 @@ int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlis
 
 /* output.c: IOR's text layout (rank 0 only) */
 void ior_print_header(FILE *out, const char *began, int argc, char **argv, int verbose);
-void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks);
-void ior_print_options(FILE *out, const struct ior_test *t, int nnodes, int ntasks, int tpn,
-                       const char *shift_line);
+void ior_print_test_start(FILE *out, const struct ior_test *t);
+/* Where the tests run, as their Options sections show it. */
+struct ior_where {
+	int nnodes, ntasks, tpn;
+};
+/* One line of IOR's Options section, for the text ("key : value") and for JSON, where IOR
+ * wrote it as a number (text NULL) or as a string. */
+struct ior_item {
+	const char *key;
+	const char *text;
+	long long num;
+	char buf[64];
+};
+enum { IOR_MAX_ITEMS = 32 };
+int ior_options_items(const struct ior_test *t, const struct ior_where *w,
+                      struct ior_item items[IOR_MAX_ITEMS]);
+void ior_print_options(FILE *out, const struct ior_test *t, const struct ior_where *w);
 void ior_print_table_header(FILE *out);
 void ior_print_row(FILE *out, const struct ior_params *p, const char *access,
                    const struct ior_point *pt, int rep);
@@ -157,8 +174,14 @@ struct ior_summary {
 };
 int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_summary *s);
 void ior_time_string(char *buf, size_t len);
+/* The platform name of the JSON summary: -O platform=, else as IOR named it, the host name
+ * without its trailing digits and the OS ("node(Linux)"). */
+void ior_platform(const struct ior_params *p, char *buf, size_t len);
 
-/* hog.c: bytes this rank hogs for -M (split over the node's ranks) and memoryPerTask. */
+/* hog.c: the bytes of memoryPerNode (-M, a size or N% of the node's memory) and memoryPerTask,
+ * and the bytes this rank hogs for both (the node's share split over its ranks). */
+int ior_hog_sizes(const char *per_node, const char *per_task, int64_t *node_bytes,
+                  int64_t *task_bytes, char *err, size_t errlen);
 int ior_hog_size(const char *per_node, const char *per_task, int tasks_on_node, int64_t *bytes,
                  char *err, size_t errlen);
 /* Allocates and touches bytes (NULL when 0 or when it cannot). */
@@ -166,7 +189,7 @@ void *ior_hog(int64_t bytes);
 
 /* summary.c: -O summaryFormat=JSON|CSV into summaryFile (or stdout) */
 int ior_summary_file(const struct ior_test *tests, int ntests, const char *began, int argc,
-                     char **argv, int ntasks, int tpn, char *err, size_t errlen);
+                     char **argv, const struct ior_where *w, char *err, size_t errlen);
 /* The file system line of the file system holding the test file path (fsinfo.h). */
 int ior_fs_of(const char *path, struct sonde_fs_usage *fs);
 

@@ -23,6 +23,23 @@ void ior_time_string(char *buf, size_t len)
 	strftime(buf, len, "%a %b %e %H:%M:%S %Y", &tm);
 }
 
+void ior_platform(const struct ior_params *p, char *buf, size_t len)
+{
+	struct utsname u;
+	if (p->platform) {
+		snprintf(buf, len, "%s", p->platform);
+		return;
+	}
+	if (uname(&u) != 0) {
+		snprintf(buf, len, "Unknown(Unknown)");
+		return;
+	}
+	size_t n = strlen(u.nodename);
+	while (n > 1 && u.nodename[n - 1] >= '0' && u.nodename[n - 1] <= '9')
+		n--;
+	snprintf(buf, len, "%.*s(%s)", (int)n, u.nodename, u.sysname);
+}
+
 static void kv(FILE *out, const char *key, const char *value)
 {
 	fprintf(out, "%-20s: %s\n", key, value);
@@ -59,7 +76,7 @@ int ior_fs_of(const char *path, struct sonde_fs_usage *fs)
 	return sonde_fs_usage(dir, fs);
 }
 
-void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks)
+void ior_print_test_start(FILE *out, const struct ior_test *t)
 {
 	struct sonde_fs_usage fs;
 	kvi(out, "TestID", t->p.id);
@@ -67,50 +84,99 @@ void ior_print_test_start(FILE *out, const struct ior_test *t, int ntasks)
 	kv(out, "Path", t->path);
 	if (ior_fs_of(t->path, &fs) == 0)
 		sonde_fs_usage_print(out, &fs);
-	if (t->p.verbose >= 1)
-		kvi(out, "Participating tasks", ntasks);
 }
 
-void ior_print_options(FILE *out, const struct ior_test *t, int nnodes, int ntasks, int tpn,
-                       const char *shift_line)
+static struct ior_item *item(struct ior_item *it, int *n, const char *key)
+{
+	struct ior_item *i = &it[(*n)++];
+	memset(i, 0, sizeof *i);
+	i->key = key;
+	return i;
+}
+
+static void text_item(struct ior_item *it, int *n, const char *key, const char *value)
+{
+	item(it, n, key)->text = value;
+}
+
+static void num_item(struct ior_item *it, int *n, const char *key, long long value)
+{
+	item(it, n, key)->num = value;
+}
+
+static void size_item(struct ior_item *it, int *n, const char *key, int64_t bytes)
+{
+	struct ior_item *i = item(it, n, key);
+	i->text = sonde_format_size(bytes, i->buf, sizeof i->buf);
+}
+
+/* IOR's ShowSetup, line for line; sonde's read-back shift line among them. */
+int ior_options_items(const struct ior_test *t, const struct ior_where *w,
+                      struct ior_item items[IOR_MAX_ITEMS])
 {
 	const struct ior_params *p = &t->p;
-	char b[64];
-	fprintf(out, "\nOptions: \n");
-	kv(out, "api", p->api);
-	kv(out, "apiVersion", "");
-	kv(out, "test filename", p->test_file);
-	kv(out, "access", p->fpp ? "file-per-process" : "single-shared-file");
-	kv(out, "type", p->collective ? "collective" : "independent");
-	kvi(out, "segments", p->segments);
-	kv(out, "ordering in a file", p->random_offset ? "random" : "sequential");
+	int n = 0;
+	text_item(items, &n, "api", p->api);
+	text_item(items, &n, "apiVersion", "");
+	text_item(items, &n, "test filename", p->test_file);
+	text_item(items, &n, "access", p->fpp ? "file-per-process" : "single-shared-file");
+	text_item(items, &n, "type", p->collective ? "collective" : "independent");
+	num_item(items, &n, "segments", p->segments);
+	text_item(items, &n, "ordering in a file", p->random_offset ? "random" : "sequential");
 	if (p->reorder) {
-		kv(out, "ordering inter file", "constant task offset");
-		kvi(out, "task offset", p->task_offset);
+		text_item(items, &n, "ordering inter file", "constant task offset");
+		num_item(items, &n, "task offset", p->task_offset);
 	} else if (p->reorder_random) {
-		kv(out, "ordering inter file", "random task offset");
-		kvi(out, "task offset", p->task_offset);
-		kvi(out, "reorder random seed", p->reorder_seed);
+		text_item(items, &n, "ordering inter file", "random task offset");
+		num_item(items, &n, "task offset", p->task_offset);
+		num_item(items, &n, "reorder random seed", p->reorder_seed);
 	} else {
-		kv(out, "ordering inter file", "no tasks offsets");
+		text_item(items, &n, "ordering inter file", "no tasks offsets");
 	}
-	if (shift_line && shift_line[0])
-		kv(out, "read-back shift", shift_line);
-	kvi(out, "nodes", nnodes);
-	kvi(out, "tasks", ntasks);
-	kvi(out, "clients per node", tpn);
-	kv(out, "memoryBuffer", "CPU");
-	kv(out, "dataAccess", "CPU");
-	kvi(out, "GPUDirect", 0);
-	kvi(out, "repetitions", p->reps);
-	kv(out, "xfersize", sonde_format_size(p->xfer, b, sizeof b));
-	kv(out, "blocksize", sonde_format_size(p->block, b, sizeof b));
-	kv(out, "aggregate filesize", sonde_format_size(t->expected, b, sizeof b));
+	/* sonde's: which ranks -C/-Z make read; not "read..." so that parsers looking for the
+	 * result rows by their first word do not take it for one */
+	if (t->shift[0])
+		text_item(items, &n, "shift on read-back", t->shift);
+	num_item(items, &n, "nodes", w->nnodes);
+	num_item(items, &n, "tasks", w->ntasks);
+	num_item(items, &n, "clients per node", w->tpn);
+	int64_t node = 0, task = 0;
+	char err[256];
+	if (ior_hog_sizes(p->memory_per_node, p->memory_per_task, &node, &task, err, sizeof err) ==
+	    0) {
+		if (task)
+			size_item(items, &n, "memoryPerTask", task);
+		if (node)
+			size_item(items, &n, "memoryPerNode", node);
+	}
+	text_item(items, &n, "memoryBuffer", "CPU");
+	text_item(items, &n, "dataAccess", "CPU");
+	text_item(items, &n, "GPUDirect", "0");
+	num_item(items, &n, "repetitions", p->reps);
+	size_item(items, &n, "xfersize", p->xfer);
+	size_item(items, &n, "blocksize", p->block);
+	size_item(items, &n, "aggregate filesize", t->expected);
+	if (p->dry_run)
+		num_item(items, &n, "dryRun", p->dry_run);
 	if (p->verbose)
-		kvi(out, "verbose", p->verbose);
+		num_item(items, &n, "verbose", p->verbose);
 	if (p->deadline > 0) {
-		kvi(out, "stonewallingTime", p->deadline);
-		kvi(out, "stoneWallingWearOut", p->wearout);
+		num_item(items, &n, "stonewallingTime", p->deadline);
+		num_item(items, &n, "stoneWallingWearOut", p->wearout);
+	}
+	return n;
+}
+
+void ior_print_options(FILE *out, const struct ior_test *t, const struct ior_where *w)
+{
+	struct ior_item items[IOR_MAX_ITEMS];
+	int n = ior_options_items(t, w, items);
+	fprintf(out, "\nOptions: \n");
+	for (int i = 0; i < n; i++) {
+		if (items[i].text)
+			kv(out, items[i].key, items[i].text);
+		else
+			kvi(out, items[i].key, items[i].num);
 	}
 }
 
@@ -160,8 +226,11 @@ void ior_print_remove(FILE *out, double seconds, int rep)
 	fflush(out);
 }
 
+/* IOR prints these only with -v. */
 void ior_print_max(FILE *out, const struct ior_test *t)
 {
+	if (t->p.verbose < 1)
+		return;
 	double w = 0, r = 0;
 	for (int i = 0; i < t->reps_done; i++) {
 		if (t->write[i].done && t->write[i].bw > w)

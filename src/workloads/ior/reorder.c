@@ -14,9 +14,9 @@ int ior_offset_constant(const struct ior_mapping *m, int q)
 	return (int)(((long long)q * ior_node_stride(m)) % m->ntasks);
 }
 
-int ior_offset_check(const struct ior_mapping *m)
+int ior_offset_check(const struct ior_mapping *m, int q)
 {
-	return (2 * ior_node_stride(m)) % m->ntasks;
+	return (int)(((long long)(q + 1) * ior_node_stride(m)) % m->ntasks);
 }
 
 static unsigned seed_of(int x, int rep)

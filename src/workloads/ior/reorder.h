@@ -17,8 +17,9 @@ int ior_node_stride(const struct ior_mapping *m);
 /* -C: every rank reads what rank (rank + offset) % ntasks wrote; offset = Q x stride mod N. */
 int ior_offset_constant(const struct ior_mapping *m, int q);
 
-/* -W with -C: the check pass reads two "nodes" away, 2 x stride mod N. */
-int ior_offset_check(const struct ior_mapping *m);
+/* -W with -C: the check pass reads one "node" further than -C's reads, (Q + 1) x stride mod
+ * N, as IOR 4.1 does. */
+int ior_offset_check(const struct ior_mapping *m, int q);
 
 /* -Z once: this rank's offset, drawn with the C library's rand() seeded with rank + seed
  * (seed = -X, or -(X) + rep when X < 0), redrawn while below min(Q, nnodes - 1) x tasks on

@@ -23,17 +23,21 @@ struct run {
 	MPI_Comm comm;
 	int rank, ntasks;
 	struct ior_mapping map;
+	struct ior_where where;
 	struct sonde_clock clock;
 	const struct sonde_backend *backend;
 	struct sonde_strlist hints;
 	void *buf;
 	uint64_t seed; /* pattern seed of this repetition */
 	int64_t stream_rep;
-	FILE *out; /* IOR's text output (NULL when a summary format replaces it) */
+	FILE *out; /* IOR's results (its out_resultfile): stdout, the default-format summaryFile,
+	              NULL when a summary format replaces the text */
+	FILE *log; /* IOR's log lines (its out_logfile): stdout */
 	FILE *rank_csv;
 	int64_t verify_errors;
-	int64_t pairs_limit; /* stoneWallingWearOutIterations in force */
-	double *lat;         /* per-call latencies of the current phase */
+	int64_t bad_transfers; /* transfers of the current phase that read wrong data */
+	int64_t pairs_limit;   /* stoneWallingWearOutIterations in force */
+	double *lat;           /* per-call latencies of the current phase */
 	int64_t nlat, caplat;
 	/* -C's read-back in the current test, as rank 0 works it out before the test: the shift
 	 * in ranks, and how many ranks read what their own node wrote (-1, -1 without -C) */

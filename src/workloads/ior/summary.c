@@ -16,9 +16,16 @@
 
 #define MIB 1048576.0
 
-static double r4(double v)
+/* IOR writes its figures with four decimals ("blockKiB": 64.0000). */
+static void dbl4(struct sonde_json *j, const char *key, double v)
 {
-	return round(v * 1e4) / 1e4;
+	char b[64];
+	if (!isfinite(v)) {
+		sonde_json_null(j, key);
+		return;
+	}
+	snprintf(b, sizeof b, "%.4f", v);
+	sonde_json_raw(j, key, b);
 }
 
 static void strf(struct sonde_json *j, const char *key, const char *fmt, double v, const char *u)
@@ -28,21 +35,28 @@ static void strf(struct sonde_json *j, const char *key, const char *fmt, double 
 	sonde_json_string(j, key, b);
 }
 
-static void parameters(struct sonde_json *j, const struct ior_params *p, int tpn)
+static void parameters(struct sonde_json *j, const struct ior_params *p, const struct ior_where *w)
 {
+	int64_t node = 0, task = 0;
+	char err[256], platform[600];
+	ior_hog_sizes(p->memory_per_node, p->memory_per_task, &node, &task, err, sizeof err);
+	ior_platform(p, platform, sizeof platform);
 	sonde_json_object_begin(j, "Parameters");
 	sonde_json_int(j, "testID", p->id);
 	sonde_json_int(j, "refnum", p->refnum);
 	sonde_json_string(j, "api", p->api);
-	sonde_json_string(j, "platform", "");
+	sonde_json_string(j, "platform", platform);
 	sonde_json_string(j, "testFileName", p->test_file);
-	sonde_json_string(j, "hintsFileName", p->hints_file ? p->hints_file : "");
 	sonde_json_int(j, "deadlineForStonewall", p->deadline);
 	sonde_json_int(j, "stoneWallingWearOut", p->wearout);
 	sonde_json_int(j, "maxTimeDuration", p->max_minutes);
 	sonde_json_int(j, "outlierThreshold", p->outlier);
-	sonde_json_string(j, "options", "");
-	sonde_json_int(j, "tasksPerNode", tpn);
+	sonde_json_string(j, "options", "(null)");
+	sonde_json_int(j, "dryRun", p->dry_run);
+	sonde_json_int(j, "nodes", w->nnodes);
+	sonde_json_int(j, "memoryPerTask", task);
+	sonde_json_int(j, "memoryPerNode", node);
+	sonde_json_int(j, "tasksPerNode", w->tpn);
 	sonde_json_int(j, "repetitions", p->reps);
 	sonde_json_int(j, "multiFile", p->multi_file);
 	sonde_json_int(j, "interTestDelay", p->delay);
@@ -50,6 +64,7 @@ static void parameters(struct sonde_json *j, const struct ior_params *p, int tpn
 	sonde_json_int(j, "fsyncperwrite", p->fsync_per_write);
 	sonde_json_int(j, "useExistingTestFile", p->use_existing);
 	sonde_json_int(j, "uniqueDir", p->unique_dir);
+	sonde_json_int(j, "singleXferAttempt", 0);
 	sonde_json_int(j, "readFile", p->read);
 	sonde_json_int(j, "writeFile", p->write);
 	sonde_json_int(j, "filePerProc", p->fpp);
@@ -59,9 +74,10 @@ static void parameters(struct sonde_json *j, const struct ior_params *p, int tpn
 	sonde_json_int(j, "randomOffset", p->random_offset);
 	sonde_json_int(j, "checkWrite", p->check_write);
 	sonde_json_int(j, "checkRead", p->check_read);
-	sonde_json_int(j, "useO_DIRECT", p->odirect);
+	sonde_json_int(j, "dataPacketType", p->packet);
 	sonde_json_int(j, "keepFile", p->keep);
 	sonde_json_int(j, "keepFileWithError", p->keep_on_error);
+	sonde_json_int(j, "warningAsErrors", 0);
 	sonde_json_int(j, "verbose", p->verbose);
 	sonde_json_string(j, "data packet type", p->packet_name);
 	sonde_json_int(j, "setTimeStampSignature/incompressibleSeed", p->signature);
@@ -72,32 +88,17 @@ static void parameters(struct sonde_json *j, const struct ior_params *p, int tpn
 	sonde_json_object_end(j);
 }
 
-static void options_obj(struct sonde_json *j, const struct ior_test *t, int ntasks, int tpn)
+static void options_obj(struct sonde_json *j, const struct ior_test *t, const struct ior_where *w)
 {
-	const struct ior_params *p = &t->p;
-	char b[64];
+	struct ior_item items[IOR_MAX_ITEMS];
+	int n = ior_options_items(t, w, items);
 	sonde_json_object_begin(j, "Options");
-	sonde_json_string(j, "api", p->api);
-	sonde_json_string(j, "apiVersion", "");
-	sonde_json_string(j, "test filename", p->test_file);
-	sonde_json_string(j, "access", p->fpp ? "file-per-process" : "single-shared-file");
-	sonde_json_string(j, "type", p->collective ? "collective" : "independent");
-	snprintf(b, sizeof b, "%lld", (long long)p->segments);
-	sonde_json_string(j, "segments", b);
-	sonde_json_string(j, "ordering in a file", p->random_offset ? "random" : "sequential");
-	sonde_json_string(j, "ordering inter file",
-	                  p->reorder          ? "constant task offset"
-	                  : p->reorder_random ? "random task offset"
-	                                      : "no tasks offsets");
-	snprintf(b, sizeof b, "%d", ntasks);
-	sonde_json_string(j, "tasks", b);
-	snprintf(b, sizeof b, "%d", tpn);
-	sonde_json_string(j, "clients per node", b);
-	snprintf(b, sizeof b, "%d", p->reps);
-	sonde_json_string(j, "repetitions", b);
-	sonde_json_string(j, "xfersize", sonde_format_size(p->xfer, b, sizeof b));
-	sonde_json_string(j, "blocksize", sonde_format_size(p->block, b, sizeof b));
-	sonde_json_string(j, "aggregate filesize", sonde_format_size(t->expected, b, sizeof b));
+	for (int i = 0; i < n; i++) {
+		if (items[i].text)
+			sonde_json_string(j, items[i].key, items[i].text);
+		else
+			sonde_json_int(j, items[i].key, items[i].num);
+	}
 	sonde_json_object_end(j);
 }
 
@@ -106,15 +107,24 @@ static void result_obj(struct sonde_json *j, const struct ior_params *p, const c
 {
 	sonde_json_object_begin(j, NULL);
 	sonde_json_string(j, "access", access);
-	sonde_json_double(j, "bwMiB", r4(pt->bw / MIB));
-	sonde_json_double(j, "blockKiB", r4((double)p->block / 1024));
-	sonde_json_double(j, "xferKiB", r4((double)p->xfer / 1024));
-	sonde_json_double(j, "iops", r4(pt->iops));
-	sonde_json_double(j, "latency", r4(pt->latency));
-	sonde_json_double(j, "openTime", r4(pt->open));
-	sonde_json_double(j, "wrRdTime", r4(pt->xfer));
-	sonde_json_double(j, "closeTime", r4(pt->close));
-	sonde_json_double(j, "totalTime", r4(pt->total));
+	dbl4(j, "bwMiB", pt->bw / MIB);
+	dbl4(j, "blockKiB", (double)p->block / 1024);
+	dbl4(j, "xferKiB", (double)p->xfer / 1024);
+	dbl4(j, "iops", pt->iops);
+	dbl4(j, "latency", pt->latency);
+	dbl4(j, "openTime", pt->open);
+	dbl4(j, "wrRdTime", pt->xfer);
+	dbl4(j, "closeTime", pt->close);
+	dbl4(j, "totalTime", pt->total);
+	sonde_json_object_end(j);
+}
+
+/* With -v, IOR lists each repetition's delete after its results. */
+static void remove_obj(struct sonde_json *j, double seconds)
+{
+	sonde_json_object_begin(j, NULL);
+	sonde_json_string(j, "access", "remove");
+	dbl4(j, "totalTime", seconds);
 	sonde_json_object_end(j);
 }
 
@@ -130,22 +140,22 @@ static void max_obj(struct sonde_json *j, const struct ior_test *t)
 	}
 	sonde_json_object_begin(j, "max");
 	if (t->p.write) {
-		sonde_json_double(j, "writeMiB", r4(w / MIB));
-		sonde_json_double(j, "writeMB", r4(w / 1e6));
+		dbl4(j, "writeMiB", w / MIB);
+		dbl4(j, "writeMB", w / 1e6);
 	}
 	if (t->p.read || t->p.check_read) {
-		sonde_json_double(j, "readMiB", r4(r / MIB));
-		sonde_json_double(j, "readMB", r4(r / 1e6));
+		dbl4(j, "readMiB", r / MIB);
+		dbl4(j, "readMB", r / 1e6);
 	}
 	sonde_json_object_end(j);
 }
 
-static void summary_obj(struct sonde_json *j, const struct ior_test *t, int write, int ntasks,
-                        int tpn)
+static void summary_obj(struct sonde_json *j, const struct ior_test *t, int write,
+                        const struct ior_where *w)
 {
 	const struct ior_params *p = &t->p;
 	struct ior_summary s;
-	if (ior_summarize(t, write, ntasks, &s) < 0)
+	if (ior_summarize(t, write, w->ntasks, &s) < 0)
 		return;
 	sonde_json_object_begin(j, NULL);
 	sonde_json_string(j, "operation", write ? "write" : "read");
@@ -155,33 +165,33 @@ static void summary_obj(struct sonde_json *j, const struct ior_test *t, int writ
 	sonde_json_int(j, "segmentCount", p->segments);
 	sonde_json_int(j, "blockSize", p->block);
 	sonde_json_int(j, "transferSize", p->xfer);
-	sonde_json_int(j, "numTasks", ntasks);
-	sonde_json_int(j, "tasksPerNode", tpn);
+	sonde_json_int(j, "numTasks", w->ntasks);
+	sonde_json_int(j, "tasksPerNode", w->tpn);
 	sonde_json_int(j, "repetitions", p->reps);
 	sonde_json_int(j, "filePerProc", p->fpp);
 	sonde_json_int(j, "reorderTasks", p->reorder);
 	sonde_json_int(j, "taskPerNodeOffset", p->task_offset);
 	sonde_json_int(j, "reorderTasksRandom", p->reorder_random);
 	sonde_json_int(j, "reorderTasksRandomSeed", p->reorder_seed);
-	sonde_json_double(j, "bwMaxMIB", r4(s.bw_max));
-	sonde_json_double(j, "bwMinMIB", r4(s.bw_min));
-	sonde_json_double(j, "bwMeanMIB", r4(s.bw_mean));
-	sonde_json_double(j, "bwStdMIB", r4(s.bw_sd));
-	sonde_json_double(j, "OPsMax", r4(s.ops_max));
-	sonde_json_double(j, "OPsMin", r4(s.ops_min));
-	sonde_json_double(j, "OPsMean", r4(s.ops_mean));
-	sonde_json_double(j, "OPsSD", r4(s.ops_sd));
-	sonde_json_double(j, "MeanTime", r4(s.mean_time));
+	dbl4(j, "bwMaxMIB", s.bw_max);
+	dbl4(j, "bwMinMIB", s.bw_min);
+	dbl4(j, "bwMeanMIB", s.bw_mean);
+	dbl4(j, "bwStdMIB", s.bw_sd);
+	dbl4(j, "OPsMax", s.ops_max);
+	dbl4(j, "OPsMin", s.ops_min);
+	dbl4(j, "OPsMean", s.ops_mean);
+	dbl4(j, "OPsSD", s.ops_sd);
+	dbl4(j, "MeanTime", s.mean_time);
 	if (s.stonewall) {
-		sonde_json_double(j, "StoneWallTime", r4(s.sw_time));
-		sonde_json_double(j, "StoneWallbwMeanMIB", r4(s.sw_mib));
+		dbl4(j, "StoneWallTime", s.sw_time);
+		dbl4(j, "StoneWallbwMeanMIB", s.sw_mib);
 	}
-	sonde_json_double(j, "xsizeMiB", r4((double)s.agg_bytes / MIB));
+	dbl4(j, "xsizeMiB", (double)s.agg_bytes / MIB);
 	sonde_json_object_end(j);
 }
 
 static void write_json(FILE *f, const struct ior_test *tests, int ntests, const char *began,
-                       int argc, char **argv, int ntasks, int tpn)
+                       int argc, char **argv, const struct ior_where *w)
 {
 	struct sonde_json j;
 	char b[8192], ts[40];
@@ -214,14 +224,16 @@ static void write_json(FILE *f, const struct ior_test *tests, int ntests, const 
 			strf(&j, "Inodes", "%.1f Mi%s", fs.inodes_mi, "");
 			strf(&j, "Used Inodes", "%2.1f%%%s", fs.used_inodes_pct, "");
 		}
-		parameters(&j, &t->p, tpn);
-		options_obj(&j, t, ntasks, tpn);
+		parameters(&j, &t->p, w);
+		options_obj(&j, t, w);
 		sonde_json_array_begin(&j, "Results");
 		for (int i = 0; i < t->reps_done; i++) {
 			if (t->write[i].done)
 				result_obj(&j, &t->p, "write", &t->write[i]);
 			if (t->read[i].done)
 				result_obj(&j, &t->p, "read", &t->read[i]);
+			if (t->p.verbose >= 1 && t->remove_s[i] >= 0)
+				remove_obj(&j, t->remove_s[i]);
 		}
 		sonde_json_array_end(&j);
 		max_obj(&j, t);
@@ -231,9 +243,9 @@ static void write_json(FILE *f, const struct ior_test *tests, int ntests, const 
 	sonde_json_array_begin(&j, "summary");
 	for (int k = 0; k < ntests; k++) {
 		if (tests[k].p.write)
-			summary_obj(&j, &tests[k], 1, ntasks, tpn);
+			summary_obj(&j, &tests[k], 1, w);
 		if (tests[k].p.read || tests[k].p.check_read)
-			summary_obj(&j, &tests[k], 0, ntasks, tpn);
+			summary_obj(&j, &tests[k], 0, w);
 	}
 	sonde_json_array_end(&j);
 	ior_time_string(ts, sizeof ts);
@@ -267,7 +279,7 @@ static void write_csv(FILE *f, const struct ior_test *tests, int ntests, int nta
 }
 
 int ior_summary_file(const struct ior_test *tests, int ntests, const char *began, int argc,
-                     char **argv, int ntasks, int tpn, char *err, size_t errlen)
+                     char **argv, const struct ior_where *w, char *err, size_t errlen)
 {
 	const struct ior_params *p = &tests[0].p;
 	FILE *f = stdout;
@@ -280,9 +292,9 @@ int ior_summary_file(const struct ior_test *tests, int ntests, const char *began
 		}
 	}
 	if (p->format == IOR_FORMAT_JSON)
-		write_json(f, tests, ntests, began, argc, argv, ntasks, tpn);
+		write_json(f, tests, ntests, began, argc, argv, w);
 	else
-		write_csv(f, tests, ntests, ntasks);
+		write_csv(f, tests, ntests, w->ntasks);
 	if (f != stdout && fclose(f) != 0) {
 		snprintf(err, errlen, "cannot write summaryFile %s", p->summary_file);
 		return -1;
