@@ -42,7 +42,7 @@ static int world_size(void)
 /* MPICH's error strings run over several lines ("File does not exist, error stack:\n
  * ADIOI_UFS_OPEN(37): ..."): its call stack goes, and any other line break becomes "; ", so
  * that every message stays the one line users and scripts expect. */
-static void one_line(char *msg)
+void sonde_one_line(char *msg)
 {
 	char *stack = strstr(msg, ", error stack:");
 	if (stack)
@@ -89,7 +89,7 @@ static void emit(const char *kind, int with_rank, const char *text)
 static void format_line(char *msg, size_t len, const char *fmt, va_list ap)
 {
 	vsnprintf(msg, len, fmt, ap);
-	one_line(msg);
+	sonde_one_line(msg);
 }
 
 void sonde_error(const char *fmt, ...)

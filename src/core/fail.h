@@ -87,6 +87,10 @@ _Noreturn void sonde_exit(int code);
 /* Name used as the message prefix ("ior", "mib", ...); set by main before a workload runs. */
 void sonde_fail_set_workload(const char *name);
 
+/* Makes msg one line in place: MPICH's ", error stack:" and what follows go, line breaks become
+ * "; ". */
+void sonde_one_line(char *msg);
+
 /* Formats strerror(errnum) safely (thread-safe buffer per call site). */
 const char *sonde_strerror(int errnum);
 

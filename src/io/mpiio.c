@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "completion.h"
 #include "fail.h"
 
 /* A transfer larger than INT_MAX bytes is described by one derived datatype made of pieces of
@@ -24,26 +25,6 @@ struct sonde_file {
 	int collective;
 	char path[];
 };
-
-/* Sets "<what>: <MPI error string>" and returns the matching negative errno value. */
-static int mpi_fail(int mpi_rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int mpi_fail(int mpi_rc, const char *fmt, ...)
-{
-	char what[768];
-	char msg[MPI_MAX_ERROR_STRING];
-	int len = 0;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	if (MPI_Error_string(mpi_rc, msg, &len) != MPI_SUCCESS)
-		snprintf(msg, sizeof msg, "MPI error %d", mpi_rc);
-	/* The system's words first: MPI libraries word the same class differently ("No such
-	 * file or directory" in Open MPI, "File does not exist" in MPICH). */
-	int e = sonde_errno_of_mpi(mpi_rc);
-	sonde_io_set_error("%s: %s (%s)", what, sonde_strerror(e), msg);
-	return -e;
-}
 
 /* ROMIO and OMPIO accept a file system prefix ("lustre:/x", "ufs:/x"); the prefix is at least
  * two characters so that a Windows-like "c:" is not one. */
@@ -156,7 +137,7 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 		MPI_Info_free(&info);
 	if (mrc != MPI_SUCCESS) {
 		free(f);
-		return mpi_fail(mrc, "open %s", path);
+		return sonde_mpio_fail(mrc, "open %s", path);
 	}
 	MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
 
@@ -164,7 +145,7 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 	if (flags & SONDE_IO_TRUNC) {
 		mrc = MPI_File_set_size(f->fh, 0);
 		if (mrc != MPI_SUCCESS) {
-			rc = mpi_fail(mrc, "truncate %s", path);
+			rc = sonde_mpio_fail(mrc, "truncate %s", path);
 			MPI_File_close(&f->fh);
 			free(f);
 			return rc;
@@ -237,33 +218,33 @@ static ssize_t transfer(struct sonde_file *f, int writing, char *buf, size_t len
 		int count;
 		MPI_Status st;
 		MPI_Count moved = 0;
+		struct sonde_mpio_op call_op;
+		if (done)
+			sonde_mpio_begin(&call_op, "%s %s at offset %lld (after %zu of %zu bytes)",
+			                 op, f->path, (long long)off, done, len);
+		else
+			sonde_mpio_begin(&call_op, "%s %s at offset %lld", op, f->path,
+			                 (long long)off);
 		bytes_type(want, &type, &count);
 		int rc = call(f, writing, collective, off, buf + done, count, type, &st);
-		if (rc == MPI_SUCCESS)
-			rc = MPI_Get_elements_x(&st, type, &moved);
+		rc = sonde_mpio_end(&call_op, rc, &st, type, &moved);
 		if (type != MPI_BYTE)
 			MPI_Type_free(&type);
 		collective = 0;
-		if (rc != MPI_SUCCESS) {
-			if (done)
-				return mpi_fail(rc, "%s %s at offset %lld (after %zu of %zu bytes)",
-				                op, f->path, (long long)off, done, len);
-			return mpi_fail(rc, "%s %s at offset %lld", op, f->path, (long long)off);
-		}
-		if (moved == MPI_UNDEFINED || moved < 0 || (uint64_t)moved > want) {
+		if (rc < 0)
+			return rc;
+		if ((uint64_t)moved > want) {
 			sonde_io_set_error("%s %s at offset %lld: the MPI library reported an "
 			                   "impossible byte count %lld for %zu bytes",
 			                   op, f->path, (long long)off, (long long)moved, want);
 			return -EIO;
 		}
 		if (moved == 0) {
-			/* OMPIO reports a full file system this way: success, nothing written
-			 * (and a line of its own on stderr). */
 			if (writing && want) {
 				sonde_io_set_error(
 				    "write %s at offset %lld: the MPI library wrote "
 				    "nothing and reported no error (after %zu of %zu "
-				    "bytes); is the file system full or over quota?",
+				    "bytes)",
 				    f->path, (long long)off, done, len);
 				return -EIO;
 			}
@@ -287,14 +268,16 @@ static ssize_t mpiio_read_at(struct sonde_file *f, void *buf, size_t len, int64_
 
 static int mpiio_sync(struct sonde_file *f)
 {
-	int rc = MPI_File_sync(f->fh);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "sync %s", f->path);
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "sync %s", f->path);
+	return sonde_mpio_end(&op, MPI_File_sync(f->fh), NULL, MPI_BYTE, NULL);
 }
 
 static int mpiio_close(struct sonde_file *f)
 {
-	int rc = MPI_File_close(&f->fh);
-	int ret = rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "close %s", f->path);
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "close %s", f->path);
+	int ret = sonde_mpio_end(&op, MPI_File_close(&f->fh), NULL, MPI_BYTE, NULL);
 	free(f);
 	return ret;
 }
@@ -303,14 +286,14 @@ static int64_t mpiio_size(struct sonde_file *f)
 {
 	MPI_Offset size = 0;
 	int rc = MPI_File_get_size(f->fh, &size);
-	return rc == MPI_SUCCESS ? (int64_t)size : mpi_fail(rc, "size of %s", f->path);
+	return rc == MPI_SUCCESS ? (int64_t)size : sonde_mpio_fail(rc, "size of %s", f->path);
 }
 
 static int mpiio_remove(const char *path)
 {
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 	int rc = MPI_File_delete(path, MPI_INFO_NULL);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, "remove %s", path);
+	return rc == MPI_SUCCESS ? 0 : sonde_mpio_fail(rc, "remove %s", path);
 }
 
 const struct sonde_backend sonde_backend_mpiio = {

@@ -217,9 +217,12 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 
 	MPI_Barrier(ctx->comm);
 	double t0 = MPI_Wtime();
-	if (ops->open(&j) < 0) {
+	int err = ops->open(&j);
+	if (err < 0) {
 		free(per_dump);
-		return SONDE_EXIT_USAGE;
+		/* The file this run wrote, gone or unreadable for its read, is a runtime fault. */
+		return sonde_exit_class(err,
+		                        writing || !s->write ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
 	}
 	double open = MPI_Wtime() - t0;
 	for (int64_t d = 0; d < s->dumps; d++) {
@@ -239,7 +242,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		post += in_post;
 		wait += in_wait;
 		per_dump[d] = in_post + in_wait;
-		if (!writing && verify) {
+		if (!writing && verify && !j.err) {
 			t = MPI_Wtime();
 			btio_check_dump(L, d, path, &j.data, ctx->rank, &chk);
 			untimed += MPI_Wtime() - t;
@@ -247,6 +250,12 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	}
 	ops->close(&j);
 	double elapsed = MPI_Wtime() - t0 - untimed;
+	/* A phase with a failure has no figures: one line names it. */
+	err = sonde_agree_path(ctx->comm, j.err, path, "%s", j.why);
+	if (err) {
+		free(per_dump);
+		return sonde_exit_class(err, SONDE_STAGE_RUN);
+	}
 
 	double mine[4] = {elapsed, open, post, wait}, most[4];
 	MPI_Reduce(mine, most, 4, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);

@@ -142,12 +142,12 @@ static int64_t single(struct run *r, const struct ior_params *p, struct sonde_fi
 		    "%s %s at offset %lld: %zd of %zu bytes (the file is shorter than "
 		    "the test expects)",
 		    acc == WRITE ? "write" : "read", tg->path, (long long)offset, n, len);
-	return n == (ssize_t)len ? (int64_t)len : -1;
+	return n == (ssize_t)len ? (int64_t)len : n < 0 ? n : -EIO;
 }
 
 struct phase_out {
 	int64_t moved, pairs;
-	int failed;
+	int failed, err; /* err: the errno value of the failure, when known */
 	char why[4096];
 };
 
@@ -161,8 +161,35 @@ static int again(const struct run *r, const struct ior_params *p, int hit, doubl
 	return more;
 }
 
+/* One transfer; after a failure (po->failed) this rank moves nothing, and where collective I/O
+ * needs its call to match the others' it makes the call empty, so that nobody waits for it. */
+static int64_t transfer_one(struct run *r, const struct ior_params *p, struct sonde_file *f,
+                            const struct target *tg, enum access acc, int64_t offset,
+                            struct sonde_verify *v, struct phase_out *po)
+{
+	if (po->failed) {
+		if (p->collective && f) {
+			if (acc == WRITE)
+				r->backend->write_at(f, r->buf, 0, offset);
+			else
+				r->backend->read_at(f, r->buf, 0, offset);
+		}
+		return 0;
+	}
+	int64_t n = single(r, p, f, tg, acc, offset, v);
+	if (n < 0) {
+		snprintf(po->why, sizeof po->why, "%s", sonde_io_last_error());
+		po->failed = 1;
+		po->err = (int)-n;
+		return 0;
+	}
+	return n;
+}
+
 /* IOR's transfer loop: segments x transfers, stonewall deadline, and the wear-out that brings
- * every rank to the same number of transfers as the busiest one. */
+ * every rank to the same number of transfers as the busiest one. After a failure a rank goes
+ * on only as far as the others' collective calls need it (collective I/O, the stonewall
+ * broadcast, the wear-out reductions), and the phase's agreement reports the failure. */
 static void transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
                          const struct target *tg, enum access acc, struct ior_point *pt,
                          struct sonde_verify *v, struct phase_out *po)
@@ -184,14 +211,9 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 	do { /* minTimeDuration: go over the file again until the time has passed */
 		for (i = 0; i < p->segments && !hit; i++) {
 			for (j = 0; j < count && !hit; j++) {
-				int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
-				if (n < 0) {
-					snprintf(po->why, sizeof po->why, "%s",
-					         sonde_io_last_error());
-					po->failed = 1;
-					goto out;
-				}
-				moved += n;
+				moved += transfer_one(r, p, f, tg, acc, OFFSET(i, j), v, po);
+				if (po->failed && !p->collective)
+					goto done;
 				pairs++;
 				hit = (p->deadline && sonde_now() - start > p->deadline) ||
 				      (r->pairs_limit && pairs == r->pairs_limit);
@@ -200,6 +222,7 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 			}
 		}
 	} while (again(r, p, hit, start));
+done:
 	if (p->wearout) {
 		long long mine = pairs, max = 0, min = 0, moved_ll = moved, min_moved = 0, sum = 0;
 		MPI_Allreduce(&mine, &max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);
@@ -227,14 +250,8 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 				if (i == p->segments)
 					i = 0;
 				for (; j < count && pairs < max; j++) {
-					int64_t n = single(r, p, f, tg, acc, OFFSET(i, j), v);
-					if (n < 0) {
-						snprintf(po->why, sizeof po->why, "%s",
-						         sonde_io_last_error());
-						po->failed = 1;
-						goto out;
-					}
-					moved += n;
+					moved +=
+					    transfer_one(r, p, f, tg, acc, OFFSET(i, j), v, po);
 					pairs++;
 				}
 				j = 0;
@@ -244,18 +261,12 @@ static void transfer_all(struct run *r, const struct ior_params *p, struct sonde
 		pt->pairs = pairs;
 	}
 #undef OFFSET
-	if (acc == WRITE && p->fsync && r->backend->sync(f) < 0) {
+	/* MPI-IO's sync is collective: a rank that failed still takes part */
+	if (acc == WRITE && p->fsync && f && r->backend->sync(f) < 0 && !po->failed) {
 		snprintf(po->why, sizeof po->why, "fsync of %.3000s failed: %s", tg->path,
 		         sonde_io_last_error());
 		po->failed = 1;
 	}
-out:
-	/* after a failure this rank leaves the loop; where the others wait for it in collective
-	 * calls (collective I/O, the stonewall broadcast, wear-out, MPI-IO's collective sync and
-	 * close) the only way out without a hang is to end the job */
-	if (po->failed && (p->collective || p->wearout ||
-	                   (!p->fpp && (r->backend->caps & SONDE_CAP_SHARED_OPEN))))
-		sonde_fatal("%s", po->why);
 	free(rnd);
 	po->moved = moved;
 	po->pairs = pairs;
@@ -323,14 +334,14 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	struct sonde_file *f = open_target(r, p, &tg, writing, &err);
 	tm[T_OPEN1] = now(r);
 	/* No agreement here: IOR does not synchronise between open and transfers without -g. A
-	 * rank whose open failed skips its transfers and says so at the agreement after close;
-	 * where the others would wait for it in collective calls, it ends the job instead. */
+	 * rank whose open failed moves nothing, takes part in the collective calls of the
+	 * transfer loop, and says so at the agreement after close. (MPI-IO's collective open
+	 * fails on every rank alike: both libraries share its error.) */
 	if (!f) {
 		snprintf(po.why, sizeof po.why, "cannot open %.3000s: %s", tg.path,
 		         err < 0 ? sonde_io_last_error() : "unknown error");
 		po.failed = 1;
-		if (p->collective || p->wearout)
-			sonde_fatal("%s", po.why);
+		po.err = -err;
 	}
 	if (p->barriers)
 		MPI_Barrier(r->comm);
@@ -340,8 +351,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		fprintf(r->log, "Commencing %s performance test: %s\n", ior_phase_name(acc), ts);
 	}
 	tm[T_XFER0] = now(r);
-	if (f)
-		transfer_all(r, p, f, &tg, acc, pt, &v, &po);
+	transfer_all(r, p, f, &tg, acc, pt, &v, &po);
 	tm[T_XFER1] = now(r);
 	if (p->barriers)
 		MPI_Barrier(r->comm);
@@ -353,11 +363,16 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		snprintf(po.why, sizeof po.why, "close of %.3000s failed: %s", tg.path,
 		         sonde_io_last_error());
 	}
-	/* a file that cannot be opened for reading is bad input; anything else is an I/O error */
-	int open_failed = !f && !writing, any_open_failed = 0;
+	/* A file that cannot be opened before the run has used it is bad input when its path is
+	 * (sonde_exit_class); anything else is an I/O error. */
+	int open_failed = !f, any_open_failed = 0;
 	MPI_Allreduce(&open_failed, &any_open_failed, 1, MPI_INT, MPI_MAX, r->comm);
-	if (!sonde_agree(r->comm, !po.failed, "%s", po.why))
-		return any_open_failed ? SONDE_EXIT_USAGE : SONDE_EXIT_RUNTIME;
+	int first_use = rep == 0 && (writing || !p->write);
+	err = sonde_agree_path(r->comm, po.failed ? (po.err > 0 ? po.err : EIO) : 0, tg.path, "%s",
+	                       po.why);
+	if (err)
+		return sonde_exit_class(err, any_open_failed && first_use ? SONDE_STAGE_INPUT
+		                                                          : SONDE_STAGE_RUN);
 	if (writing)
 		MPI_Barrier(r->comm);
 

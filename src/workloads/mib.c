@@ -35,6 +35,8 @@ struct phase {
 	struct sonde_hist latency;
 	double latency_max;
 	struct sonde_verify verify;
+	int err; /* this rank's failure in the phase (errno), agreed at its close */
+	char why[1024];
 };
 
 struct mib {
@@ -93,13 +95,6 @@ static void say(const struct mib *m, int when, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	fflush(stdout);
-}
-
-/* Whether an open failure is the user's input (a path) rather than the system. */
-static int input_errno(int err)
-{
-	return err == ENOENT || err == EACCES || err == EPERM || err == ENOTDIR || err == EISDIR ||
-	       err == ELOOP || err == EROFS;
 }
 
 /* ---- checks before any file is touched ---------------------------------------------------- */
@@ -232,8 +227,13 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 			n = m->io->read_at(f, m->read_buf, size, offset);
 		}
 		t = sonde_now();
-		if (n < 0)
-			sonde_fatal("%s", sonde_io_last_error());
+		/* This rank stops here; the others stop on their own limits, and the close
+		 * agrees on the failure. */
+		if (n < 0) {
+			ph->err = (int)-n;
+			snprintf(ph->why, sizeof ph->why, "%s", sonde_io_last_error());
+			break;
+		}
 		if (p->verify && !ph->writing && n > 0)
 			mib_data_check(&m->data, m->read_buf, (size_t)n, (uint64_t)offset,
 			               &ph->verify);
@@ -250,24 +250,34 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 	ph->stop = ph->calls >= p->call_limit ? STOP_CALLS : STOP_TIME;
 }
 
-static void close_file(struct mib *m, struct sonde_file *f)
+/* The phase's failures (a transfer, the sync, the close) are agreed here: one line, and the
+ * run ends without figures for it. */
+static void close_file(struct mib *m, struct phase *ph, struct sonde_file *f)
 {
 	int rc = m->io->close(f);
-	if (!sonde_agree(m->ctx->comm, rc == 0, "%s", rc == 0 ? "" : sonde_io_last_error()))
-		sonde_exit(SONDE_EXIT_RUNTIME);
+	if (rc < 0 && !ph->err) {
+		ph->err = -rc;
+		snprintf(ph->why, sizeof ph->why, "%s", sonde_io_last_error());
+	}
+	int err = sonde_agree_path(m->ctx->comm, ph->err, ph->path, "%s", ph->why);
+	if (err)
+		sonde_exit(sonde_exit_class(err, SONDE_STAGE_RUN));
 }
 
-static struct sonde_file *open_file(struct mib *m, struct phase *ph, unsigned flags)
+/* A file missing or unusable before the run used it is bad input (sonde_exit_class); the file
+ * this run wrote, gone by its read phase, is a runtime fault. */
+static struct sonde_file *open_file(struct mib *m, struct phase *ph, unsigned flags,
+                                    enum sonde_stage stage)
 {
 	struct sonde_file *f = NULL;
 	if (m->p.direct)
 		flags |= SONDE_IO_DIRECT;
 	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
 	int rc = m->io->open(ph->path, flags, &opt, &f);
-	int code = rc < 0 && input_errno(-rc) ? SONDE_EXIT_USAGE : SONDE_EXIT_RUNTIME;
-	code = (int)reduce_int(m, rc < 0 ? code : 0, MPI_MAX);
-	if (!sonde_agree(m->ctx->comm, rc == 0, "%s", rc == 0 ? "" : sonde_io_last_error()))
-		sonde_exit(code);
+	int err = sonde_agree_path(m->ctx->comm, -rc, ph->path, "%s",
+	                           rc == 0 ? "" : sonde_io_last_error());
+	if (err)
+		sonde_exit(sonde_exit_class(err, stage));
 	return f;
 }
 
@@ -278,15 +288,19 @@ static void write_phase(struct mib *m, struct phase *ph)
 	if (m->p.new_files && unlink(ph->path) != 0 && errno != ENOENT)
 		sonde_fatal("-n: remove %s: %s", ph->path, sonde_strerror(errno));
 	ph->start_open = sonde_now();
-	struct sonde_file *f = open_file(m, ph, SONDE_IO_WRONLY | SONDE_IO_CREATE);
+	struct sonde_file *f =
+	    open_file(m, ph, SONDE_IO_WRONLY | SONDE_IO_CREATE, SONDE_STAGE_INPUT);
 	barrier(m);
 	io_loop(m, ph, f, NULL);
 	/* Part of the phase: the data must be on the file system, not in this client's cache. */
-	if (m->io->sync(f) != 0)
-		sonde_fatal("%s", sonde_io_last_error());
+	int rc = ph->err ? 0 : m->io->sync(f);
+	if (rc < 0) {
+		ph->err = -rc;
+		snprintf(ph->why, sizeof ph->why, "%s", sonde_io_last_error());
+	}
 	ph->end_fsync = sonde_now();
 	barrier(m);
-	close_file(m, f);
+	close_file(m, ph, f);
 	barrier(m);
 	ph->end_test = sonde_now();
 }
@@ -294,11 +308,14 @@ static void write_phase(struct mib *m, struct phase *ph)
 static void read_phase(struct mib *m, struct phase *ph)
 {
 	phase_init(m, ph, "read", (m->task + m->tasks / 2) % m->tasks);
-	if (!sonde_agree(m->ctx->comm, access(ph->path, F_OK) == 0, "No file: %s", ph->path))
-		sonde_exit(SONDE_EXIT_USAGE);
+	enum sonde_stage stage = m->p.read_only ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN;
+	int err = sonde_agree_path(m->ctx->comm, access(ph->path, F_OK) == 0 ? 0 : ENOENT, ph->path,
+	                           "No file: %s", ph->path);
+	if (err)
+		sonde_exit(sonde_exit_class(err, stage));
 	barrier(m);
 	ph->start_open = sonde_now();
-	struct sonde_file *f = open_file(m, ph, SONDE_IO_RDONLY);
+	struct sonde_file *f = open_file(m, ph, SONDE_IO_RDONLY, stage);
 	struct random_reads rr, *rrp = NULL;
 	if (m->p.random) {
 		int64_t fsize = m->io->size(f);
@@ -331,7 +348,7 @@ static void read_phase(struct mib *m, struct phase *ph)
 	barrier(m);
 	io_loop(m, ph, f, rrp);
 	barrier(m);
-	close_file(m, f);
+	close_file(m, ph, f);
 	if (m->p.remove && unlink(ph->path) != 0)
 		sonde_fatal("-r: remove %s: %s", ph->path, sonde_strerror(errno));
 	barrier(m);

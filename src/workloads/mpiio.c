@@ -25,7 +25,7 @@ static int phase(struct mpiio_run *run, int write)
 	else
 		mpiio_direct_phase(run, write, &t, &v);
 	int code = mpiio_report_phase(run, write, &t, &v);
-	if (write && !run->p->nofile && (run->p->hints.count || run->p->dio))
+	if (!code && write && !run->p->nofile && (run->p->hints.count || run->p->dio))
 		mpiio_print_hints(run);
 	return code;
 }
@@ -62,9 +62,10 @@ static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
 	int code = SONDE_EXIT_OK;
 	if (writes)
 		code = phase(&run, 1);
+	run.wrote = writes;
 	if (writes && reads && p.sleep > 0)
 		sleep((unsigned)p.sleep);
-	if (reads) {
+	if (reads && !code) {
 		int rc = phase(&run, 0);
 		code = code ? code : rc;
 	}

@@ -111,14 +111,23 @@ struct btio_job {
 	MPI_Datatype *cellmem; /* PnetCDF: one memory type per cell */
 	int *reqs;
 	int64_t posted; /* the dump whose requests are pending */
+	/* This rank's first failure (a negative errno value and its line): it moves no more
+	 * data, its collective calls go on empty so that the others never wait, and the phase
+	 * agrees on it after the close instead of reporting figures. */
+	int err;
+	char why[1024];
 };
+
+/* Keeps the job's first failure (err < 0, its line in sonde_io_last_error()). */
+void btio_fail(struct btio_job *j, int err);
 
 struct btio_method_ops {
 	const char *banner; /* the original's "Using ... method" line */
-	/* Collective: sets up the types and opens or creates the file. Returns 0, or -1 on every
-	 * rank after one line said why. */
+	/* Collective: sets up the types and opens or creates the file. Returns 0, or the same
+	 * negative errno value on every rank after one line said why. */
 	int (*open)(struct btio_job *j);
-	/* One dump: the write/read calls, or the non-blocking posts. Errors abort. */
+	/* One dump: the write/read calls, or the non-blocking posts. A failure is kept in the
+	 * job (btio_fail); after one, collective calls are made empty. */
 	void (*post)(struct btio_job *j, int64_t dump);
 	/* Completes the posts of one dump (non-blocking methods only; NULL otherwise). */
 	void (*wait)(struct btio_job *j);
@@ -133,8 +142,8 @@ MPI_Datatype btio_cell_subarray(const struct btio_cell *c, const int64_t dims[3]
 /* NULL without PnetCDF. */
 const struct btio_method_ops *btio_pnetcdf_ops(int method);
 
-/* Collective: refuses (one line, -1 on every rank) a file of another grid or of fewer dumps than
- * the job reads. */
+/* Collective: refuses (one line, -EINVAL on every rank) a file of another grid or of fewer dumps
+ * than the job reads. */
 int btio_agree_shape(const struct btio_job *j, const int64_t grid[3], int64_t records);
 
 /* Shape of a netCDF file written by BTIO, for reading it through MPI-IO. */

@@ -3,21 +3,28 @@
  * call and the file pointer walks record by record: write_all/read_all for method 0, write/read
  * for method 1. A netCDF file written by methods 2/3 reads the same way from its data offset,
  * its big-endian values converted in memory. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "btio.h"
+#include "completion.h"
 #include "fail.h"
 
-static const char *mpi_error(int code)
+void btio_fail(struct btio_job *j, int err)
 {
-	static char text[MPI_MAX_ERROR_STRING];
-	int len = 0;
-	if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
-		snprintf(text, sizeof text, "MPI error %d", code);
-	return text;
+	if (j->err || err >= 0)
+		return;
+	j->err = err;
+	snprintf(j->why, sizeof j->why, "%s", sonde_io_last_error());
+}
+
+/* Collective: every rank learns the lowest failing rank's error (one line printed). */
+static int agree(const struct btio_job *j, int err)
+{
+	return -sonde_agree_path(j->comm, err, j->path, "%s", sonde_io_last_error());
 }
 
 MPI_Datatype btio_cell_subarray(const struct btio_cell *c, const int64_t dims[3],
@@ -91,49 +98,51 @@ int btio_agree_shape(const struct btio_job *j, const int64_t grid[3], int64_t re
 	                 "of the input file or --grid)",
 	                 j->path, (long long)grid[0], (long long)grid[1], (long long)grid[2],
 	                 (long long)want[0], (long long)want[1], (long long)want[2]))
-		return -1;
+		return -EINVAL;
 	if (!sonde_agree(j->comm, records >= j->dumps,
 	                 "%s holds %lld dumps; cannot read %lld (line 3 of the input file or "
 	                 "--dumps)",
 	                 j->path, (long long)records, (long long)j->dumps))
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
 /* Where the records of the file being read start and how far apart they are; refuses files that
- * hold fewer dumps than asked or another grid. */
+ * hold fewer dumps than asked or another grid. Returns 0 or a negative errno value, agreed. */
 static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 {
 	const struct btio_layout *L = j->L;
 	MPI_Offset size = 0;
-	int rc = MPI_File_get_size(j->fh, &size);
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "size of %s", j->path);
+	int err = sonde_mpio_end(&op, MPI_File_get_size(j->fh, &size), NULL, MPI_BYTE, NULL);
 	/* Rank 0 looks at the first bytes for every rank: one small read, not one per rank. */
 	struct {
-		int rc, count;
+		int err;
+		MPI_Count count;
 		char magic[4];
-	} head = {rc, 0, {0}};
+	} head = {err, 0, {0}};
 	int rank;
 	MPI_Comm_rank(j->comm, &rank);
-	if (rank == 0 && rc == MPI_SUCCESS && size >= 4) {
+	if (rank == 0 && !err && size >= 4) {
 		MPI_Status st;
-		head.rc = MPI_File_read_at(j->fh, 0, head.magic, 4, MPI_CHAR, &st);
-		if (head.rc == MPI_SUCCESS)
-			MPI_Get_count(&st, MPI_CHAR, &head.count);
+		sonde_mpio_begin(&op, "read %s at offset 0", j->path);
+		head.err =
+		    sonde_mpio_end(&op, MPI_File_read_at(j->fh, 0, head.magic, 4, MPI_CHAR, &st),
+		                   &st, MPI_CHAR, &head.count);
 	}
 	MPI_Bcast(&head, (int)sizeof head, MPI_BYTE, 0, j->comm);
-	if (rc == MPI_SUCCESS)
-		rc = head.rc;
-	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot read %s: %s", j->path, mpi_error(rc)))
-		return -1;
+	if ((err = agree(j, rank == 0 ? head.err : err)) < 0)
+		return err;
 	if (head.count == 4 && memcmp(head.magic, "CDF", 3) == 0 && head.magic[3] >= 1 &&
 	    head.magic[3] <= 5) {
 		struct btio_nc_shape s;
-		char err[512];
-		int ok = btio_nc_inquire(j->comm, j->path, j->info, &s, err, sizeof err) == 0;
-		if (!sonde_agree(j->comm, ok, "%s", err))
-			return -1;
-		if (btio_agree_shape(j, s.grid, s.records) < 0)
-			return -1;
+		char why[512];
+		int ok = btio_nc_inquire(j->comm, j->path, j->info, &s, why, sizeof why) == 0;
+		if (!sonde_agree(j->comm, ok, "%s", why))
+			return -EINVAL;
+		if ((err = btio_agree_shape(j, s.grid, s.records)) < 0)
+			return err;
 		*disp = s.begin;
 		*stride = s.record_size;
 		j->byteswap = 1;
@@ -143,9 +152,10 @@ static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 	                 "%s is %lld bytes, not a whole number of %lldx%lldx%lld dumps (%lld bytes "
 	                 "each): written with another grid? (line 4 of the input file or --grid)",
 	                 j->path, (long long)size, (long long)L->grid[0], (long long)L->grid[1],
-	                 (long long)L->grid[2], (long long)L->record_bytes) ||
-	    btio_agree_shape(j, L->grid, size / L->record_bytes) < 0)
-		return -1;
+	                 (long long)L->grid[2], (long long)L->record_bytes))
+		return -EINVAL;
+	if ((err = btio_agree_shape(j, L->grid, size / L->record_bytes)) < 0)
+		return err;
 	*disp = 0;
 	*stride = L->record_bytes;
 	return 0;
@@ -154,32 +164,41 @@ static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 static int mpiio_open(struct btio_job *j)
 {
 	int amode = j->writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
-	if (!sonde_agree(j->comm, sonde_io_refuse_symlink(j->comm, j->path) == 0, "%s",
-	                 sonde_io_last_error()))
-		return -1;
-	int rc = MPI_File_open(j->comm, j->path, amode, j->info, &j->fh);
-	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot %s %s: %s",
-	                 j->writing ? "create" : "open", j->path, mpi_error(rc)))
-		return -1;
+	int err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
+	if (err < 0)
+		return err;
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "cannot %s %s", j->writing ? "create" : "open", j->path);
+	err = sonde_mpio_end(&op, MPI_File_open(j->comm, j->path, amode, j->info, &j->fh), NULL,
+	                     MPI_BYTE, NULL);
+	if ((err = agree(j, err)) < 0)
+		return err;
 	int64_t disp = 0, stride = j->L->record_bytes;
 	if (j->writing) {
 		/* A longer file from an earlier run would otherwise keep stale dumps past ours. */
-		rc = MPI_File_set_size(j->fh, 0);
-		if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot truncate %s: %s", j->path,
-		                 mpi_error(rc)))
-			return -1;
-	} else if (read_geometry(j, &disp, &stride) < 0) {
+		sonde_mpio_begin(&op, "cannot truncate %s", j->path);
+		err = agree(j,
+		            sonde_mpio_end(&op, MPI_File_set_size(j->fh, 0), NULL, MPI_BYTE, NULL));
+	} else {
+		err = read_geometry(j, &disp, &stride);
+	}
+	if (err < 0) {
 		MPI_File_close(&j->fh);
-		return -1;
+		return err;
 	}
 	j->data = (struct btio_extent){disp, stride};
 	make_types(j, stride);
 	int whole_points = stride % (BTIO_FIVE * (int64_t)sizeof(double)) == 0;
-	rc = MPI_File_set_view(j->fh, (MPI_Offset)disp, whole_points ? j->celltype : MPI_BYTE,
-	                       j->filetype, "native", j->info);
-	if (!sonde_agree(j->comm, rc == MPI_SUCCESS, "cannot set the file view of %s: %s", j->path,
-	                 mpi_error(rc)))
-		return -1;
+	sonde_mpio_begin(&op, "cannot set the file view of %s", j->path);
+	err = sonde_mpio_end(&op,
+	                     MPI_File_set_view(j->fh, (MPI_Offset)disp,
+	                                       whole_points ? j->celltype : MPI_BYTE, j->filetype,
+	                                       "native", j->info),
+	                     NULL, MPI_BYTE, NULL);
+	if ((err = agree(j, err)) < 0) {
+		MPI_File_close(&j->fh);
+		return err;
+	}
 	MPI_Info used = MPI_INFO_NULL;
 	if (MPI_File_get_info(j->fh, &used) == MPI_SUCCESS && used != MPI_INFO_NULL) {
 		j->striping_factor = info_int(used, "striping_factor");
@@ -189,25 +208,40 @@ static int mpiio_open(struct btio_job *j)
 	return 0;
 }
 
+/* One dump: one call over the rank's cells, checked down to its element count. After a
+ * failure this rank moves nothing; with collective I/O it still makes the (empty) call. */
 static void transfer(struct btio_job *j, int64_t dump, int collective)
 {
+	if (j->err && !collective)
+		return;
+	const struct btio_layout *L = j->L;
+	int count = j->err ? 0 : 1;
 	MPI_Status st;
+	MPI_Count moved = 0, want = 0;
+	for (int k = 0; k < L->n; k++)
+		want += (MPI_Count)(L->cells[k].size[0] * L->cells[k].size[1] *
+		                    L->cells[k].size[2] * BTIO_FIVE);
+	want *= count;
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "%s dump %lld of %s", j->writing ? "write" : "read", (long long)dump,
+	                 j->path);
 	int rc;
 	if (j->writing)
-		rc = collective ? MPI_File_write_all(j->fh, j->L->buf, 1, j->memtype, &st)
-		                : MPI_File_write(j->fh, j->L->buf, 1, j->memtype, &st);
+		rc = collective ? MPI_File_write_all(j->fh, L->buf, count, j->memtype, &st)
+		                : MPI_File_write(j->fh, L->buf, count, j->memtype, &st);
 	else
-		rc = collective ? MPI_File_read_all(j->fh, j->L->buf, 1, j->memtype, &st)
-		                : MPI_File_read(j->fh, j->L->buf, 1, j->memtype, &st);
-	if (rc != MPI_SUCCESS)
-		sonde_fatal("%s dump %lld of %s: %s", j->writing ? "writing" : "reading",
-		            (long long)dump, j->path, mpi_error(rc));
-	int count = 0;
-	MPI_Get_count(&st, j->memtype, &count);
-	if (count != 1)
-		sonde_fatal("short %s in dump %lld of %s", j->writing ? "write" : "read",
-		            (long long)dump, j->path);
-	if (!j->writing && j->byteswap)
+		rc = collective ? MPI_File_read_all(j->fh, L->buf, count, j->memtype, &st)
+		                : MPI_File_read(j->fh, L->buf, count, j->memtype, &st);
+	int err = sonde_mpio_end(&op, rc, &st, j->memtype, &moved);
+	if (!err && moved != want) {
+		sonde_io_set_error("%s: %lld of %lld values %s", op.what, (long long)moved,
+		                   (long long)want, j->writing ? "written" : "read");
+		err = -EIO;
+	}
+	if (j->err)
+		return;
+	btio_fail(j, err);
+	if (!err && !j->writing && j->byteswap)
 		btio_from_big_endian(j->L);
 }
 
@@ -223,9 +257,9 @@ static void post_independent(struct btio_job *j, int64_t dump)
 
 static void mpiio_close(struct btio_job *j)
 {
-	int rc = MPI_File_close(&j->fh);
-	if (rc != MPI_SUCCESS)
-		sonde_fatal("closing %s: %s", j->path, mpi_error(rc));
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "close %s", j->path);
+	btio_fail(j, sonde_mpio_end(&op, MPI_File_close(&j->fh), NULL, MPI_BYTE, NULL));
 	MPI_Type_free(&j->memtype);
 	MPI_Type_free(&j->filetype);
 	MPI_Type_free(&j->celltype);

@@ -3,12 +3,14 @@
  * that ncdump -h prints the same header. Method 2 makes one put_vara_all/get_vara_all per cell and
  * dump; method 3 posts one iput_vara/iget_vara per cell and completes them with one wait_all per
  * dump. Memory types pick each cell's interior out of the ghosted buffer (flexible API). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "btio.h"
+#include "completion.h"
 #include "fail.h"
 
 #ifdef SONDE_HAVE_PNETCDF
@@ -120,32 +122,42 @@ static int nc_define(struct btio_job *j)
 	return rc;
 }
 
+/* Collective: every rank learns the lowest failing rank's error (one line printed). */
+static int agree(const struct btio_job *j, int err)
+{
+	return -sonde_agree_path(j->comm, err, j->path, "%s", sonde_io_last_error());
+}
+
 static int nc_open(struct btio_job *j)
 {
 	const struct btio_layout *L = j->L;
-	if (!sonde_agree(j->comm, sonde_io_refuse_symlink(j->comm, j->path) == 0, "%s",
-	                 sonde_io_last_error()))
-		return -1;
+	int err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
+	if (err < 0)
+		return err;
 	MPI_Info info = nc_hints(j->info);
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "cannot %s %s", j->writing ? "create" : "open", j->path);
 	int rc = j->writing
 	             ? ncmpi_create(j->comm, j->path, NC_CLOBBER | NC_64BIT_DATA, info, &j->ncid)
 	             : ncmpi_open(j->comm, j->path, NC_NOWRITE, info, &j->ncid);
 	MPI_Info_free(&info);
-	if (!sonde_agree(j->comm, rc == NC_NOERR, "cannot %s %s: %s",
-	                 j->writing ? "create" : "open", j->path, ncmpi_strerror(rc)))
-		return -1;
+	if ((err = agree(j, sonde_nc_end(&op, rc))) < 0)
+		return err;
 	if (j->writing) {
-		rc = nc_define(j);
-		if (!sonde_agree(j->comm, rc == NC_NOERR, "cannot define the variable of %s: %s",
-		                 j->path, ncmpi_strerror(rc)))
-			return -1;
+		sonde_mpio_begin(&op, "cannot define the variable of %s", j->path);
+		err = agree(j, sonde_nc_end(&op, nc_define(j)));
 	} else {
 		struct btio_nc_shape s;
-		char err[512];
-		int ok = nc_shape(j->ncid, j->path, &j->varid, &s, err, sizeof err) == 0;
-		if (!sonde_agree(j->comm, ok, "%s", err) ||
-		    btio_agree_shape(j, s.grid, s.records) < 0)
-			return -1;
+		char why[512];
+		int ok = nc_shape(j->ncid, j->path, &j->varid, &s, why, sizeof why) == 0;
+		err = !sonde_agree(j->comm, ok, "%s", why) ? -EINVAL
+		                                           : btio_agree_shape(j, s.grid, s.records);
+	}
+	if (err < 0) {
+		ncmpi_close(j->ncid);
+		return err;
+	}
+	if (!j->writing) {
 		/* Only for the verification report: without them, offsets count from the data. */
 		MPI_Offset begin = 0, recsize = L->record_bytes;
 		if (ncmpi_inq_varoffset(j->ncid, j->varid, &begin) != NC_NOERR ||
@@ -194,9 +206,12 @@ static void cell_box(const struct btio_job *j, int k, int64_t dump, MPI_Offset s
 	count[4] = BTIO_FIVE;
 }
 
-static void nc_fail(const struct btio_job *j, const char *call, int64_t dump, int rc)
+/* Checks one PnetCDF call of dump's cell k; later calls of a rank that failed are skipped by
+ * the callers, or made empty where they are collective. */
+static void nc_check(struct btio_job *j, struct sonde_mpio_op *op, int rc)
 {
-	sonde_fatal("%s, dump %lld of %s: %s", call, (long long)dump, j->path, ncmpi_strerror(rc));
+	if (!j->err)
+		btio_fail(j, sonde_nc_end(op, rc));
 }
 
 static void post_blocking(struct btio_job *j, int64_t dump)
@@ -205,51 +220,66 @@ static void post_blocking(struct btio_job *j, int64_t dump)
 		MPI_Offset start[5], count[5];
 		cell_box(j, k, dump, start, count);
 		double *buf = j->L->buf + k * j->L->cell_stride;
-		int rc = j->writing ? ncmpi_put_vara_all(j->ncid, j->varid, start, count, buf, 1,
+		/* After a failure the collective call goes on with nothing to move. */
+		int n = 1;
+		if (j->err) {
+			memset(count, 0, sizeof count);
+			n = 0;
+		}
+		struct sonde_mpio_op op;
+		sonde_mpio_begin(&op, "%s dump %lld of %s",
+		                 j->writing ? "ncmpi_put_vara_all" : "ncmpi_get_vara_all",
+		                 (long long)dump, j->path);
+		int rc = j->writing ? ncmpi_put_vara_all(j->ncid, j->varid, start, count, buf, n,
 		                                         j->cellmem[k])
-		                    : ncmpi_get_vara_all(j->ncid, j->varid, start, count, buf, 1,
+		                    : ncmpi_get_vara_all(j->ncid, j->varid, start, count, buf, n,
 		                                         j->cellmem[k]);
-		if (rc != NC_NOERR)
-			nc_fail(j, j->writing ? "ncmpi_put_vara_all" : "ncmpi_get_vara_all", dump,
-			        rc);
+		nc_check(j, &op, rc);
 	}
 }
 
 static void post_nonblocking(struct btio_job *j, int64_t dump)
 {
+	j->posted = dump;
+	if (j->err)
+		return;
 	for (int k = 0; k < j->L->n; k++) {
 		MPI_Offset start[5], count[5];
 		cell_box(j, k, dump, start, count);
 		double *buf = j->L->buf + k * j->L->cell_stride;
+		struct sonde_mpio_op op;
+		sonde_mpio_begin(&op, "%s dump %lld of %s",
+		                 j->writing ? "ncmpi_iput_vara" : "ncmpi_iget_vara",
+		                 (long long)dump, j->path);
 		int rc = j->writing ? ncmpi_iput_vara(j->ncid, j->varid, start, count, buf, 1,
 		                                      j->cellmem[k], &j->reqs[k])
 		                    : ncmpi_iget_vara(j->ncid, j->varid, start, count, buf, 1,
 		                                      j->cellmem[k], &j->reqs[k]);
-		if (rc != NC_NOERR)
-			nc_fail(j, j->writing ? "ncmpi_iput_vara" : "ncmpi_iget_vara", dump, rc);
+		nc_check(j, &op, rc);
 	}
-	j->posted = dump;
 }
 
+/* ncmpi_wait_all is collective: a rank that failed completes nothing, but takes part. */
 static void wait_nonblocking(struct btio_job *j)
 {
+	int n = j->err ? 0 : j->L->n;
 	int *status = malloc((size_t)j->L->n * sizeof *status);
 	if (!status)
 		sonde_fatal("out of memory for %d request statuses", j->L->n);
-	int rc = ncmpi_wait_all(j->ncid, j->L->n, j->reqs, status);
-	if (rc != NC_NOERR)
-		nc_fail(j, "ncmpi_wait_all", j->posted, rc);
-	for (int k = 0; k < j->L->n; k++)
-		if (status[k] != NC_NOERR)
-			nc_fail(j, "ncmpi_wait_all", j->posted, status[k]);
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "ncmpi_wait_all, dump %lld of %s", (long long)j->posted, j->path);
+	int rc = ncmpi_wait_all(j->ncid, n, n ? j->reqs : NULL, n ? status : NULL);
+	for (int k = 0; k < n && rc == NC_NOERR; k++)
+		rc = status[k];
+	nc_check(j, &op, rc);
 	free(status);
 }
 
 static void nc_close(struct btio_job *j)
 {
-	int rc = ncmpi_close(j->ncid);
-	if (rc != NC_NOERR)
-		sonde_fatal("closing %s: %s", j->path, ncmpi_strerror(rc));
+	struct sonde_mpio_op op;
+	sonde_mpio_begin(&op, "close %s", j->path);
+	nc_check(j, &op, ncmpi_close(j->ncid));
 	for (int k = 0; k < j->L->n; k++)
 		MPI_Type_free(&j->cellmem[k]);
 	free(j->cellmem);

@@ -53,9 +53,13 @@ static void sender(struct mpiio_run *run, int write, struct mpiio_times *t, stru
 			t->send += sonde_now() - c;
 			continue;
 		}
-		MPI_Recv(obj, (int)run->blk, MPI_DOUBLE, dest, TAG, comm, MPI_STATUS_IGNORE);
+		MPI_Status st;
+		int got = 0;
+		MPI_Recv(obj, (int)run->blk, MPI_DOUBLE, dest, TAG, comm, &st);
 		t->recv += sonde_now() - c;
-		if (p->chkdata) {
+		MPI_Get_count(&st, MPI_DOUBLE, &got);
+		/* An empty message: the aggregator's read failed, and the phase reports that. */
+		if (p->chkdata && got == run->blk) {
 			c = sonde_now();
 			int64_t errors = mpiio_check(obj, run, run->rank, off);
 			t->check += sonde_now() - c;
@@ -71,8 +75,9 @@ struct ring {
 	int nbuf, f;
 	int64_t senders, rounds, per_sender; /* per_sender: doubles */
 	double **buf;
-	MPI_Request *io;  /* [nbuf] file transfer of each buffer */
-	MPI_Request *msg; /* [f x nobj] messages of one buffer */
+	struct mpiio_xfer *io; /* [nbuf] file transfer of each buffer */
+	int *busy;             /* [nbuf] that transfer is in flight */
+	MPI_Request *msg;      /* [f x nobj] messages of one buffer */
 };
 
 /* Senders k0..k1 of round i. */
@@ -99,10 +104,9 @@ static void ring_init(struct ring *r, const struct mpiio_run *run, int agg)
 		MPI_Allreduce(&mine, &r->rounds, 1, MPI_INT64_T, MPI_MAX, run->agg_comm);
 	r->buf = calloc((size_t)r->nbuf, sizeof *r->buf);
 	r->io = malloc(sizeof *r->io * (size_t)r->nbuf);
-	for (int b = 0; b < r->nbuf; b++) {
+	r->busy = calloc((size_t)r->nbuf, sizeof *r->busy);
+	for (int b = 0; b < r->nbuf; b++)
 		r->buf[b] = mpiio_alloc(csize);
-		r->io[b] = MPI_REQUEST_NULL;
-	}
 	r->msg = malloc(sizeof *r->msg * (size_t)r->f * (size_t)p->nobj);
 }
 
@@ -112,22 +116,25 @@ static void ring_free(struct ring *r)
 		free(r->buf[b]);
 	free(r->buf);
 	free(r->io);
+	free(r->busy);
 	free(r->msg);
 }
 
 /* Starts the file transfer of round i from/into its buffer (a collective one even when this
- * aggregator has nothing left, so that the others' calls match). */
+ * aggregator has nothing left, so that the others' calls match). After a failure this
+ * aggregator moves nothing more; its collective calls go on empty. */
 static void ring_transfer(struct ring *r, struct mpiio_run *run, MPI_File fh, int agg, int64_t i,
                           int write, struct mpiio_times *t)
 {
 	int64_t k0, k1;
 	round_senders(r, i, &k0, &k1);
-	int64_t count = (k1 - k0) * r->per_sender;
+	int64_t count = run->failure.err ? 0 : (k1 - k0) * r->per_sender;
 	if (fh == MPI_FILE_NULL || (count == 0 && !run->p->collective))
 		return;
 	double t0 = sonde_now();
-	mpiio_start(run, fh, object_offset(run, agg, k0, 0), r->buf[i % r->nbuf], count, write,
-	            &r->io[i % r->nbuf]);
+	int b = (int)(i % r->nbuf);
+	mpiio_start(run, fh, object_offset(run, agg, k0, 0), r->buf[b], count, write, &r->io[b]);
+	r->busy[b] = 1;
 	if (run->p->collective)
 		t->wait += sonde_now() - t0;
 }
@@ -136,12 +143,12 @@ static void ring_wait(struct ring *r, struct mpiio_run *run, int64_t i, int writ
                       struct mpiio_times *t, struct mpiio_verify *v)
 {
 	int b = (int)(i % r->nbuf);
-	if (r->io[b] == MPI_REQUEST_NULL)
+	if (!r->busy[b])
 		return;
-	int64_t k0, k1;
-	round_senders(r, i, &k0, &k1);
-	int64_t count = (k1 - k0) * r->per_sender;
-	if (mpiio_finish(run, &r->io[b], r->buf[b], count, write, &t->wait) < count && v)
+	r->busy[b] = 0;
+	int failed = run->failure.err != 0;
+	int64_t count = r->io[b].count;
+	if (mpiio_finish(run, &r->io[b], r->buf[b], write, &t->wait) < count && v && !failed)
 		v->short_reads++;
 }
 
@@ -206,10 +213,13 @@ static void aggregator_read(struct mpiio_run *run, MPI_File fh, struct mpiio_tim
 			int s = run->plan.my_senders[k];
 			for (int64_t j = 0; j < p->nobj; j++) {
 				double *slot = r.buf[b] + (k - k0) * r.per_sender + j * run->blk;
+				/* After a failed read the senders get empty messages: they
+				 * wait for one each, and must not check data never read. */
 				if (s != run->rank) {
-					MPI_Isend(slot, (int)run->blk, MPI_DOUBLE, s, TAG,
-					          run->ctx->comm, &r.msg[nmsg++]);
-				} else if (p->chkdata) {
+					MPI_Isend(slot, run->failure.err ? 0 : (int)run->blk,
+					          MPI_DOUBLE, s, TAG, run->ctx->comm,
+					          &r.msg[nmsg++]);
+				} else if (p->chkdata && !run->failure.err) {
 					double c = sonde_now();
 					int64_t errors = mpiio_check(slot, run, run->rank,
 					                             object_offset(run, agg, k, j));

@@ -57,18 +57,21 @@ void mpiio_direct_phase(struct mpiio_run *run, int write, struct mpiio_times *t,
 				t->barrier += sonde_now() - b;
 			}
 		}
-		if (!p->nofile) {
-			MPI_Request req;
+		/* After a failure this rank moves nothing more; its collective calls go on empty,
+		 * so that the ranks sharing its file never wait for it. */
+		int failed = run->failure.err != 0;
+		if (!p->nofile && (!failed || p->collective)) {
+			struct mpiio_xfer x;
 			double c = sonde_now();
-			mpiio_start(run, fh, off, obj, run->blk, write, &req);
+			mpiio_start(run, fh, off, obj, failed ? 0 : run->blk, write, &x);
 			/* A collective call's wait is the whole call, as the guide defines it. */
 			double in_start = p->collective ? sonde_now() - c : 0;
-			int64_t got = mpiio_finish(run, &req, obj, run->blk, write, &t->wait);
+			int64_t got = mpiio_finish(run, &x, obj, write, &t->wait);
 			t->wait += in_start;
-			if (!write && got < run->blk)
+			if (!write && !failed && got < run->blk)
 				v->short_reads++;
 		}
-		if (!write && p->chkdata) {
+		if (!write && p->chkdata && !run->failure.err) {
 			double c = sonde_now();
 			int64_t errors = mpiio_check(obj, run, run->rank, off);
 			t->check += sonde_now() - c;

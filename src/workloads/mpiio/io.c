@@ -1,12 +1,14 @@
 /* MPI-IO as the LANL test uses it: MPI_File_open on the communicator that shares the file,
  * optional MPI_File_preallocate, explicit-offset nonblocking transfers (collective ones with
  * -collective) and their waits, sync and close, each timed on its own. */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "backend.h"
 #include "clock.h"
+#include "completion.h"
 #include "fail.h"
 #include "workloads/mpiio/mpiio.h"
 
@@ -17,13 +19,12 @@ static void mpi_message(int rc, char *msg)
 		snprintf(msg, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
 }
 
-void mpiio_check_mpi(int rc, const struct mpiio_run *run, const char *what)
+void mpiio_fail(struct mpiio_run *run, int err)
 {
-	if (rc == MPI_SUCCESS)
+	if (run->failure.err || !err)
 		return;
-	char msg[MPI_MAX_ERROR_STRING];
-	mpi_message(rc, msg);
-	sonde_fatal("%s %s: %s", what, run->path, msg);
+	run->failure.err = err < 0 ? -err : err;
+	snprintf(run->failure.msg, sizeof run->failure.msg, "%s", sonde_io_last_error());
 }
 
 static int is_symlink(const struct mpiio_run *run)
@@ -34,7 +35,7 @@ static int is_symlink(const struct mpiio_run *run)
 MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 {
 	MPI_File fh = MPI_FILE_NULL;
-	int rc = MPI_SUCCESS;
+	int rc = MPI_SUCCESS, err = 0;
 	const char *what = write ? "cannot create" : "cannot open";
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	double t0 = sonde_now();
@@ -43,7 +44,7 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 		snprintf(msg, sizeof msg,
 		         "it is a symbolic link; sonde does not follow symbolic "
 		         "links at its test file paths");
-		rc = MPI_ERR_FILE;
+		err = ELOOP;
 	} else if (run->file_comm != MPI_COMM_NULL) {
 		int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
 		if (run->file_comm == MPI_COMM_SELF)
@@ -69,11 +70,17 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 		run->file_bytes = bytes;
 	}
 	t->open = sonde_now() - t0;
-	if (rc != MPI_SUCCESS && !msg[0])
+	if (rc != MPI_SUCCESS) {
 		mpi_message(rc, msg);
+		err = sonde_errno_of_mpi(rc);
+	}
+	/* A file this run wrote and cannot open again was removed during the run; a file to
+	 * read that was never there, or a directory to create it in, is bad input. */
+	enum sonde_stage stage = !write && run->wrote ? SONDE_STAGE_RUN : SONDE_STAGE_INPUT;
 	double a0 = sonde_now();
-	if (!sonde_agree(run->ctx->comm, rc == MPI_SUCCESS, "%s %s: %s", what, run->path, msg))
-		sonde_exit(SONDE_EXIT_USAGE);
+	err = sonde_agree_path(run->ctx->comm, err, run->path, "%s %s: %s", what, run->path, msg);
+	if (err)
+		sonde_exit(sonde_exit_class(err, stage));
 	t->agree += sonde_now() - a0;
 
 	if (write && run->p->preallocate >= 0) {
@@ -86,62 +93,74 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 		if (rc != MPI_SUCCESS)
 			mpi_message(rc, msg);
 		a0 = sonde_now();
-		if (!sonde_agree(run->ctx->comm, rc == MPI_SUCCESS, "cannot preallocate %s: %s",
-		                 run->path, msg))
+		if (sonde_agree_path(run->ctx->comm, rc == MPI_SUCCESS ? 0 : sonde_errno_of_mpi(rc),
+		                     run->path, "cannot preallocate %s: %s", run->path, msg))
 			sonde_exit(SONDE_EXIT_RUNTIME);
 		t->agree += sonde_now() - a0;
 	}
 	return fh;
 }
 
+/* A failed sync or close is this rank's failure; the others close too (it is collective), and
+ * the phase's agreement reports it. */
 void mpiio_close(struct mpiio_run *run, MPI_File *fh, int write, struct mpiio_times *t)
 {
 	if (*fh == MPI_FILE_NULL)
 		return;
+	struct sonde_mpio_op op;
 	if (write && run->p->sync) {
 		double t0 = sonde_now();
-		mpiio_check_mpi(MPI_File_sync(*fh), run, "cannot sync");
+		sonde_mpio_begin(&op, "sync %s", run->path);
+		mpiio_fail(run, sonde_mpio_end(&op, MPI_File_sync(*fh), NULL, MPI_BYTE, NULL));
 		t->sync = sonde_now() - t0;
 	}
 	double t0 = sonde_now();
-	mpiio_check_mpi(MPI_File_close(fh), run, "cannot close");
+	sonde_mpio_begin(&op, "close %s", run->path);
+	mpiio_fail(run, sonde_mpio_end(&op, MPI_File_close(fh), NULL, MPI_BYTE, NULL));
 	t->close = sonde_now() - t0;
 }
 
-void mpiio_start(const struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf,
-                 int64_t count, int write, MPI_Request *req)
+void mpiio_start(struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf, int64_t count,
+                 int write, struct mpiio_xfer *x)
 {
 	/* Reads stop at the end of the file: OMPIO's nonblocking reads never complete past it,
 	 * and what is missing is reported as a short read anyway. */
 	if (!write && offset + count * 8 > run->file_bytes)
 		count = offset < run->file_bytes ? (run->file_bytes - offset) / 8 : 0;
+	x->count = count;
+	x->req = MPI_REQUEST_NULL;
+	sonde_mpio_begin(&x->op, "%s %s at offset %lld", write ? "write" : "read", run->path,
+	                 (long long)offset);
 	int rc, n = (int)count;
 	if (run->p->collective)
-		rc = write ? MPI_File_iwrite_at_all(fh, offset, buf, n, MPI_DOUBLE, req)
-		           : MPI_File_iread_at_all(fh, offset, buf, n, MPI_DOUBLE, req);
+		rc = write ? MPI_File_iwrite_at_all(fh, offset, buf, n, MPI_DOUBLE, &x->req)
+		           : MPI_File_iread_at_all(fh, offset, buf, n, MPI_DOUBLE, &x->req);
 	else
-		rc = write ? MPI_File_iwrite_at(fh, offset, buf, n, MPI_DOUBLE, req)
-		           : MPI_File_iread_at(fh, offset, buf, n, MPI_DOUBLE, req);
-	mpiio_check_mpi(rc, run, write ? "cannot write" : "cannot read");
+		rc = write ? MPI_File_iwrite_at(fh, offset, buf, n, MPI_DOUBLE, &x->req)
+		           : MPI_File_iread_at(fh, offset, buf, n, MPI_DOUBLE, &x->req);
+	x->start_rc = rc;
 }
 
-int64_t mpiio_finish(const struct mpiio_run *run, MPI_Request *req, double *buf, int64_t count,
-                     int write, double *wait)
+int64_t mpiio_finish(struct mpiio_run *run, struct mpiio_xfer *x, double *buf, int write,
+                     double *wait)
 {
 	MPI_Status st;
-	double t0 = sonde_now();
-	int rc = MPI_Wait(req, &st);
-	*wait += sonde_now() - t0;
-	mpiio_check_mpi(rc, run, write ? "cannot write" : "cannot read");
-	int got = 0;
-	MPI_Get_count(&st, MPI_DOUBLE, &got);
-	if (got == MPI_UNDEFINED || got < 0)
-		got = 0;
-	if (write && got < count)
-		sonde_fatal("short write to %s: %d of %lld doubles", run->path, got,
-		            (long long)count);
-	/* What a short read did not bring must not pass for data. */
-	for (int64_t i = got; i < count; i++)
+	MPI_Count got = 0;
+	int rc = x->start_rc;
+	if (rc == MPI_SUCCESS) {
+		double t0 = sonde_now();
+		rc = sonde_mpio_wait(&x->op, &x->req, &st);
+		*wait += sonde_now() - t0;
+	}
+	int err = sonde_mpio_end(&x->op, rc, rc == MPI_SUCCESS ? &st : NULL, MPI_DOUBLE, &got);
+	if (!err && write && got < x->count) {
+		sonde_io_set_error("%s: %lld of %lld doubles written, and no error reported",
+		                   x->op.what, (long long)got, (long long)x->count);
+		err = -EIO;
+	}
+	mpiio_fail(run, err);
+	/* What a short or failed read did not bring must not pass for data. */
+	for (int64_t i = got; i < x->count && !write; i++)
 		buf[i] = NAN;
 	return got;
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "completion.h"
 #include "options.h"
 #include "workload.h"
 
@@ -108,6 +109,14 @@ struct mpiio_run {
 	MPI_Info used;        /* io_leader: what its written file carried */
 	FILE *out;            /* rank 0: the report (-output or stdout) */
 	char hostname[256];
+	int wrote; /* a write phase ran: its file missing for the read is a runtime fault */
+	/* This rank's first I/O failure in the phase (errno, the error line): its transfers stop
+	 * (collective ones go on empty so that the others never wait), and the phase's report
+	 * agrees on it instead of printing rates. */
+	struct {
+		int err;
+		char msg[1024];
+	} failure;
 };
 
 /* Expands %r %h %p (and %%) in a -target template. Returns 0, or -1 with a reason in err (an
@@ -165,15 +174,24 @@ void mpiio_aggregate_phase(struct mpiio_run *run, int write, struct mpiio_times 
  * run->file_comm and failures are agreed over the world (exit 2 or 1). */
 MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t);
 void mpiio_close(struct mpiio_run *run, MPI_File *fh, int write, struct mpiio_times *t);
+/* One nonblocking transfer in flight, checked by the completion module (src/io/completion.h). */
+struct mpiio_xfer {
+	MPI_Request req;
+	int start_rc;
+	int64_t count; /* doubles asked for */
+	struct sonde_mpio_op op;
+};
 /* One transfer of count doubles at offset: started (MPI_File_i{write,read}_at, their _all
- * forms with -collective), then waited for; the wait is added to *wait. finish returns the
- * doubles moved; what a short read left is set to NaN, a short write ends the job. */
-void mpiio_start(const struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf,
-                 int64_t count, int write, MPI_Request *req);
-int64_t mpiio_finish(const struct mpiio_run *run, MPI_Request *req, double *buf, int64_t count,
-                     int write, double *wait);
-/* A failed MPI call in the middle of a phase: one line with the rank, and the job ends. */
-void mpiio_check_mpi(int rc, const struct mpiio_run *run, const char *what);
+ * forms with -collective), then completed; the wait is added to *wait. finish returns the
+ * doubles moved; what a short read left is set to NaN; a failure or a short write is kept as
+ * this rank's failure (mpiio_fail). */
+void mpiio_start(struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf, int64_t count,
+                 int write, struct mpiio_xfer *x);
+int64_t mpiio_finish(struct mpiio_run *run, struct mpiio_xfer *x, double *buf, int write,
+                     double *wait);
+/* Keeps the first failure of the phase (err: a negative errno value from the completion
+ * module, whose error line is sonde_io_last_error()); 0 is ignored. */
+void mpiio_fail(struct mpiio_run *run, int err);
 
 /* Report (rank 0 prints; every rank calls the collective ones). */
 void mpiio_print_header(const struct mpiio_run *run);

@@ -374,6 +374,10 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 {
 	const struct mpiio_params *p = run->p;
 	MPI_Comm comm = run->ctx->comm;
+	/* A phase with a failure has no figures: one line names it, and the run ends. */
+	int err = sonde_agree_path(comm, run->failure.err, run->path, "%s", run->failure.msg);
+	if (err)
+		return sonde_exit_class(err, SONDE_STAGE_RUN);
 	double mine[NT];
 	timer_values(t, mine);
 	struct sonde_stats s[NT];

@@ -1,0 +1,318 @@
+/* MPI-IO and PnetCDF completion checks (completion.h). */
+#include "completion.h"
+
+#include <aio.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#ifdef SONDE_HAVE_PNETCDF
+#include <pnetcdf.h>
+#endif
+
+#include "backend.h"
+#include "clock.h"
+#include "fail.h"
+
+/* --- the system calls under the MPI library ------------------------------------------------
+ * sonde defines these libc entry points itself: the MPI libraries and their plugins (ROMIO,
+ * OMPIO's fbtl_posix, PnetCDF through them) then call sonde's, which call the C library's and
+ * count the failures on regular files. Nothing else changes: every call and result passes
+ * through untouched. */
+
+static struct {
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
+	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
+	int (*aio_error)(const struct aiocb *);
+} libc;
+
+static volatile unsigned long failures;
+static volatile int failed_errno, failed_fd = -1;
+
+/* Looked up at the first call: other libraries' constructors (UCX's, under MPICH) read files
+ * before any constructor of sonde's could run. */
+#define LIBC(name)                                                                                 \
+	(libc.name ? libc.name : (*(void **)&libc.name = dlsym(RTLD_NEXT, #name), libc.name))
+
+static void note(int fd, int err)
+{
+	/* Interrupted or busy calls are retried by whoever made them. */
+	if (err == EINTR || err == EAGAIN || err == EINPROGRESS || err == ECANCELED || err <= 0)
+		return;
+	failed_errno = err;
+	failed_fd = fd;
+	failures++;
+}
+
+/* Sockets and pipes (MPI's own transports) fail and retry for reasons of their own. */
+static ssize_t noted(int fd, ssize_t n)
+{
+	if (n < 0) {
+		int e = errno;
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			note(fd, e);
+		errno = e;
+	}
+	return n;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	return noted(fd, LIBC(write)(fd, buf, n));
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	return noted(fd, LIBC(read)(fd, buf, n));
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	return noted(fd, LIBC(writev)(fd, iov, iovcnt));
+}
+
+ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	return noted(fd, LIBC(readv)(fd, iov, iovcnt));
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return noted(fd, LIBC(pwrite)(fd, buf, n, off));
+}
+
+ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+	return noted(fd, LIBC(pread)(fd, buf, n, off));
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off));
+}
+
+ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
+{
+	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off));
+}
+
+/* aio_error returns the error of a finished asynchronous request (0 when it succeeded). */
+int aio_error(const struct aiocb *cb)
+{
+	int e = errno;
+	int rc = LIBC(aio_error)(cb);
+	if (rc > 0)
+		note(cb->aio_fildes, rc);
+	errno = e;
+	return rc;
+}
+
+/* --- one call -------------------------------------------------------------------------------- */
+
+void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
+{
+	op->failures = failures;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(op->what, sizeof op->what, fmt, ap);
+	va_end(ap);
+}
+
+int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op)
+{
+	return failures != op->failures ? failed_errno : 0;
+}
+
+/* The MPI library's words for an error code, on one line (MPICH's run over several lines
+ * with a call stack). */
+static void mpi_words(int mpi_rc, char *msg, size_t len)
+{
+	int n = 0;
+	char text[MPI_MAX_ERROR_STRING];
+	if (MPI_Error_string(mpi_rc, text, &n) != MPI_SUCCESS)
+		snprintf(text, sizeof text, "MPI error %d", mpi_rc);
+	sonde_one_line(text);
+	size_t end = strlen(text);
+	while (end && text[end - 1] == ' ')
+		text[--end] = '\0';
+	snprintf(msg, len, "%s", text);
+}
+
+int sonde_mpio_fail(int mpi_rc, const char *fmt, ...)
+{
+	char what[768], msg[MPI_MAX_ERROR_STRING];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	mpi_words(mpi_rc, msg, sizeof msg);
+	/* The system's words first: MPI libraries word the same class differently ("No such
+	 * file or directory" in Open MPI, "File does not exist" in MPICH). */
+	int e = sonde_errno_of_mpi(mpi_rc);
+	sonde_io_set_error("%s: %s (%s)", what, sonde_strerror(e), msg);
+	return -e;
+}
+
+/* MPICH 4.0's ROMIO returns from a data-sieving write that failed with the file's byte-range
+ * lock still held: the other ranks then wait for it in fcntl(F_SETLKW) forever. The lock is
+ * this process's, on the file whose system call failed; releasing it lets them go on. */
+static void release_locks(int fd)
+{
+	struct flock all = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	if (fd >= 0)
+		fcntl(fd, F_SETLK, &all);
+}
+
+int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_Datatype type,
+                   MPI_Count *moved)
+{
+	int sys = sonde_mpio_syscall_errno(op);
+	if (sys)
+		release_locks(failed_fd);
+	if (moved)
+		*moved = 0;
+	if (rc == MPI_ERR_PENDING && sys) {
+		sonde_io_set_error("%s: %s (the MPI library never completed the request)", op->what,
+		                   sonde_strerror(sys));
+		return -sys;
+	}
+	if (rc != MPI_SUCCESS && sys) {
+		char msg[MPI_MAX_ERROR_STRING];
+		mpi_words(rc, msg, sizeof msg);
+		sonde_io_set_error("%s: %s (%s)", op->what, sonde_strerror(sys), msg);
+		return -sys;
+	}
+	if (rc != MPI_SUCCESS)
+		return sonde_mpio_fail(rc, "%s", op->what);
+	if (sys) {
+		sonde_io_set_error(
+		    "%s: %s (in the MPI library's own I/O, which the call did not report)",
+		    op->what, sonde_strerror(sys));
+		return -sys;
+	}
+	if (!st || !moved)
+		return 0;
+	MPI_Count n = 0;
+	if (MPI_Get_elements_x(st, type, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0) {
+		sonde_io_set_error("%s: the MPI library gave no count of what it moved", op->what);
+		return -EIO;
+	}
+	*moved = n;
+	return 0;
+}
+
+/* A request is given up when every poll for this long saw a system call fail again: a
+ * library that reports failures completes the request at its next poll instead. */
+#define GIVE_UP_SECONDS 0.2
+#define GIVE_UP_POLLS   100
+
+int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st)
+{
+	unsigned long polls = 0, failing = 0;
+	double failing_since = 0;
+	for (;;) {
+		int flag = 0, rc;
+		unsigned long before = failures;
+#ifdef OMPI_MAJOR_VERSION
+		/* Open MPI 4.1: MPI_Test and MPI_Wait on a failed OMPIO request dereference a NULL
+		 * file handle; MPI_Request_get_status does not, and a completed request is then
+		 * freed without calling an error handler. MPI_Request_get_status leaves the
+		 * status's MPI_ERROR alone, so a failure shows in the system calls (OMPIO's aio)
+		 * and in the count, which sonde_mpio_end checks. */
+		rc = MPI_Request_get_status(*req, &flag, st);
+		if (rc == MPI_SUCCESS && flag) {
+			if (*req != MPI_REQUEST_NULL)
+				MPI_Request_free(req);
+			*req = MPI_REQUEST_NULL;
+			return MPI_SUCCESS;
+		}
+#else
+		/* MPICH's MPI_Request_get_status does not poll ROMIO's generalized requests;
+		 * MPI_Test does, and returns a failed request's error code. */
+		rc = MPI_Test(req, &flag, st);
+		if (flag)
+			return rc;
+#endif
+		if (rc != MPI_SUCCESS)
+			return rc;
+		if (failures != before) {
+			if (!failing++)
+				failing_since = sonde_now();
+			if (failing >= GIVE_UP_POLLS &&
+			    sonde_now() - failing_since >= GIVE_UP_SECONDS) {
+				/* Never freed: MPICH would run the request's free function while
+				 * its aio control block may still be listed; the process ends soon.
+				 */
+				*req = MPI_REQUEST_NULL;
+				return MPI_ERR_PENDING;
+			}
+		} else {
+			failing = 0;
+		}
+		/* MPI_Wait spins too; yielding lets an oversubscribed rank's aio thread run. */
+		if (++polls > 64)
+			sched_yield();
+	}
+}
+
+#ifdef SONDE_HAVE_PNETCDF
+/* PnetCDF's codes for what the system reports, and positive values, which are errno values. */
+static int nc_errno(int nc_rc)
+{
+	if (nc_rc > 0)
+		return nc_rc;
+	switch (nc_rc) {
+	case NC_ENOENT:
+		return ENOENT;
+	case NC_EEXIST:
+		return EEXIST;
+	case NC_EPERM:
+	case NC_EACCESS:
+		return EACCES;
+	case NC_ENO_SPACE:
+		return ENOSPC;
+	case NC_EQUOTA:
+		return EDQUOT;
+	case NC_EBAD_FILE:
+	case NC_EMAXNAME:
+		return ENAMETOOLONG;
+	case NC_ENOTNC:
+		return EINVAL;
+	case NC_ENOMEM:
+		return ENOMEM;
+	default:
+		return EIO;
+	}
+}
+
+int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc)
+{
+	int sys = sonde_mpio_syscall_errno(op);
+	if (sys)
+		release_locks(failed_fd);
+	if (nc_rc == NC_NOERR && !sys)
+		return 0;
+	int e = sys ? sys : nc_errno(nc_rc);
+	if (nc_rc == NC_NOERR)
+		sonde_io_set_error("%s: %s (PnetCDF reported success)", op->what,
+		                   sonde_strerror(e));
+	else
+		sonde_io_set_error("%s: %s (%s)", op->what, sonde_strerror(e),
+		                   ncmpi_strerror(nc_rc));
+	return -e;
+}
+#endif

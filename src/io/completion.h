@@ -1,0 +1,62 @@
+/* The one failure contract for MPI-IO and PnetCDF calls, used by the MPI-IO backend (ior -a
+ * MPIIO), btio (methods 0-3) and mpiio (types 1-5): every data call, wait, sync and close is
+ * checked here, the same way, once.
+ *
+ * A call is checked by its return code, by its MPI status count, and by the system calls the
+ * MPI library made for it: sonde sees the failures of pwrite, pwritev, pread, preadv and
+ * aio_error in its own process (completion.c wraps them), because the MPI libraries it runs on
+ * drop some of them. Open MPI 4.1's OMPIO reports a collective write that hit a full disk as
+ * complete; its blocking writes report success with a zero count; MPICH 4.0's ROMIO never
+ * completes a nonblocking request whose aio failed (MPI_Wait spins forever); Open MPI 4.1
+ * crashes in MPI_Wait and MPI_Test on a nonblocking request that failed (its error handler is
+ * looked up on a NULL file). Hence sonde completes requests with sonde_mpio_wait, never with
+ * MPI_Wait.
+ *
+ * A failure is a negative errno value with sonde_io_last_error() set to one line that names
+ * the operation and the path, the system's words first, then the MPI library's or PnetCDF's:
+ * "write /scratch/f at offset 4096: No space left on device (MPI_ERR_NO_SPACE: ...)".
+ * Ranks agree on it with sonde_agree_path (fail.h), and its exit code is sonde_exit_class. */
+#ifndef SONDE_IO_COMPLETION_H
+#define SONDE_IO_COMPLETION_H
+
+#include <mpi.h>
+
+/* One MPI-IO or PnetCDF call being checked: begin before the call, end after it. */
+struct sonde_mpio_op {
+	unsigned long failures; /* system-call failures seen before the call */
+	char what[1024];        /* "write /x/f at offset 4096": the start of the error line */
+};
+
+/* Starts watching one call; what is printf-like and names the operation and its path. */
+void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The errno value of a system call the MPI library made (in this process) that failed since
+ * sonde_mpio_begin, or 0. */
+int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op);
+
+/* Checks a finished call: rc its return code (MPI_SUCCESS, or MPI_ERR_PENDING after an
+ * abandoned wait), st its status or NULL (calls without one), type the datatype the count is
+ * in. *moved gets the elements of type's basic type that the status counts (NULL: not asked).
+ * Returns 0 or a negative errno value with the error line set. A count the library could not
+ * give is an error; a short count is not (the caller decides: retry, end of file, error). */
+int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_Datatype type,
+                   MPI_Count *moved);
+
+/* Completes a nonblocking request: polls it (MPI_Test, or MPI_Request_get_status and
+ * MPI_Request_free with Open MPI) until it is done. A request that a failed system call will
+ * never let complete (ROMIO's aio) is given up after a grace period: *req becomes
+ * MPI_REQUEST_NULL and MPI_ERR_PENDING is returned, which sonde_mpio_end reports with the
+ * system's error. Returns the request's MPI error code; *st holds its status. */
+int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st);
+
+/* Sets the error line for an MPI error code outside a watched call: "<what>: <system words>
+ * (<MPI words>)"; returns the negative errno value of its class. */
+int sonde_mpio_fail(int mpi_rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* PnetCDF: checks a finished call's return code (NC_NOERR or an error) and the system calls
+ * under it. Returns 0 or a negative errno value with the error line set ("<what>: <system
+ * words> (<PnetCDF words>)"). Defined only when sonde is built with PnetCDF. */
+int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc);
+
+#endif
