@@ -256,6 +256,15 @@ class COLL(Params):
     ROOT = Name("root", INT, MEASUREMENT)
 
 
+class COLLExtra:
+    """sonde coll's measurement figures: mpiBench's average, minimum and maximum over ranks of
+    each rank's mean time per call, in microseconds."""
+
+    AVG_US = Name("avg_us", (int, float))
+    MIN_US = Name("min_us", (int, float))
+    MAX_US = Name("max_us", (int, float))
+
+
 WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL)}
 
 

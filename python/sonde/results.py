@@ -1,4 +1,5 @@
-"""Loading sonde results: JSON Lines files (--json) into runs, and CSV files (--csv) into rows.
+"""Loading sonde results: JSON Lines files (--json) into runs, CSV files (--csv) into rows, and
+either into a pandas DataFrame (to_dataframe) with one row per measurement.
 
 A results file holds one or more runs (sonde appends), each a "header" record, "measurement"
 records, optional "summary" and "profile" records and a closing "end" record, all carrying the
@@ -11,23 +12,32 @@ import csv
 import io
 import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import schema as _schema
+from .runner import MANIFEST
 
-# The CSV columns, in the order sonde writes them; measurement_rows() uses the same names.
+# The CSV columns, in the order sonde writes them (src/core/results.c); measurement_rows() uses
+# the same names, with params and extra flattened into "param.<key>" and "extra.<key>".
 CSV_COLUMNS = [
-    "run_id", "workload", "phase", "iteration", "bytes", "seconds", "bandwidth_mib_s", "ops",
-    "ops_per_s", "rank_min_s", "rank_min_rank", "rank_max_s", "rank_max_rank", "rank_mean_s",
-    "rank_stddev_s", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_max_s", "verify_checked",
-    "verify_errors", "params",
+    "run_id", "workload", "ranks", "nodes", "tasks_per_node", "phase", "iteration", "bytes",
+    "seconds", "bandwidth_mib_s", "ops", "ops_per_s", "rank_min_s", "rank_min_rank",
+    "rank_max_s", "rank_max_rank", "rank_mean_s", "rank_stddev_s", "lat_count", "lat_p50_s",
+    "lat_p90_s", "lat_p99_s", "lat_max_s", "lat_mean_s", "lat_percentiles", "verify_checked",
+    "verify_errors", "params", "extra",
 ]
-_INT_COLUMNS = {"iteration", "bytes", "ops", "rank_min_rank", "rank_max_rank", "verify_errors"}
+_JSON_COLUMNS = {"params": "param", "extra": "extra"}
+_INT_COLUMNS = {"ranks", "nodes", "tasks_per_node", "iteration", "bytes", "ops",
+                "rank_min_rank", "rank_max_rank", "lat_count", "verify_errors"}
 _FLOAT_COLUMNS = {
     "seconds", "bandwidth_mib_s", "ops_per_s", "rank_min_s", "rank_max_s", "rank_mean_s",
-    "rank_stddev_s", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_max_s",
+    "rank_stddev_s", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_max_s", "lat_mean_s",
 }
+# The columns a suite run directory adds (from its manifest): which launch of the campaign a
+# row belongs to, and the value of each swept parameter as "sweep.<key>".
+LAUNCH_COLUMNS = ["launch", "step", "variant", "repetition"]
 _RUN_ID = re.compile(r'"run_id"\s*:\s*"([^"\\]*)"')
 
 
@@ -46,6 +56,9 @@ class Run:
     end: dict | None = None
     records: list = field(default_factory=list)  # every record in file order, any type
     truncated: bool = False  # the file ended in a partial record of this run
+    # The sonde-suite launch that wrote the run (its manifest entry: id, step, variant, params,
+    # repetition, ...), when the file is RUN_DIR/<launch id>/results.jsonl of a suite run.
+    launch: dict | None = None
 
     @property
     def complete(self):
@@ -83,24 +96,50 @@ def load(*paths, validate=False):
     order given (files of a directory sorted by path). validate=True checks every record
     against the schema and raises sonde.schema.SchemaError on the first invalid one."""
     runs = []
+    manifests = {}
     for p in paths:
         p = Path(p)
         files = sorted(p.rglob("*.jsonl")) if p.is_dir() else [p]
         for f in files:
-            runs.extend(load_file(f, validate=validate))
+            launch = _suite_launch(f, manifests)
+            for run in load_file(f, validate=validate):
+                run.launch = launch
+                runs.append(run)
     return runs
+
+
+def _suite_launch(path, manifests):
+    """The manifest entry of the sonde-suite launch whose results file path is, or None."""
+    run_dir = Path(path).resolve().parent.parent
+    if run_dir not in manifests:
+        try:
+            data = json.loads((run_dir / MANIFEST).read_text())
+            manifests[run_dir] = {e["id"]: e for e in data.get("launches", [])}
+        except (OSError, ValueError, TypeError, KeyError):
+            manifests[run_dir] = {}
+    return manifests[run_dir].get(Path(path).resolve().parent.name)
+
+
+def sweep_values(launch):
+    """{key: value} of the parameters a suite swept for this launch (every param of the
+    launch when the manifest predates the "swept" list)."""
+    if not launch:
+        return {}
+    params = launch.get("params") or {}
+    swept = launch.get("swept")
+    return {k: v for k, v in params.items() if swept is None or k in swept}
 
 
 def load_file(path, validate=False):
     """The runs of one JSON Lines file, in the order their first records appear."""
     path = Path(path)
     try:
-        data = path.read_text()
+        data = path.read_bytes()
     except OSError as e:
         raise ResultsError(f"{path}: {e.strerror}") from e
     runs = {}
     last = None
-    lines = data.split("\n")
+    lines = data.split(b"\n")
     # A file that ends with "\n" splits into a last empty string; anything else after the last
     # newline is a record that was being written when the run stopped.
     partial = lines.pop()
@@ -108,10 +147,13 @@ def load_file(path, validate=False):
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ResultsError(f"{where}: not a JSON record ({e.msg})") from e
+        record = _profile_calls(line) if line.startswith(_PROFILE) else None
+        if record is None:
+            try:
+                record = json.loads(line)
+            except ValueError as e:  # not JSON, or not UTF-8
+                raise ResultsError(f"{where}: not a JSON record "
+                                   f"({getattr(e, 'msg', None) or e.reason})") from e
         if not isinstance(record, dict) or not isinstance(record.get("type"), str):
             raise ResultsError(f"{where}: not a sonde record (no \"type\" member)")
         if not isinstance(record.get("run_id"), str):
@@ -123,17 +165,63 @@ def load_file(path, validate=False):
     if partial.strip():
         try:
             record = json.loads(partial)
-        except json.JSONDecodeError:
+        except ValueError:
             record = None
         if record is not None:
             raise ResultsError(f"{path}:{len(lines) + 1}: last record has no newline")
-        m = _RUN_ID.search(partial)
+        m = _RUN_ID.search(partial.decode(errors="replace"))
         if m:
             last = runs.setdefault(m.group(1), Run(m.group(1), path))
         elif last is None:
             last = runs.setdefault(None, Run(None, path))
         last.truncated = True
     return list(runs.values())
+
+
+# Profile "calls" records (src/core/profile.c) are most of a profiled run's bytes: 10^7 calls
+# make hundreds of MB of numbers. They are read straight into numpy arrays (rows x tasks,
+# NaN where the record has null) instead of lists of Python floats, which is 5-10 times
+# faster; any line that is not laid out exactly as sonde writes them goes through json.
+_PROFILE = b'{"type":"profile",'
+_START, _END = b',"start":[[', b']],"end":[['
+
+
+def _profile_calls(line):
+    """A profile "calls" record with its start and end as float arrays, or None when the line
+    is not one (or not in the writer's layout)."""
+    i = line.find(_START)
+    j = line.find(_END, i + 1)
+    if i < 0 or j < 0 or not line.endswith(b"]]}"):
+        return None
+    try:
+        record = json.loads(line[:i] + b"}")
+    except ValueError:
+        return None
+    if record.get("part") != "calls":
+        return None
+    start = _matrix(line[i + len(_START) - 2:j + 2])
+    end = _matrix(line[j + len(_END) - 2:-1])
+    if start is None or end is None or start.shape != end.shape:
+        return None
+    record["start"], record["end"] = start, end
+    return record
+
+
+def _matrix(text):
+    """[[a,b],[c,d],...] (numbers and null) as a rows x columns float array, or None."""
+    import numpy as np
+
+    rows = text.count(b"],[") + 1
+    flat = text.translate(None, b"[]").replace(b"null", b"nan")
+    if not flat or not flat.replace(b",", b"").strip():
+        return None
+    with warnings.catch_warnings():
+        # Text numpy cannot read to its end: it warns and stops; the count check refuses it.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        values = np.fromstring(flat, dtype=np.float64, sep=",")
+    if values.size % rows or values.size != flat.count(b",") + 1:
+        return None
+    return values.reshape(rows, values.size // rows)
 
 
 def _flatten(prefix, obj, out):
@@ -144,16 +232,21 @@ def _flatten(prefix, obj, out):
         out[prefix] = obj
 
 
-def measurement_row(m):
-    """One measurement record as a flat dict: the CSV columns (without "params"), then the
-    parameters as "param.<key>" and workload figures as "extra.<key>" (nested keys joined by
-    dots)."""
+def measurement_row(m, run=None):
+    """One measurement record as a flat dict: the CSV columns (the run's shape from the header
+    of run, when given), then the parameters as "param.<key>" and workload figures as
+    "extra.<key>" (nested keys joined by dots); with a run of a suite, the launch columns and
+    "sweep.<key>" for each swept parameter."""
     per_rank = m.get("per_rank") or {}
     latency = m.get("latency") or {}
     verify = m.get("verify") or {}
+    header = (run.header if run else None) or {}
     row = {
         "run_id": m.get("run_id"),
         "workload": m.get("workload"),
+        "ranks": header.get("ranks"),
+        "nodes": header.get("nodes"),
+        "tasks_per_node": header.get("tasks_per_node"),
         "phase": m.get("phase"),
         "iteration": m.get("iteration"),
         "bytes": m.get("bytes"),
@@ -167,21 +260,72 @@ def measurement_row(m):
         "rank_max_rank": per_rank.get("max_rank"),
         "rank_mean_s": per_rank.get("mean"),
         "rank_stddev_s": per_rank.get("stddev"),
+        "lat_count": latency.get("count"),
         "lat_p50_s": latency.get("p50"),
         "lat_p90_s": latency.get("p90"),
         "lat_p99_s": latency.get("p99"),
         "lat_max_s": latency.get("max"),
+        "lat_mean_s": latency.get("mean"),
+        "lat_percentiles": latency.get("percentiles"),
         "verify_checked": verify.get("checked"),
         "verify_errors": verify.get("errors"),
     }
     _flatten("param", m.get("params") or {}, row)
     _flatten("extra", m.get("extra") or {}, row)
+    launch = run.launch if run else None
+    if launch:
+        for column in LAUNCH_COLUMNS:
+            row[column] = launch.get("id" if column == "launch" else column)
+        for k, v in sweep_values(launch).items():
+            row[f"sweep.{k}"] = v
     return row
 
 
 def measurement_rows(runs):
     """Every measurement of the runs as flat rows (see measurement_row)."""
-    return [measurement_row(m) for run in runs for m in run.measurements]
+    return [measurement_row(m, run) for run in runs for m in run.measurements]
+
+
+def to_dataframe(paths):
+    """A pandas DataFrame of every measurement in paths (a results file or run directory, a
+    list of them, or runs load() returned): one row per measurement, the columns of
+    measurement_rows() with units in their names (_s seconds, _mib_s MiB/s, bytes), typed:
+    integers and booleans as pandas' nullable Int64 and boolean, figures as float64 (NaN where
+    the record has null), text as string; a list-valued parameter as its JSON text.
+
+        df = to_dataframe("results/2026-11-22T06-00-00")
+        df.to_csv("campaign.csv", index=False)
+        df.to_parquet("campaign.parquet")   # needs pyarrow: pip install 'sonde[parquet]'
+    """
+    import pandas as pd
+
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    items = list(paths)
+    runs = [x for x in items if isinstance(x, Run)]
+    runs += load(*[x for x in items if not isinstance(x, Run)])
+    rows = measurement_rows(runs)
+    for row in rows:
+        for k, v in row.items():
+            if isinstance(v, (list, dict)):
+                row[k] = json.dumps(v)
+    df = pd.DataFrame.from_records(rows)
+    if df.empty:
+        return pd.DataFrame(columns=[c for c in CSV_COLUMNS if c not in _JSON_COLUMNS])
+    return df.astype({c: _dtype(c, df[c]) for c in df.columns})
+
+
+def _dtype(column, values):
+    """The pandas type of a column from its values: nullable Int64/boolean, float64 for any
+    figure (a column of known figures stays float64 even when every value is whole), string;
+    object when the values mix types or are all null."""
+    kinds = {bool if isinstance(v, bool) else int if isinstance(v, int) else
+             float if isinstance(v, float) else str if isinstance(v, str) else object
+             for v in values if v is not None and not (isinstance(v, float) and v != v)}
+    if column in _FLOAT_COLUMNS or kinds == {float} or kinds == {int, float}:
+        return "float64"
+    return {frozenset({bool}): "boolean", frozenset({int}): "Int64",
+            frozenset({str}): "string"}.get(frozenset(kinds), object)
 
 
 def _csv_value(column, text, where):
@@ -204,8 +348,8 @@ def _csv_value(column, text, where):
 
 
 def load_csv(path):
-    """Rows of a --csv file, with the same keys as measurement_rows() (no "extra.*": the CSV
-    does not carry them). A partial last line (killed run) is dropped."""
+    """Rows of a --csv file, with the same keys as measurement_rows() of the same run. A partial
+    last line (killed run) is dropped."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -226,15 +370,16 @@ def load_csv(path):
             continue
         if len(values) != len(CSV_COLUMNS):
             raise ResultsError(f"{where}: {len(values)} columns, expected {len(CSV_COLUMNS)}")
-        row = {}
+        row, nested = {}, {}
         for column, text in zip(CSV_COLUMNS, values, strict=True):
-            if column == "params":
+            if column in _JSON_COLUMNS:
                 try:
-                    params = json.loads(text) if text else {}
+                    nested[column] = json.loads(text) if text else {}
                 except json.JSONDecodeError as e:
-                    raise ResultsError(f"{where}: column params: not JSON ({e.msg})") from e
-                _flatten("param", params, row)
+                    raise ResultsError(f"{where}: column {column}: not JSON ({e.msg})") from e
             else:
                 row[column] = _csv_value(column, text, where)
+        for column, prefix in _JSON_COLUMNS.items():
+            _flatten(prefix, nested[column], row)
         rows.append(row)
     return rows

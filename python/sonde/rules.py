@@ -6,7 +6,8 @@ A rule reads the records the launch wrote (sonde.names spells every member it re
 answers with a Verdict: pass or fail with the figures that decided, or error when the records
 lack what it needs (naming the missing member: a rule that cannot be evaluated never passes).
 An advisory rule answers warning instead of fail: it is reported, and does not make the run
-non-compliant. A run at reduced scale (sonde-suite --scale below 1) is never compliant.
+non-compliant. A run at reduced scale (sonde-suite --scale below 1) is never compliant, and a
+launch whose step lists no rule is "no rules", never compliant.
 """
 
 import os
@@ -19,6 +20,9 @@ GIB = 1 << 30
 
 PASS, FAIL, ERROR, WARNING = "pass", "fail", "error", "warning"
 COMPLIANT, NOT_COMPLIANT, REDUCED_SCALE = "compliant", "not-compliant", "reduced-scale"
+# A launch whose step lists no rule: nothing was judged, so it is never called compliant
+# (exit_ok is still checked and reported).
+NO_RULES = "no rules"
 # The seed's score: the best easy POSIX run on more than this many nodes.
 SCORE_MIN_NODES = 65
 
@@ -304,6 +308,8 @@ def evaluate(launch, run, settings, reduced_scale=False):
             verdicts.append(Verdict(name, ERROR, f"cannot be evaluated: {e} is missing"))
     if reduced_scale:
         status = REDUCED_SCALE
+    elif len(verdicts) == 1:
+        status = NO_RULES
     elif all(v.ok for v in verdicts):
         status = COMPLIANT
     else:

@@ -84,7 +84,8 @@ def new_manifest(run_dir, suite, launcher, sonde_bin):
         "status": "running",
         "launches": [
             {"id": ln.id, "step": ln.step, "workload": ln.workload, "variant": ln.variant,
-             "params": ln.params, "repetition": ln.repetition, "ranks": ln.ranks,
+             "params": ln.params, "swept": list(ln.swept), "repetition": ln.repetition,
+             "ranks": ln.ranks,
              "nodes": ln.nodes, "tasks_per_node": ln.tasks_per_node, "status": "pending",
              "command": None, "exit_code": None, "started": None, "finished": None,
              "seconds": None, "reason": None}

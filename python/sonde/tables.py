@@ -7,10 +7,15 @@ from pathlib import Path
 
 from . import results as _results
 from . import rules as _rules
+from .names import COLL, COLLExtra, Measurement
 
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
                    "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
                    "params"]
+# Collectives have no bandwidth worth averaging over message sizes: their table gives the
+# latency (mpiBench's average over ranks, microseconds) at the smallest and the largest size.
+COLL_COLUMNS = ["launch", "step", "ranks", "nodes", "operation", "timing", "sizes",
+                "smallest_bytes", "smallest_us", "largest_bytes", "largest_us", "status"]
 
 
 def load_run(run_dir, launch_id):
@@ -21,9 +26,32 @@ def load_run(run_dir, launch_id):
     return runs[-1] if runs else None
 
 
+def coll_rows(run, base):
+    """One row per operation (and communicator) of a coll run: latency at the smallest and
+    the largest message size."""
+    by_op = {}
+    for m in run.measurements:
+        p = m.get(Measurement.PARAMS, {})
+        by_op.setdefault((m[Measurement.PHASE], p.get(COLL.COMM)), []).append(m)
+    rows = []
+    for (op, comm), ms in by_op.items():
+        ms.sort(key=lambda m: m[Measurement.PARAMS].get(COLL.SIZE, 0))
+        small, large = ms[0], ms[-1]
+        operation = op if comm in (None, "MPI_COMM_WORLD") else f"{op} ({comm})"
+        rows.append(dict(base, operation=operation,
+                         timing=small[Measurement.PARAMS].get(COLL.TIMING),
+                         sizes=len(ms),
+                         smallest_bytes=small[Measurement.PARAMS].get(COLL.SIZE),
+                         smallest_us=small[Measurement.EXTRA].get(COLLExtra.AVG_US),
+                         largest_bytes=large[Measurement.PARAMS].get(COLL.SIZE),
+                         largest_us=large[Measurement.EXTRA].get(COLLExtra.AVG_US)))
+    return rows
+
+
 def evaluate(suite, manifest):
-    """Summary rows, IOR rows and per-launch verdicts of a run directory."""
-    summary, ior, verdicts = [], [], {}
+    """Summary rows, IOR rows and per-launch verdicts of a run directory (coll launches in
+    coll rows, whose figure is latency)."""
+    summary, ior, verdicts, coll = [], [], {}, []
     for ln in suite.launches:
         run = load_run(manifest.run_dir, ln.id)
         vs, status = _rules.evaluate(ln, run, suite.settings, suite.reduced_scale)
@@ -33,6 +61,9 @@ def evaluate(suite, manifest):
         base = {"launch": ln.id, "step": ln.step, "variant": ln.variant or "",
                 "ranks": ln.ranks, "nodes": header.get("nodes", ln.nodes or 1),
                 "status": status, "params": params}
+        if ln.workload == COLL.workload:
+            coll.extend(coll_rows(run, base) if run else [])
+            continue
         phases = []
         for m in run.measurements if run else []:
             if m["phase"] not in phases:
@@ -50,7 +81,7 @@ def evaluate(suite, manifest):
                                 bw_max_mib_s=None, bw_min_mib_s=None, mean_s=None))
         if ln.workload == "ior" and run is not None:
             ior.append(dict(_rules.ior_table_row(ln, run, status), params=params))
-    return summary, ior, verdicts
+    return summary, ior, verdicts, coll
 
 
 def _cell(v):
@@ -83,7 +114,7 @@ IOR_EXTRA = ["launch", "variant", "nodes", "ranks", "tasks_per_node", "status", 
 
 def report(suite, manifest, out):
     """Prints the tables and the score, and saves them beside the manifest."""
-    summary, ior, verdicts = evaluate(suite, manifest)
+    summary, ior, verdicts, coll = evaluate(suite, manifest)
     run_dir = manifest.run_dir
     write_csv(summary, SUMMARY_COLUMNS, run_dir / "summary.csv")
     (run_dir / "verdicts.json").write_text(json.dumps(verdicts, indent=1) + "\n")
@@ -91,6 +122,11 @@ def report(suite, manifest, out):
           + (f" at scale {suite.scale} (reduced scale: not compliant)"
              if suite.reduced_scale else ""), file=out)
     print(format_table(summary, SUMMARY_COLUMNS), file=out)
+    if coll:
+        write_csv(coll, COLL_COLUMNS, run_dir / "coll-summary.csv")
+        print("\nCollectives (latency in microseconds, mean over ranks, at the smallest and the "
+              "largest message size):", file=out)
+        print(format_table(coll, COLL_COLUMNS), file=out)
     if ior:
         cols = _rules.IOR_TABLE + IOR_EXTRA
         write_csv(ior, cols, run_dir / "ior-table.csv")
@@ -105,7 +141,7 @@ def report(suite, manifest, out):
         for r in noted:
             text = r["reason"] + (f" (advice: {r['advice']})" if r["advice"] else "")
             print(f"{launch_id}: {r['rule']}: {r['verdict']}: {text}", file=out)
-    return summary, ior, verdicts
+    return summary, ior, verdicts, coll
 
 
 def print_score(s, out):

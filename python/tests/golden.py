@@ -34,9 +34,11 @@ class Golden:
         self.dir = Path(directory)
         self.done = {}
 
-    def run(self, workload, *args, expect=0):
-        """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect)."""
-        key = (workload, *args)
+    def run(self, workload, *args, expect=0, ranks=None, csv=False):
+        """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect), as one
+        process, or under `mpirun -n RANKS`; csv=True also writes `--csv` beside it (the same
+        path with .csv)."""
+        key = (workload, *args, ranks, csv)
         if key in self.done:
             return self.done[key]
         if not os.access(SONDE, os.X_OK):
@@ -44,8 +46,11 @@ class Golden:
                         "writes (make build, or set SONDE_BIN)")
         out = self.dir / f"{len(self.done):03d}-{workload}.jsonl"
         argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
-        proc = subprocess.run(argv + ["--json", str(out)], cwd=self.dir, env=env(),
-                              capture_output=True, text=True, timeout=120)
+        argv += ["--json", str(out)] + (["--csv", str(out.with_suffix(".csv"))] if csv else [])
+        if ranks:
+            argv = ["mpirun", "-n", str(ranks), "--oversubscribe"] + argv
+        proc = subprocess.run(argv, cwd=self.dir, env=env(), capture_output=True, text=True,
+                              timeout=300)
         assert proc.returncode == expect, (
             f"{' '.join(argv)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
         self.done[key] = out

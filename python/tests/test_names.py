@@ -46,6 +46,15 @@ def test_params_match_the_binary(golden, workload):
                      f"{workload} {m['phase']} measurement")
 
 
+def test_collective_figures_match_the_binary(golden):
+    recs = records_of(golden.run("coll", *WORKLOAD_RUNS["coll"]))
+    ms = [r for r in recs if r["type"] == "measurement"]
+    assert ms
+    for m in ms:
+        for name in (v for v in vars(names.COLLExtra).values() if isinstance(v, names.Name)):
+            assert name.typed(m["extra"].get(name)), (name, m["extra"])
+
+
 def test_record_members_match_the_binary(golden):
     recs = records_of(golden.run("ior", *WORKLOAD_RUNS["ior"]))
     by_type = {"header": names.Header, "measurement": names.Measurement, "end": names.End,

@@ -1,6 +1,7 @@
 """sonde-suite: suite files (expansion and every check, one line naming file and line), the
 placement of launches, --scale, and the runner's manifest and resume with the real binary."""
 
+import csv
 import json
 import os
 import shlex
@@ -10,7 +11,7 @@ import textwrap
 import pytest
 from golden import SONDE
 
-from sonde import placement, suite, suitefile, tables
+from sonde import placement, results, suite, suitefile, tables
 
 BASIC = """
 [suite]
@@ -324,6 +325,19 @@ def test_run_failure_then_resume(tmp_path, capsys):
     assert "  qualitative (on 1 nodes, not scored): 000-ior-easy_r0" in printed
     verdicts = json.loads((out / "verdicts.json").read_text())
     assert verdicts["000-ior-easy_r0"]["status"] == "compliant"
+    # The coll step lists no rule: nothing judged, so never "compliant".
+    assert verdicts["002-coll_r0"]["status"] == "no rules"
+    assert "compliant" not in [r for r in printed.splitlines() if "002-coll_r0" in r][0]
+    # Collectives: latency at the smallest and largest size, never an averaged bandwidth.
+    summary = (out / "summary.csv").read_text()
+    assert "002-coll_r0" not in summary
+    [row] = list(csv.DictReader(open(out / "coll-summary.csv")))
+    [run] = results.load(out / "002-coll_r0" / "results.jsonl")
+    by_size = {m["params"]["size"]: m["extra"]["avg_us"] for m in run.measurements}
+    assert (row["operation"], int(row["sizes"])) == ("Bcast", len(by_size))
+    assert (int(row["smallest_bytes"]), int(row["largest_bytes"])) == (0, 16)
+    assert float(row["smallest_us"]) == by_size[0] and float(row["largest_us"]) == by_size[16]
+    assert "Collectives (latency in microseconds" in printed
     assert (out / "summary.csv").read_text().startswith("launch,step,variant,")
     assert (out / "ior-table.csv").read_text().startswith("api,RDbwmax,RDbwmean,RDbwmin,")
     cmd = (out / "000-ior-easy_r0" / "command.txt").read_text()

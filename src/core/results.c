@@ -40,6 +40,8 @@ static struct {
 	int rank0;
 	struct timespec start_mono; /* for the signal handler, which cannot call MPI_Wtime */
 	const char *workload;
+	/* The run's shape, repeated on every CSV row so that a row read alone says what ran. */
+	int ranks, nodes, tasks_per_node;
 	struct sonde_json rec;
 	struct {
 		int noted, rank;
@@ -375,10 +377,13 @@ static void filesystem(const char *target)
 void sonde_results_header(const struct sonde_context *ctx, const char *params_json,
                           const char *target)
 {
+	const struct sonde_topology *t = &ctx->topo;
 	R.header_written = 1;
+	R.ranks = ctx->size;
+	R.nodes = t->nnodes;
+	R.tasks_per_node = t->tasks_per_node;
 	if (!R.json.fd1)
 		return;
-	const struct sonde_topology *t = &ctx->topo;
 	char start[40];
 	iso_time(start, sizeof start);
 	begin_record("header", ctx->workload);
@@ -425,12 +430,37 @@ static void csv_number(double v)
 		fputs(",", R.csv);
 }
 
+/* docs/results-schema.md lists them; python/sonde/results.py reads them by these names. */
 static void csv_header(void)
 {
-	fputs("run_id,workload,phase,iteration,bytes,seconds,bandwidth_mib_s,ops,ops_per_s,"
-	      "rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,rank_mean_s,rank_stddev_s,"
-	      "lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,verify_checked,verify_errors,params\n",
+	fputs("run_id,workload,ranks,nodes,tasks_per_node,phase,iteration,bytes,seconds,"
+	      "bandwidth_mib_s,ops,ops_per_s,rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,"
+	      "rank_mean_s,rank_stddev_s,lat_count,lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,"
+	      "lat_mean_s,lat_percentiles,verify_checked,verify_errors,params,extra\n",
 	      R.csv);
+}
+
+/* A JSON object as one quoted CSV field (quotes doubled). */
+static void csv_json(const char *json)
+{
+	fputs(",\"", R.csv);
+	for (const char *p = json ? json : "{}"; *p; p++) {
+		if (*p == '"')
+			fputc('"', R.csv);
+		fputc(*p, R.csv);
+	}
+	fputc('"', R.csv);
+}
+
+/* A latency figure, or NaN (null, an empty field) when no call was counted: never a 0. */
+static double counted(const struct sonde_latency *l, double figure)
+{
+	return l->count > 0 ? figure : NAN;
+}
+
+static const char *percentile_method(const struct sonde_latency *l)
+{
+	return l->from_histogram ? "log2-bucket-upper-edge" : "exact";
 }
 
 /* The row built in the memory stream goes out whole (with the header row before the first
@@ -448,8 +478,8 @@ static void csv_row(const char *workload, const struct sonde_measurement *m)
 	const struct sonde_latency *l = m->latency;
 	if (R.csv_out.was_empty && !R.csv_out.wrote)
 		csv_header();
-	fprintf(R.csv, "%s,%s,%s,%d,%lld", R.run_id, workload, m->phase, m->iteration,
-	        (long long)m->bytes);
+	fprintf(R.csv, "%s,%s,%d,%d,%d,%s,%d,%lld", R.run_id, workload, R.ranks, R.nodes,
+	        R.tasks_per_node, m->phase, m->iteration, (long long)m->bytes);
 	csv_number(m->seconds);
 	csv_number(ratio((double)m->bytes / (double)SONDE_MIB, m->seconds));
 	fprintf(R.csv, ",%lld", (long long)m->ops);
@@ -464,17 +494,19 @@ static void csv_row(const char *workload, const struct sonde_measurement *m)
 		fprintf(R.csv, "%d", s->max_rank);
 	csv_number(s ? s->mean : NAN);
 	csv_number(s ? s->stddev : NAN);
-	csv_number(l ? l->p50 : NAN);
-	csv_number(l ? l->p90 : NAN);
-	csv_number(l ? l->p99 : NAN);
-	csv_number(l ? l->max : NAN);
-	fprintf(R.csv, ",%s,%lld,\"", m->verified ? "true" : "false", (long long)m->verify_errors);
-	for (const char *p = m->params_json ? m->params_json : "{}"; *p; p++) {
-		if (*p == '"')
-			fputc('"', R.csv);
-		fputc(*p, R.csv);
-	}
-	fputs("\"\n", R.csv);
+	fputs(",", R.csv);
+	if (l)
+		fprintf(R.csv, "%lld", (long long)l->count);
+	csv_number(l ? counted(l, l->p50) : NAN);
+	csv_number(l ? counted(l, l->p90) : NAN);
+	csv_number(l ? counted(l, l->p99) : NAN);
+	csv_number(l ? counted(l, l->max) : NAN);
+	csv_number(l ? counted(l, l->mean) : NAN);
+	fprintf(R.csv, ",%s", l ? percentile_method(l) : "");
+	fprintf(R.csv, ",%s,%lld", m->verified ? "true" : "false", (long long)m->verify_errors);
+	csv_json(m->params_json);
+	csv_json(m->extra_json);
+	fputc('\n', R.csv);
 	csv_write_row();
 }
 
@@ -503,11 +535,12 @@ static void latency(const struct sonde_latency *l)
 	}
 	sonde_json_object_begin(&R.rec, "latency");
 	sonde_json_int(&R.rec, "count", l->count);
-	sonde_json_double(&R.rec, "p50", l->p50);
-	sonde_json_double(&R.rec, "p90", l->p90);
-	sonde_json_double(&R.rec, "p99", l->p99);
-	sonde_json_double(&R.rec, "max", l->max);
-	sonde_json_double(&R.rec, "mean", l->mean);
+	sonde_json_double(&R.rec, "p50", counted(l, l->p50));
+	sonde_json_double(&R.rec, "p90", counted(l, l->p90));
+	sonde_json_double(&R.rec, "p99", counted(l, l->p99));
+	sonde_json_double(&R.rec, "max", counted(l, l->max));
+	sonde_json_double(&R.rec, "mean", counted(l, l->mean));
+	sonde_json_string(&R.rec, "percentiles", percentile_method(l));
 	sonde_json_array_begin(&R.rec, "histogram_log2_ns");
 	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
 		sonde_json_int(&R.rec, NULL, l->hist.count[b]);

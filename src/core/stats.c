@@ -131,6 +131,14 @@ double sonde_hist_percentile(const struct sonde_hist *h, double p)
 	return ldexp(1.0, b + 1) * 1e-9;
 }
 
+void sonde_latency_from_histogram(struct sonde_latency *l)
+{
+	l->p50 = sonde_hist_percentile(&l->hist, 50);
+	l->p90 = sonde_hist_percentile(&l->hist, 90);
+	l->p99 = sonde_hist_percentile(&l->hist, 99);
+	l->from_histogram = 1;
+}
+
 /* Samples travel to rank 0 in pieces of this many, so no message (and no count) grows with the
  * number of calls, and no rank ever needs a second copy of its samples. */
 #define LATENCY_CHUNK (1 << 16)
@@ -213,9 +221,7 @@ void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64
 	if (total <= max_exact) {
 		exact_percentiles(comm, samples, n, total, out);
 	} else if (rank == 0) {
-		out->p50 = sonde_hist_percentile(&out->hist, 50);
-		out->p90 = sonde_hist_percentile(&out->hist, 90);
-		out->p99 = sonde_hist_percentile(&out->hist, 99);
+		sonde_latency_from_histogram(out);
 	}
 	if (rank == 0) {
 		out->count = total;

@@ -38,12 +38,17 @@ void sonde_hist_merge(MPI_Comm comm, const struct sonde_hist *local, struct sond
 double sonde_hist_percentile(const struct sonde_hist *h, double p);
 
 /* Per-call latency summary for results: exact percentiles from samples when a workload keeps
- * them, histogram otherwise. */
+ * them, histogram otherwise (the record says which: a reader comparing p99s must know that a
+ * histogram percentile is the upper edge of a log2 bucket, up to twice the true value). */
 struct sonde_latency {
 	int64_t count;
 	double p50, p90, p99, max, mean; /* seconds */
+	int from_histogram;              /* p50/p90/p99 are bucket upper edges */
 	struct sonde_hist hist;
 };
+
+/* Sets p50, p90 and p99 from l->hist (bucket upper edges) and marks them so. */
+void sonde_latency_from_histogram(struct sonde_latency *l);
 
 /* Collective: latency summary over every rank's samples (gathered to rank 0 in bounded
  * chunks, exact percentiles when the total fits in max_exact samples, histogram percentiles

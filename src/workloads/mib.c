@@ -397,9 +397,7 @@ static void latency_of(const struct mib *m, const struct phase *ph, struct sonde
 		l->hist = ph->latency;
 	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
 		l->count += l->hist.count[b];
-	l->p50 = sonde_hist_percentile(&l->hist, 50);
-	l->p90 = sonde_hist_percentile(&l->hist, 90);
-	l->p99 = sonde_hist_percentile(&l->hist, 99);
+	sonde_latency_from_histogram(l);
 	l->max = reduce_double(m, ph->latency_max, MPI_MAX);
 	double busy = reduce_double(m, ph->last_end - ph->start, MPI_SUM);
 	l->mean = l->count ? busy / (double)l->count : NAN;

@@ -1,6 +1,7 @@
 """sonde coll: mpiBench 1.5's output, parsed line by line with the field layout of the
 reference (collectives.md 5.5), cross-checked against the JSON records of the same run."""
 
+import csv
 import json
 import re
 import statistics
@@ -318,12 +319,16 @@ def test_csv_rows(tmp_path):
     out = tmp_path / "r.csv"
     p = coll(["-e", "16", "-i", "5", "Allgather", "Reduce", "--csv", out], np=2)
     results = parse(p.stdout, 2)
-    rows = out.read_text().splitlines()
-    assert rows[0].startswith("run_id,workload,phase,")
-    assert len(rows) == 1 + len(results)
-    for r, row in zip(results, rows[1:], strict=False):
-        cols = row.split(",")
-        assert cols[1] == "coll" and cols[2] == r["op"] and int(cols[7]) == r["iters"]
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == len(results)
+    for r, row in zip(results, rows, strict=True):
+        assert (row["workload"], row["phase"], int(row["ops"])) == ("coll", r["op"], r["iters"])
+        assert (int(row["ranks"]), int(row["nodes"])) == (2, 1)
+        # The row carries mpiBench's avg/min/max microseconds (printed to 3 decimals).
+        extra = json.loads(row["extra"])
+        for k in ("avg", "min", "max"):
+            assert extra[f"{k}_us"] == pytest.approx(r[k], abs=6e-4)
 
 
 BAD_INPUT = [

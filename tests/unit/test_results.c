@@ -142,6 +142,16 @@ int main(int argc, char **argv)
 	                              .bytes_checked = 4 << 20,
 	                              .params_json = "{\"t\":\"a,\\\"b\"}"};
 	sonde_results_measurement("test", &m);
+	/* Latency from a histogram (percentiles are bucket upper edges: the record says so), and
+	 * a latency of no call (figures null, never 0). */
+	struct sonde_latency from_hist = {.count = 1, .max = 3e-6, .mean = 3e-6};
+	sonde_hist_add(&from_hist.hist, 3e-6);
+	sonde_latency_from_histogram(&from_hist);
+	struct sonde_latency no_call = {0};
+	struct sonde_measurement lat = {.phase = "read", .seconds = 1.0, .latency = &from_hist};
+	sonde_results_measurement("test", &lat);
+	lat.latency = &no_call;
+	sonde_results_measurement("test", &lat);
 	sonde_results_record("summary", "test", "{\"score\":1.5}");
 	sonde_results_record("summary", "test", "{}");
 	sonde_results_close(0);
@@ -150,7 +160,7 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		const char *text = slurp(json);
 		CHECK(text != NULL);
-		CHECK_INT(count_lines(text), 6);
+		CHECK_INT(count_lines(text), 8);
 		CHECK(strncmp(text, "{\"type\":\"earlier\"}\n{\"type\":\"header\",\"run_id\":\"",
 		              45) == 0);
 		CHECK(strstr(text, "\"workload\":\"test\",\"schema_version\":1,") != NULL);
@@ -170,12 +180,25 @@ int main(int argc, char **argv)
 		CHECK(strstr(text, ",\"score\":1.5}\n") != NULL);
 		CHECK(strstr(text, "\"type\":\"summary\",\"run_id\":") != NULL);
 		CHECK(strstr(text, "\"exit_code\":0,") != NULL);
-		CHECK(strstr(text, "\"measurements\":1}\n") != NULL);
+		CHECK(strstr(text, "\"latency\":{\"count\":1,\"p50\":4.096e-06,\"p90\":4.096e-06,"
+		                   "\"p99\":4.096e-06,\"max\":3e-06,\"mean\":3e-06,"
+		                   "\"percentiles\":\"log2-bucket-upper-edge\",") != NULL);
+		CHECK(strstr(text,
+		             "\"latency\":{\"count\":0,\"p50\":null,\"p90\":null,\"p99\":null,"
+		             "\"max\":null,\"mean\":null,\"percentiles\":\"exact\",") != NULL);
+		CHECK(strstr(text, "\"measurements\":3}\n") != NULL);
 		text = slurp(csv);
-		CHECK(strncmp(text, "run_id,workload,phase,", 22) == 0);
-		CHECK_INT(count_lines(text), 2);
-		CHECK(strstr(text, ",test,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,true,0,"
-		                   "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\"\n") != NULL);
+		CHECK(strncmp(text, "run_id,workload,ranks,nodes,tasks_per_node,phase,", 49) == 0);
+		CHECK_INT(count_lines(text), 4);
+		CHECK(strstr(text,
+		             ",1,4.096e-06,4.096e-06,4.096e-06,3e-06,3e-06,log2-bucket-upper-edge,"
+		             "false,0,\"{}\",\"{}\"\n") != NULL);
+		CHECK(strstr(text, ",0,,,,,,exact,false,0,") != NULL);
+		/* The run's shape on the row; no latency: empty fields; params and extra as JSON.
+		 */
+		CHECK(strstr(text,
+		             ",test,2,1,2,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,,,,true,0,"
+		             "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\",\"{}\"\n") != NULL);
 	} else {
 		CHECK(!sonde_results_active());
 	}

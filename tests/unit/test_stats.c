@@ -169,6 +169,7 @@ static void test_latency(MPI_Comm world, MPI_Comm half, int rank)
 		CHECK_NEAR(l.p99, 99.01e-6, 1e-15);
 		CHECK_NEAR(l.max, 100e-6, 1e-15);
 		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);
+		CHECK_INT(l.from_histogram, 0);
 		int64_t n = 0;
 		for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
 			n += l.hist.count[b];
@@ -182,6 +183,7 @@ static void test_latency(MPI_Comm world, MPI_Comm half, int rank)
 		CHECK_NEAR(l.p50, 65536e-9, 1e-15);
 		CHECK_NEAR(l.p90, 131072e-9, 1e-15);
 		CHECK_NEAR(l.p99, 131072e-9, 1e-15);
+		CHECK_INT(l.from_histogram, 1);
 		CHECK_NEAR(l.max, 100e-6, 1e-15);
 		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);
 	}
