@@ -10,6 +10,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 # pytest keeps no cache in the tree.
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+# The MPI each build uses is named by explicit paths, never by what `mpicc` and `mpirun` point to
+# (Debian's alternatives, which another package or the machine's owner may switch): Open MPI's
+# own wrapper and launcher when Debian's are there, else the mpicc and mpiexec on PATH (a
+# cluster's MPI module). Override them for another MPI: make build MPICC=... MPIEXEC=...
+MPICC ?= $(firstword $(wildcard /usr/bin/mpicc.openmpi) mpicc)
+MPIEXEC ?= $(firstword $(wildcard /usr/bin/mpiexec.openmpi) $(shell command -v mpiexec))
+MPICH_CC ?= mpicc.mpich
+MPICH_EXEC ?= /usr/bin/mpiexec.mpich
+mpi_flags = -DMPI_C_COMPILER=$(1) $(if $(2),-DMPIEXEC_EXECUTABLE=$(2))
 C_SOURCES = $(shell find src tests bench -name '*.[ch]' 2>/dev/null | sort)
 SAN_LOGS := $(CURDIR)/build-asan/sanitizer-logs
 # Sanitizer reports go to files as well as failing the process, so that an error in a run that a
@@ -37,24 +46,33 @@ san_check = if compgen -G "$(SAN_LOGS)/$(1)/*" >/dev/null; then head -n 60 $(SAN
 pytest_allow_empty = rc=0; $(1) || rc=$$?; \
 	if ((rc == 5)); then echo "no tests collected in $(2)"; rc=0; fi; exit $$rc
 
-.PHONY: all setup build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
+.PHONY: all setup setup-demo setup-bench build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
 	python-test demo bench install clean format lint build-mpich test-mpich build-fuzz fuzz-test fuzz
 
 all: build
 
+# What each purpose installs (scripts/setup.sh): setup is the developer's (everything make test
+# uses); demo and bench install only what they need.
 setup:
-	@scripts/setup.sh
+	@scripts/setup.sh test
+
+setup-demo:
+	@scripts/setup.sh demo
+
+setup-bench:
+	@scripts/setup.sh bench
 
 build:
-	cmake -S . -B build -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S . -B build $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build -j$(JOBS)
 
 # GCC's maybe-uninitialized analysis gives false positives under the sanitizers' instrumentation
 # (GCC's manual says so); the normal build keeps it an error, here it stays a warning.
 build-asan:
-	cmake -S . -B build-asan -DSONDE_SANITIZE=ON -DSONDE_WERROR=ON \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized \
-		>/dev/null
+	cmake -S . -B build-asan $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_SANITIZE=ON \
+		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized >/dev/null
 	cmake --build build-asan -j$(JOBS)
 
 test: setup
@@ -91,8 +109,7 @@ python-test:
 # those tests run in the Open MPI legs; the btio tests include PnetCDF methods this build has not
 # (methods 0/1 run in test_faults). The unit tests' failures do not stop the integration tests.
 build-mpich:
-	cmake -S . -B build-mpich -DMPI_C_COMPILER=mpicc.mpich \
-		-DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DSONDE_PNETCDF=OFF \
+	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
 		-DSONDE_WERROR=ON -DCMAKE_C_FLAGS=-Wno-error=stringop-overflow \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-mpich -j$(JOBS)
@@ -103,7 +120,7 @@ build-mpich:
 
 test-mpich: build-mpich
 	rc=0; ctest --test-dir build-mpich --output-on-failure -j$(JOBS) || rc=1; \
-	SONDE_BIN=$(CURDIR)/build-mpich/sonde SONDE_MPIRUN=mpiexec.mpich $(PYTEST) tests/integration \
+	SONDE_BIN=$(CURDIR)/build-mpich/sonde SONDE_MPIRUN=$(MPICH_EXEC) $(PYTEST) tests/integration \
 		--ignore=tests/integration/test_slurm.py --ignore=tests/integration/test_btio.py \
 		--ignore=tests/integration/test_btio_input.py \
 		--ignore=tests/integration/test_suite_quick.py || rc=1; exit $$rc
@@ -115,8 +132,8 @@ FUZZ_CC ?= clang-14
 FUZZ_TIME ?= 12
 FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
 build-fuzz:
-	CC=$(FUZZ_CC) cmake -S . -B build-fuzz -DSONDE_FUZZ=ON -DBUILD_TESTING=OFF -DSONDE_WERROR=ON \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	CC=$(FUZZ_CC) cmake -S . -B build-fuzz $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_FUZZ=ON \
+		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	cmake --build build-fuzz -j$(JOBS)
 
 fuzz-test: build-fuzz
@@ -130,10 +147,10 @@ fuzz-test: build-fuzz
 fuzz:
 	$(MAKE) fuzz-test FUZZ_TIME=$${FUZZ_TIME:-600}
 
-demo: setup build
+demo: setup-demo build
 	@scripts/demo.sh
 
-bench: setup build
+bench: setup-bench build
 	$(PY) bench/run.py
 
 install: build

@@ -1,5 +1,6 @@
 """What bench cases share: the run context, result rows, medians, tool runners."""
 
+import functools
 import json
 import os
 import shutil
@@ -7,6 +8,8 @@ import statistics
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,6 +40,13 @@ def mpi_env():
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
                OMPI_MCA_mpi_yield_when_idle="1")
     return env
+
+
+@functools.cache
+def mpirun(sonde):
+    """The launcher for the sonde binary and the programs built with it (bench/):
+    $SONDE_BENCH_MPIRUN, else the one of the MPI it is built with (sonde.placement.mpirun_for)."""
+    return os.environ.get("SONDE_BENCH_MPIRUN") or mpirun_for(str(sonde))
 
 
 @dataclass

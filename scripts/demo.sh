@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SONDE=${SONDE_BIN:-build/sonde}
+# The launcher of the MPI sonde is built with (sonde --version names it), not whichever mpirun
+# the system's alternatives select.
+MPIRUN=${SONDE_MPIRUN:-$("$SONDE" --version | sed -n 's/^Launcher: //p')}
+MPIRUN=${MPIRUN:-mpirun}
 VENV=.venv
 run_dir=${SONDE_DEMO_OUT:-results/demo-$(date -u +%Y-%m-%dT%H-%M-%S)}
 mkdir -p "$run_dir"
@@ -30,8 +34,8 @@ launch() { # ranks workload args...
 	local np=$1 wl=$2
 	shift 2
 	echo
-	echo "=== $wl on $np ranks: mpirun -n $np sonde $wl $*"
-	mpirun -n "$np" "$SONDE" "$wl" "$@" --json "$run_dir/$wl.jsonl"
+	echo "=== $wl on $np ranks: $MPIRUN -n $np sonde $wl $*"
+	"$MPIRUN" -n "$np" "$SONDE" "$wl" "$@" --json "$run_dir/$wl.jsonl"
 }
 
 # The same small command lines as suites/quick.toml.

@@ -1,14 +1,40 @@
 #!/usr/bin/env bash
-# Installs what sonde needs on Debian and creates the Python venv (.venv). Idempotent and quick
-# when everything is there: apt runs only for missing packages, pip only when
-# python/pyproject.toml changed since the last install.
+# Installs the Debian packages sonde needs and creates the Python venv (.venv), for one purpose:
+#
+#   scripts/setup.sh demo    building sonde and make demo: compiler, CMake, Open MPI, PnetCDF,
+#                            Python (the venv without the test tools)
+#   scripts/setup.sh bench   the same and fio, for make bench
+#   scripts/setup.sh [test]  everything make test uses (make setup): also MPICH, clang and
+#                            clang-format, Slurm and munge, Chromium, netcdf-bin, man-db; the
+#                            venv with pytest and ruff
+#
+# Idempotent and quick when everything is there: apt runs only for missing packages, pip only
+# when python/pyproject.toml changed since the last install. It installs packages and changes
+# nothing else on the machine: the system's MPI alternatives (mpicc, mpirun) stay as they are,
+# since every build and test names its MPI by explicit paths (the Makefile's MPICC, MPIEXEC).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libpnetcdf-dev
-          pnetcdf-bin netcdf-bin fio clang-format python3 python3-venv python3-pip
-          libmpich-dev mpich clang-14 libclang-rt-14-dev
-          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core)
+purpose=${1:-test}
+base=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin libpnetcdf-dev python3
+      python3-venv python3-pip)
+case $purpose in
+demo)
+	packages=("${base[@]}") extras="" ;;
+bench)
+	packages=("${base[@]}" fio) extras="" ;;
+test)
+	# MPICH: make test-mpich; clang: make fuzz-test; Slurm: test_slurm.py; Chromium and its
+	# fonts: the report's browser test; netcdf-bin: ncdump in the BTIO tests; man-db: the
+	# generated manual pages checked with man --warnings.
+	packages=("${base[@]}" clang-format libmpich-dev mpich clang-14 libclang-rt-14-dev
+	          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core netcdf-bin
+	          man-db groff-base)
+	extras="[test]" ;;
+*)
+	echo "usage: scripts/setup.sh [demo|bench|test]" >&2
+	exit 2 ;;
+esac
 
 if command -v dpkg-query >/dev/null; then
 	missing=()
@@ -26,26 +52,10 @@ if command -v dpkg-query >/dev/null; then
 		"${sudo[@]}" apt-get update -q
 		"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
 	else
-		echo "setup: system packages present"
+		echo "setup: system packages for $purpose present"
 	fi
 else
 	echo "setup: not a Debian system: install by hand: ${packages[*]}"
-fi
-
-# MPICH is the second MPI (make test-mpich, docs/reliability.md); Open MPI stays the default
-# mpicc/mpirun/mpiexec whatever the alternatives' priorities say.
-if command -v update-alternatives >/dev/null; then
-	as_root=()
-	((EUID == 0)) || as_root=(sudo)
-	for pair in mpi:/usr/bin/mpicc.openmpi mpirun:/usr/bin/mpirun.openmpi \
-	            mpi-x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu/openmpi/include; do
-		name=${pair%%:*} want=${pair#*:}
-		now=$(update-alternatives --query "$name" 2>/dev/null | sed -n 's/^Value: //p')
-		if [[ -e $want && -n $now && $now != "$want" ]]; then
-			echo "setup: $name back to Open MPI ($want)"
-			"${as_root[@]}" update-alternatives --set "$name" "$want"
-		fi
-	done
 fi
 
 # The venv uses the distribution's Python where there is one, so that a fresh Debian works
@@ -56,11 +66,13 @@ if [[ ! -x .venv/bin/python ]]; then
 	echo "setup: creating .venv with $python"
 	"$python" -m venv .venv
 fi
-stamp=.venv/.sonde-pyproject
+# One stamp per set of extras: the test venv also serves demo and bench.
+stamp=.venv/.sonde-pyproject$extras
 if [[ -f $stamp ]] && cmp -s python/pyproject.toml "$stamp"; then
 	echo "setup: python package up to date in .venv"
 else
-	echo "setup: installing the python package into .venv (pip install -e python[test])"
-	.venv/bin/python -m pip install -q --disable-pip-version-check -e 'python[test]'
+	echo "setup: installing the python package into .venv (pip install -e python$extras)"
+	.venv/bin/python -m pip install -q --disable-pip-version-check -e "python$extras"
 	cp python/pyproject.toml "$stamp"
+	[[ -z $extras ]] || cp python/pyproject.toml .venv/.sonde-pyproject
 fi

@@ -87,6 +87,11 @@ static void print_version(void)
 		*nl = '\0';
 	printf("sonde %s (%s)\nMPI %d.%d: %s\n", sonde_version, sonde_git_describe, major, minor,
 	       lib);
+	/* The launcher of the MPI this binary is built with, for the tests, sonde-suite and the
+	 * benchmarks, which launch with it rather than with whatever mpirun the PATH or the
+	 * system's alternatives pick. */
+	if (*SONDE_MPIEXEC)
+		printf("Launcher: %s\n", SONDE_MPIEXEC);
 }
 
 /* The help a user asked for: --help always; -h (getopt style) or -help (LANL style) when the

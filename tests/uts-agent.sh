@@ -18,5 +18,7 @@ if [ $# -lt 2 ]; then
 fi
 host=$1
 shift
-# The host name travels as $0 of the inner shell, never as shell text.
-exec unshare --uts sh -c "hostname \"\$0\" && exec $*" "$host"
+# The host name travels as $0 of the inner shell, never as shell text. The command is a shell
+# line, as ssh runs it: an mpirun named by its absolute path sends "PATH=...; export PATH; ...
+# orted ..." (its --prefix), which only a shell runs.
+exec unshare --uts sh -c "hostname \"\$0\" && $*" "$host"

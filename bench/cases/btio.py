@@ -12,7 +12,7 @@ target only flags a collapse, it is not a speed goal for the pattern.
 
 Knobs: SONDE_BENCH_BTIO_GRIDS (comma list of cube edges, default 64,128),
 SONDE_BENCH_BTIO_MIB (MiB per run, rounded to whole dumps, default 160), SONDE_BENCH_SHM_DIR,
-SONDE_BENCH_MPIRUN (default mpirun)."""
+SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
 import json
 import os
@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, fs_type, mpi_env, scratch_places
+from benchlib import BenchError, Row, fs_type, mpi_env, mpirun, scratch_places
 
 MIB = 1 << 20
 RANKS = 4
@@ -64,7 +64,7 @@ class Btio:
         budget = int(os.environ.get("SONDE_BENCH_BTIO_MIB", "160")) * MIB
         sonde = ctx.sonde()
         place = scratch_places(0, disk=False)[0]
-        mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
+        launcher = mpirun(sonde)
         plan, rows = [], {}
         for g in grids:
             record = g * g * g * 40
@@ -86,7 +86,7 @@ class Btio:
                 try:
                     results = os.path.join(work, "ior.jsonl")
                     ior = _measurements(
-                        [mpirun, "-n", RANKS, sonde, "ior", "-a", "MPIIO", "-c", "-w", "-r",
+                        [launcher, "-n", RANKS, sonde, "ior", "-a", "MPIIO", "-c", "-w", "-r",
                          "-t", block, "-b", block, "-s", dumps, "-o",
                          os.path.join(work, "ior.dat"), "--json", results], "sonde ior",
                         results)
@@ -94,7 +94,7 @@ class Btio:
                     for m in METHODS:
                         results = os.path.join(work, f"btio{m}.jsonl")
                         mine[m] = _measurements(
-                            [mpirun, "-n", RANKS, sonde, "btio", "--mode", "rw", "--method", m,
+                            [launcher, "-n", RANKS, sonde, "btio", "--mode", "rw", "--method", m,
                              "--grid", f"{g}x{g}x{g}", "--dumps", dumps, "--dir", work,
                              "--json", results], "sonde btio", results)
                         for name in ("btio.mpi", "btio.nc"):

@@ -8,14 +8,14 @@ call and estimates with 5 before the N measured ones, so the reference warms up 
 Both fill the send buffer as sonde does (mpiBench's byte pattern; whole numbers for Allreduce).
 Rows compare calls per second (1 / Avg), so higher is better for sonde.
 
-Knobs: SONDE_BENCH_MPIRUN (default mpirun)."""
+Knobs: SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
 import json
 import os
 import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, mpi_env
+from benchlib import BenchError, Row, mpi_env, mpirun
 from sonde.names import COLL
 
 RANKS = 2
@@ -26,9 +26,8 @@ SIZES = [(8, 5000), (64 * 1024, 1000), (1024 * 1024, 200)]
 WARMUP_CALLS = 6
 
 
-def _run(argv, what):
-    mpirun = os.environ.get("SONDE_BENCH_MPIRUN", "mpirun")
-    cmd = [mpirun, "-n", str(RANKS)] + [str(a) for a in argv]
+def _run(launcher, argv, what):
+    cmd = [launcher, "-n", str(RANKS)] + [str(a) for a in argv]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
     if proc.returncode != 0:
         raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
@@ -43,24 +42,25 @@ class CollPerCall:
     def run(self, ctx):
         sonde = ctx.sonde()
         ref = ctx.program("coll_ref")
+        launcher = mpirun(sonde)
         rows = {(op, size): Row(self.name, f"{op} {size} B, {RANKS} ranks, {iters} calls",
                                 "calls/s", "coll_ref loop", TARGET)
                 for op in OPS for size, iters in SIZES}
         for _, measured in ctx.rounds():
             for op in OPS:
                 for size, iters in SIZES:
-                    mine = self._sonde(sonde, op, size, iters)
-                    theirs = self._ref(ref, op, size, iters)
+                    mine = self._sonde(launcher, sonde, op, size, iters)
+                    theirs = self._ref(launcher, ref, op, size, iters)
                     if measured:
                         rows[op, size].sonde.append(1e6 / mine)
                         rows[op, size].ref.append(1e6 / theirs)
         return list(rows.values())
 
     @staticmethod
-    def _sonde(sonde, op, size, iters):
+    def _sonde(launcher, sonde, op, size, iters):
         with tempfile.TemporaryDirectory(prefix="sonde-bench-coll-") as d:
             path = os.path.join(d, "r.jsonl")
-            _run([sonde, "coll", "--per-call", "-b", size, "-e", size, "-i", iters, op,
+            _run(launcher, [sonde, "coll", "--per-call", "-b", size, "-e", size, "-i", iters, op,
                   "--json", path], "sonde coll")
             with open(path) as f:
                 recs = [json.loads(line) for line in f if line.strip()]
@@ -70,8 +70,8 @@ class CollPerCall:
         return ms[0]["extra"]["avg_us"]
 
     @staticmethod
-    def _ref(ref, op, size, iters):
-        out = _run([ref, op, size, iters, WARMUP_CALLS], "coll_ref")
+    def _ref(launcher, ref, op, size, iters):
+        out = _run(launcher, [ref, op, size, iters, WARMUP_CALLS], "coll_ref")
         rec = json.loads(out)
         if rec["iterations"] != iters:
             raise BenchError(f"coll_ref {op} {size}: {rec}")

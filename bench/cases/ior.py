@@ -10,7 +10,8 @@ cache (psync, direct=0, fallocate=none). Before reading, sonde drops the files' 
 time, open and close included; fio's is bytes over its runtime.
 
 Knobs: SONDE_BENCH_IOR_EASY (bytes per rank, default 512m), SONDE_BENCH_IOR_HARD (bytes per rank,
-default 64m), SONDE_BENCH_SHM_DIR, SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default mpirun)."""
+default 64m), SONDE_BENCH_SHM_DIR, SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default: the
+launcher `sonde --version` names)."""
 
 import json
 import os
@@ -24,6 +25,7 @@ from benchlib import (
     fio_path,
     fs_type,
     mpi_env,
+    mpirun,
     run_json,
     scratch_places,
     size_from_env,
@@ -72,7 +74,7 @@ class Ior:
         results = os.path.join(work, "r.jsonl")
         geometry = (["-F", "-t", "16m", "-b", str(size), "-s", "1"] if pat == "easy" else
                     ["-t", "4k", "-b", "4k", "-s", str(size // 4096)])
-        argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(RANKS), str(sonde),
+        argv = [mpirun(sonde), "-n", str(RANKS), str(sonde),
                 "ior", "-w", "-r", "-e", "-g", "--drop-cache", *geometry, "-o",
                 os.path.join(work, "s"), "--json", results]
         proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())

@@ -9,7 +9,7 @@ end_fsync=1 for the write; its rate is bytes over its runtime. mib reads through
 (the other task's file, written just before), so fio's read keeps the cache too (invalidate=0).
 
 Knobs: SONDE_BENCH_MIB_SIZE (bytes per process, default 256m), SONDE_BENCH_SHM_DIR,
-SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default mpirun)."""
+SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
 import json
 import os
@@ -23,6 +23,7 @@ from benchlib import (
     fio_path,
     fs_type,
     mpi_env,
+    mpirun,
     run_json,
     scratch_places,
     size_from_env,
@@ -67,7 +68,7 @@ class Mib:
     @staticmethod
     def _sonde(sonde, size, work):
         results = os.path.join(work, "r.jsonl")
-        argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(TASKS), str(sonde),
+        argv = [mpirun(sonde), "-n", str(TASKS), str(sonde),
                 "mib", "-F", "-t", work, "-s", str(CALL), "-l", str(size // CALL), "-L", "3600",
                 "--json", results]
         proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())

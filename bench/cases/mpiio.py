@@ -12,7 +12,7 @@ type 1: filename_format=f.$jobnum; type 2: one filename, offset_increment=SIZE. 
 over its runtime.
 
 Knobs: SONDE_BENCH_MPIIO_SIZE (bytes per process, default 256m), SONDE_BENCH_SHM_DIR,
-SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default mpirun)."""
+SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
 import json
 import os
@@ -26,6 +26,7 @@ from benchlib import (
     fio_path,
     fs_type,
     mpi_env,
+    mpirun,
     run_json,
     scratch_places,
     size_from_env,
@@ -76,7 +77,7 @@ class Mpiio:
     def _sonde(sonde, type_, size, work):
         results = os.path.join(work, "r.jsonl")
         target = os.path.join(work, "f.%r" if type_ == 1 else "shared")
-        argv = [os.environ.get("SONDE_BENCH_MPIRUN", "mpirun"), "-n", str(TASKS), str(sonde),
+        argv = [mpirun(sonde), "-n", str(TASKS), str(sonde),
                 "mpiio", "-type", str(type_), "-nobj", str(size // OBJ), "-size", str(OBJ),
                 "-target", target, "-touch", "1", "-chkdata", "1", "--json", results]
         proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())

@@ -33,6 +33,20 @@ class Nodes:
                 "source": self.source}
 
 
+def mpirun_for(sonde):
+    """The mpirun to start the sonde binary with: $SONDE_MPIRUN, else the launcher of the MPI
+    the binary is built with (the Launcher line of `sonde --version`), else mpirun on PATH,
+    which the system's alternatives may point to another MPI."""
+    if os.environ.get("SONDE_MPIRUN"):
+        return os.environ["SONDE_MPIRUN"]
+    try:
+        out = subprocess.run([sonde, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "mpirun"
+    found = re.search(r"^Launcher: (.+)$", out.stdout, re.MULTILINE)
+    return found.group(1) if found and out.returncode == 0 else "mpirun"
+
+
 def mpi_flavor(mpirun="mpirun"):
     """'openmpi', 'mpich' (Hydra: MPICH, Intel MPI) or 'unknown', from `mpirun --version`."""
     try:
@@ -173,8 +187,9 @@ def check(launch, nodes, oversubscribe):
             "oversubscribe = true in [suite])")
 
 
-def launcher_args(launch, launcher, flavor, nodes, oversubscribe):
-    """The launcher's words before the program: how many ranks, on which nodes."""
+def launcher_args(launch, launcher, flavor, nodes, oversubscribe, mpirun="mpirun"):
+    """The launcher's words before the program: how many ranks, on which nodes (mpirun: the
+    program that launcher is)."""
     n, t = launch.nodes, launch.tasks_per_node
     hosts = nodes.names[:n] if n is not None and len(nodes.names) >= n else []
     if launcher == "srun":
@@ -186,7 +201,7 @@ def launcher_args(launch, launcher, flavor, nodes, oversubscribe):
     if launcher != "mpirun":
         raise ValueError(f"unknown launcher {launcher}")
     if flavor == "openmpi":
-        cmd = ["mpirun", "-n", str(launch.ranks)]
+        cmd = [mpirun, "-n", str(launch.ranks)]
         if n is not None:
             cmd += ["--map-by", f"ppr:{t}:node"]
             if hosts:
@@ -196,7 +211,7 @@ def launcher_args(launch, launcher, flavor, nodes, oversubscribe):
         if os.geteuid() == 0:
             cmd.append("--allow-run-as-root")
         return cmd
-    cmd = ["mpirun", "-n", str(launch.ranks)]
+    cmd = [mpirun, "-n", str(launch.ranks)]
     if n is not None:
         cmd += ["-ppn", str(t)]
         if hosts:
@@ -213,11 +228,14 @@ class Launcher:
     flavor: str  # for mpirun: "openmpi", "mpich" or "unknown"
     nodes: Nodes
     oversubscribe: bool = False
+    program: str = "mpirun"  # the mpirun that launches this sonde binary (mpirun_for)
 
     @classmethod
-    def find(cls, name, hostfile=None, host=None, oversubscribe=False):
-        flavor = mpi_flavor() if name == "mpirun" else name
-        return cls(name, flavor, known_nodes(name, hostfile, host), oversubscribe)
+    def find(cls, name, sonde, hostfile=None, host=None, oversubscribe=False):
+        """The launcher name ("mpirun" or "srun") for the sonde binary sonde."""
+        program = mpirun_for(sonde) if name == "mpirun" else name
+        flavor = mpi_flavor(program) if name == "mpirun" else name
+        return cls(name, flavor, known_nodes(name, hostfile, host), oversubscribe, program)
 
     def check(self, suite):
         """Refuses (PlacementError) the first launch of the suite the nodes cannot hold."""
@@ -226,16 +244,17 @@ class Launcher:
 
     def command(self, launch, sonde, results):
         """The exact argv of one launch."""
-        return (launcher_args(launch, self.name, self.flavor, self.nodes, self.oversubscribe)
+        return (launcher_args(launch, self.name, self.flavor, self.nodes, self.oversubscribe,
+                              self.program)
                 + [sonde, launch.workload] + [str(a) for a in launch.args]
                 + ["--json", str(results)])
 
     def as_dict(self):
         return {"launcher": self.name, "mpi": self.flavor, "nodes": self.nodes.as_dict(),
-                "oversubscribe": self.oversubscribe}
+                "oversubscribe": self.oversubscribe, "program": self.program}
 
     @classmethod
     def from_dict(cls, d):
         """The launcher a manifest recorded (resume places launches as the run began)."""
         nodes = Nodes(**d["nodes"])
-        return cls(d["launcher"], d["mpi"], nodes, d["oversubscribe"])
+        return cls(d["launcher"], d["mpi"], nodes, d["oversubscribe"], d["program"])

@@ -97,12 +97,13 @@ def say_scale(suite, out=None):
           f"node and ranks are as the suite says{never}", file=out or sys.stderr)
 
 
-def prepare(args):
-    """The suite and its launcher, everything checked: (suite, launcher) or an error text."""
+def prepare(args, sonde):
+    """The suite and its launcher for the binary sonde, everything checked: (suite, launcher)
+    or an error text."""
     try:
         suite = suitefile.load(args.suite, args.scale)
         name = args.launcher or ("srun" if "SLURM_JOB_ID" in os.environ else "mpirun")
-        launcher = placement.Launcher.find(name, args.hostfile, args.host,
+        launcher = placement.Launcher.find(name, sonde, args.hostfile, args.host,
                                            args.oversubscribe or suite.oversubscribe)
         launcher.check(suite)
     except (suitefile.SuiteError, placement.PlacementError) as e:
@@ -111,11 +112,11 @@ def prepare(args):
 
 
 def cmd_run(args):
-    prepared, problem = prepare(args)
+    sonde = args.sonde or default_sonde()
+    prepared, problem = prepare(args, sonde)
     if problem:
         return error(problem)
     suite, launcher = prepared
-    sonde = args.sonde or default_sonde()
     say_scale(suite)
     if args.dry_run:
         out = Path(args.out or "RUN_DIR")

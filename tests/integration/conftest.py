@@ -1,7 +1,9 @@
 """Shared fixtures for the integration tests: run sonde under a real MPI launcher.
 
-SONDE_BIN names the binary (default build/sonde); SONDE_MPIRUN the launcher (default mpirun),
-so the same tests run against Open MPI and MPICH.
+SONDE_BIN names the binary (default build/sonde); SONDE_MPIRUN the launcher (default: the
+launcher `sonde --version` names, the one of the MPI the binary is built with, rather than the
+system's `mpirun`, which may belong to the other MPI), so the same tests run against Open MPI
+and MPICH.
 """
 
 import json
@@ -12,11 +14,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
-MPIRUN = os.environ.get("SONDE_MPIRUN", "mpirun")
+MPIRUN = mpirun_for(SONDE)
 UTS_AGENT = REPO / "tests" / "uts-agent.sh"
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SONDE, mpi_env, read_jsonl, run_sonde
+from conftest import MPIRUN, REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
 from sonde import suitefile
@@ -180,7 +180,7 @@ def test_suite_submit_runs_the_job(slurm, tmp_path):
 def test_sigterm_handler_is_async_safe_under_mpirun(tmp_path):
     """The same clean end without Slurm: SIGTERM straight to the ranks."""
     results = tmp_path / "r.jsonl"
-    cmd = ["mpirun", "-n", "2", "--oversubscribe", SONDE, "coll", "-b", "1", "-e", "1M",
+    cmd = [MPIRUN, "-n", "2", "--oversubscribe", SONDE, "coll", "-b", "1", "-e", "1M",
            "-i", "1000000", "--json", str(results), "Bcast"]
     proc = subprocess.Popen(cmd, env=mpi_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)

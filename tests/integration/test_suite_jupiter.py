@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
+from conftest import MPIRUN, MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
 from sonde import names, results, rules, suitefile
 
 FIXTURE = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
@@ -110,9 +110,9 @@ def test_launches_are_placed_on_their_nodes(campaign):
     by_id = {e["id"]: e for e in manifest["launches"]}
     assert list(by_id) == ["000-easy_nodes-1_r0", "001-easy_nodes-2_r0", "002-hard_r0"]
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-    prefix = {"000-easy_nodes-1_r0": ["mpirun", "-n", "2", "--map-by", "ppr:2:node",
+    prefix = {"000-easy_nodes-1_r0": [MPIRUN, "-n", "2", "--map-by", "ppr:2:node",
                                       "--host", "nodeA:2", *root],
-              "001-easy_nodes-2_r0": ["mpirun", "-n", "4", "--map-by", "ppr:2:node",
+              "001-easy_nodes-2_r0": [MPIRUN, "-n", "4", "--map-by", "ppr:2:node",
                                       "--host", "nodeA:2,nodeB:2", *root]}
     for launch_id, words in prefix.items():
         cmd = by_id[launch_id]["command"]

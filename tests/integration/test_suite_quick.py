@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO, SONDE, mpi_env, read_jsonl
+from conftest import MPIRUN, REPO, SONDE, mpi_env, read_jsonl
 
 
 def suite_env():
@@ -35,7 +35,7 @@ def test_quick_suite_end_to_end(tmp_path):
         assert records[0]["type"] == "header" and records[-1]["type"] == "end"
         assert records[-1]["exit_code"] == 0
         assert any(r["type"] == "measurement" for r in records), e["id"]
-        assert (out / e["id"] / "command.txt").read_text().split()[0] == "mpirun"
+        assert (out / e["id"] / "command.txt").read_text().split()[0] == MPIRUN
     verdicts = json.loads((out / "verdicts.json").read_text())
     # The quick suite lists no rules: its launches are never called compliant.
     assert all(v["status"] == "no rules" for v in verdicts.values()), verdicts
