@@ -3,12 +3,14 @@
  * reads the file of task (task + tasks/2) mod tasks the same way. Rates are all tasks' bytes
  * over (latest end - earliest start), on one clock whose per-rank offsets were measured. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -48,6 +50,7 @@ struct mib {
 	int keep_profile; /* -p: keep every call's times */
 	struct mib_data data;
 	void *read_buf;
+	int lock_fd; /* the lock on the data file this task wrote, held to the end; -1: none */
 	int exit_code;
 };
 
@@ -250,6 +253,34 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 	ph->stop = ph->calls >= p->call_limit ? STOP_CALLS : STOP_TIME;
 }
 
+/* Another mib run on the same files would mix its calls with this one's (two -M processes
+ * started by hand both write mibData.00000000, silently): each task locks its data file,
+ * exclusively the file it writes (to the end of the run), shared a file it only reads. Returns
+ * the locked descriptor, -1 when another process holds a conflicting lock, -2 when there is
+ * nothing to lock (no file yet, or a file system without locks, such as Lustre mounted
+ * without -o flock: then nothing is detected). */
+static int lock_data_file(const char *path, int exclusive)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -2;
+	if (flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
+		return fd;
+	int busy = errno == EWOULDBLOCK;
+	close(fd);
+	return busy ? -1 : -2;
+}
+
+/* Collective: every task refuses when one found its data file in use. */
+static void refuse_if_in_use(struct mib *m, int lock, const char *path)
+{
+	if (!sonde_agree(m->ctx->comm, lock != -1,
+	                 "%s is in use by another process (another mib run on %s? two -M runs "
+	                 "started by hand share mibData.00000000)",
+	                 path, m->p.test_dir))
+		sonde_exit(SONDE_EXIT_USAGE);
+}
+
 /* The phase's failures (a transfer, the sync, the close) are agreed here: one line, and the
  * run ends without figures for it. */
 static void close_file(struct mib *m, struct phase *ph, struct sonde_file *f)
@@ -285,11 +316,21 @@ static void write_phase(struct mib *m, struct phase *ph)
 {
 	phase_init(m, ph, "write", m->task);
 	barrier(m);
-	if (m->p.new_files && unlink(ph->path) != 0 && errno != ENOENT)
-		sonde_fatal("-n: remove %s: %s", ph->path, sonde_strerror(errno));
+	if (m->p.new_files) {
+		/* a file another run is writing is not this run's to remove */
+		int old = lock_data_file(ph->path, 1);
+		refuse_if_in_use(m, old, ph->path);
+		if (unlink(ph->path) != 0 && errno != ENOENT)
+			sonde_fatal("-n: remove %s: %s", ph->path, sonde_strerror(errno));
+		if (old >= 0)
+			close(old);
+	}
 	ph->start_open = sonde_now();
 	struct sonde_file *f =
 	    open_file(m, ph, SONDE_IO_WRONLY | SONDE_IO_CREATE, SONDE_STAGE_INPUT);
+	/* nothing is written before the lock: the open neither truncates nor writes */
+	m->lock_fd = lock_data_file(ph->path, 1);
+	refuse_if_in_use(m, m->lock_fd, ph->path);
 	barrier(m);
 	io_loop(m, ph, f, NULL);
 	/* Part of the phase: the data must be on the file system, not in this client's cache. */
@@ -313,6 +354,9 @@ static void read_phase(struct mib *m, struct phase *ph)
 	                           "No file: %s", ph->path);
 	if (err)
 		sonde_exit(sonde_exit_class(err, stage));
+	/* files this run wrote are locked by their writers; others by their readers */
+	int lock = m->lock_fd < 0 ? lock_data_file(ph->path, 0) : -2;
+	refuse_if_in_use(m, lock, ph->path);
 	barrier(m);
 	ph->start_open = sonde_now();
 	struct sonde_file *f = open_file(m, ph, SONDE_IO_RDONLY, stage);
@@ -349,6 +393,8 @@ static void read_phase(struct mib *m, struct phase *ph)
 	io_loop(m, ph, f, rrp);
 	barrier(m);
 	close_file(m, ph, f);
+	if (lock >= 0)
+		close(lock);
 	if (m->p.remove && unlink(ph->path) != 0)
 		sonde_fatal("-r: remove %s: %s", ph->path, sonde_strerror(errno));
 	barrier(m);
@@ -577,7 +623,7 @@ static void setup(struct mib *m, int argc, char **argv)
 
 static int run(struct sonde_context *ctx, int argc, char **argv)
 {
-	struct mib m = {.ctx = ctx};
+	struct mib m = {.ctx = ctx, .lock_fd = -1};
 	setup(&m, argc, argv);
 	double write_rate = 0, read_rate = 0;
 	struct phase ph;
@@ -593,6 +639,8 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		mib_print_result(stdout, &m.p, m.tasks, !ctx->mpi, m.task, write_rate, read_rate);
 	mib_data_free(&m.data);
 	free(m.read_buf);
+	if (m.lock_fd >= 0)
+		close(m.lock_fd);
 	return m.exit_code;
 }
 

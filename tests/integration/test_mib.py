@@ -154,6 +154,22 @@ def test_time_limit_stops_within_one_call(shm_scratch):
     assert int(result_line(out.stdout)["time"]) == 1
 
 
+def test_time_limit_zero_makes_one_call_per_task(shm_scratch):
+    """-L 0 was refused; mib accepts it and each task makes exactly one call per phase (the
+    limit is checked only after a call)."""
+    js = shm_scratch / "r.jsonl"
+    data = shm_scratch / "d"
+    data.mkdir()
+    out = run_sonde(["mib", "-F", "-t", data, "-L", 0, "-s", "64k", "-H", "-P", "--json", js],
+                    np=2)
+    rec = measurements(js)
+    for phase in ("write", "read"):
+        assert rec[phase]["extra"]["calls_per_task"] == [1, 1]
+        assert rec[phase]["extra"]["stopped_by"] == ["time", "time"]
+    assert [(data / f"mibData.{i:08d}").stat().st_size for i in (0, 1)] == [65536, 65536]
+    assert int(result_line(out.stdout)["time"]) == 0
+
+
 def test_intermediate_values_match_records(shm_scratch):
     js = shm_scratch / "r.jsonl"
     d = shm_scratch / "d"

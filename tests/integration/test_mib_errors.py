@@ -4,9 +4,10 @@ no file of the user's touched)."""
 import os
 import re
 import subprocess
+import time
 
 import pytest
-from conftest import run_sonde
+from conftest import SONDE, launch_command, mpi_env, run_sonde
 
 
 def snapshot(d):
@@ -117,6 +118,51 @@ def test_no_mpi_under_mpirun_refuses_once(shm_scratch):
         "sonde mib: error: -M runs one process without MPI, but the launcher started 2: "
         "processes without MPI cannot coordinate their phases or their files; drop -M"]
     assert snapshot(shm_scratch) == before
+
+
+def test_two_runs_on_one_directory_are_refused(shm_scratch):
+    """Two -M processes started by hand both write mibData.00000000: the second finds the
+    first's lock on it and refuses (exit 2) before touching the file, whether it would write
+    (-n too: the file is not removed under the first run) or only read; the first run is not
+    disturbed."""
+    first = subprocess.Popen(
+        [SONDE, "mib", "-M", "-F", "-t", shm_scratch, "-L", "3", "-l", str(2**31 - 1), "-s",
+         "4k", "--verify"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    data = shm_scratch / "mibData.00000000"
+    deadline = time.monotonic() + 30
+    while not data.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for extra in ([], ["-n"], ["-R"]):
+        out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-L", 1, "-s", "4k", *extra],
+                        mpi=False, check=False, timeout=60)
+        assert out.returncode == 2, (extra, out.stdout, out.stderr)
+        assert error_lines(out.stderr) == [
+            f"sonde mib: error: {data} is in use by another process (another mib run on "
+            f"{shm_scratch}? two -M runs started by hand share mibData.00000000)"], extra
+        assert first.poll() is None, "the first run ended too soon to test anything"
+    stdout, stderr = first.communicate(timeout=60)
+    assert first.returncode == 0, stderr
+    # the first run read back what it wrote, verified
+    assert re.search(r"^     0 .* +\d+\.\d\d +\d+\.\d\d$", stdout, re.MULTILINE), stdout
+    # once it is over, the directory is free again
+    run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", 2, "-s", "4k"], mpi=False)
+
+
+def test_two_mpi_runs_on_one_directory_are_refused(shm_scratch):
+    first = subprocess.Popen(
+        launch_command(2, ["mib", "-F", "-t", shm_scratch, "-L", 3, "-l", 2**31 - 1,
+                           "-s", "4k"]),
+        env=mpi_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (shm_scratch / "mibData.00000001").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    out = run_sonde(["mib", "-F", "-t", shm_scratch, "-L", 1, "-s", "4k"], np=2, check=False,
+                    timeout=60)
+    assert out.returncode == 2
+    assert len(error_lines(out.stderr)) == 1 and "is in use by another process" in out.stderr
+    first.communicate(timeout=60)
+    assert first.returncode == 0
 
 
 BAD = [

@@ -119,7 +119,9 @@ void mib_bar_update(struct mib_bar *b, int calls, double elapsed)
 {
 	if (!b->enabled)
 		return;
-	int by_time = (int)(BAR_EXPECTATION * elapsed / b->params->time_limit);
+	/* -L 0 allows one call: its time is used up at once */
+	double used = b->params->time_limit > 0 ? elapsed / b->params->time_limit : 1;
+	int by_time = used >= 1 ? BAR_EXPECTATION : (int)(BAR_EXPECTATION * used);
 	int by_calls = (int)((int64_t)BAR_EXPECTATION * calls / b->params->call_limit);
 	int current = by_time > by_calls ? by_time : by_calls;
 	if (current > b->shown && current < BAR_EXPECTATION - 1) {
