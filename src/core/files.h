@@ -10,6 +10,11 @@
  * symbolic link). */
 FILE *sonde_fopen_nofollow(const char *path, const char *mode);
 
+/* Whether a and b name the same file: the same device and inode where both exist, the same
+ * resolved path (the real path of the directory, then the name) otherwise. A symbolic link
+ * planted at a name counts as the file it points at. */
+int sonde_same_file(const char *a, const char *b);
+
 /* The directory part of path ("." for a bare name, "/" for a file at the root), into out. */
 void sonde_parent_dir(const char *path, char *out, size_t len);
 

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "fail.h"
+#include "files.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "workload.h"
@@ -28,6 +29,7 @@ struct results_file {
 
 static struct {
 	struct results_file json, csv_out;
+	const char *json_path, *csv_path; /* as given, on every rank (collision checks) */
 	FILE *csv; /* a memory stream: each CSV row is built here, then written whole */
 	char *row;
 	size_t row_len;
@@ -248,6 +250,8 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 	R.open = 1;
 	R.rank0 = is_rank0();
 	R.failure.noted = 0;
+	R.json_path = json_path;
+	R.csv_path = csv_path;
 	R.header_written = 0;
 	R.write_errno = 0;
 	R.measurements = 0;
@@ -275,6 +279,21 @@ fail:
 	close_file(&R.json);
 	close_file(&R.csv_out);
 	return -1;
+}
+
+int sonde_results_collision(const char *path, const char *what, char *err, size_t errlen)
+{
+	const char *const option[2] = {"--json", "--csv"};
+	const char *const mine[2] = {R.json_path, R.csv_path};
+	for (int k = 0; k < 2; k++)
+		if (path && mine[k] && sonde_same_file(path, mine[k])) {
+			snprintf(err, errlen,
+			         "the %s %s is the results file %s %s: sonde would overwrite its "
+			         "results; give one of them another name",
+			         what, path, option[k], mine[k]);
+			return -1;
+		}
+	return 0;
 }
 
 /* Appends one whole line or nothing: a write that fails halfway (a full file system) is cut

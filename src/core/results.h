@@ -37,6 +37,12 @@ struct sonde_measurement {
 int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
                        size_t errlen);
 
+/* Any rank: whether path, a file the workload writes or reads (what: "test file", "summary
+ * file", ...), is the same file as --json or --csv (sonde_same_file). Returns 0, or -1 with a
+ * one-line reason in err; the workload agrees over its ranks and stops with a usage error, so
+ * that results are never overwritten by data or by another output. */
+int sonde_results_collision(const char *path, const char *what, char *err, size_t errlen);
+
 /* Rank 0: writes the header record. params_json: the workload's effective parameters (a JSON
  * object). target: a path on the file system under test (its type and mount go in the
  * header), or NULL for workloads without files. */

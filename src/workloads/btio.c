@@ -338,6 +338,11 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	                                                       : "btio.mpi";
 	char path[2 * BTIO_PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", s.dir, name);
+	char why[2 * BTIO_PATH_MAX + 256] = "";
+	if (!sonde_agree(ctx->comm,
+	                 sonde_results_collision(path, "data file", why, sizeof why) == 0, "%s",
+	                 why))
+		goto out;
 	settle_options(&o, &s, name);
 	record_header(ctx, &o, &in, s.dir);
 

@@ -739,6 +739,8 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 			         p->test_file);
 			ok = 0;
 		}
+		if (ok)
+			ok = ior_check_collisions(p, ctx->rank, err, sizeof err) == 0;
 	}
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return -1;

@@ -173,12 +173,17 @@ static int check_params(struct mib *m, char *err, size_t errlen)
 
 /* ---- the phases --------------------------------------------------------------------------- */
 
+static void data_path(const struct mib *m, int task, char *out, size_t len)
+{
+	snprintf(out, len, "%s/mibData.%08d", m->p.test_dir, task);
+}
+
 static void phase_init(struct mib *m, struct phase *ph, const char *name, int file_task)
 {
 	memset(ph, 0, sizeof *ph);
 	ph->name = name;
 	ph->writing = strcmp(name, "write") == 0;
-	snprintf(ph->path, sizeof ph->path, "%s/mibData.%08d", m->p.test_dir, file_task);
+	data_path(m, file_task, ph->path, sizeof ph->path);
 }
 
 static void record_call(struct mib *m, struct phase *ph, double t0, double t1)
@@ -598,6 +603,16 @@ static void setup(struct mib *m, int argc, char **argv)
 		sonde_exit(SONDE_EXIT_USAGE);
 	m->task = ctx->rank;
 	m->tasks = ctx->size;
+	/* This task's data file and the profiles must not be the results files. */
+	char data[PATH_MAX + 32], prof[PATH_MAX + 16];
+	data_path(m, m->task, data, sizeof data);
+	ok = sonde_results_collision(data, "data file", err, sizeof err) == 0;
+	for (int k = 0; k < 2 && ok && m->p.profiles; k++) {
+		snprintf(prof, sizeof prof, "%s.%s", m->p.profiles, k ? "read" : "write");
+		ok = sonde_results_collision(prof, "profile", err, sizeof err) == 0;
+	}
+	if (!sonde_agree(m->ctx->comm, ok, "%s", err))
+		sonde_exit(SONDE_EXIT_USAGE);
 	m->io = &sonde_backend_posix;
 	m->keep_profile = m->p.profiles != NULL;
 	ok = mib_data_init(&m->data, (uint64_t)m->p.seed, m->task, (size_t)m->p.call_size) == 0 &&

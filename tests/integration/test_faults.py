@@ -8,13 +8,12 @@ import re
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 from btio_util import element_offset, read_double, run_btio, write_double
 from conftest import launch_command, mpi_env, read_jsonl, run_sonde
+from faultlib import error_lines, mount_tmpfs, umount
 
 # A fault must end the job well before this; a hang fails the test instead of the suite.
 BOUND = 90
@@ -22,46 +21,26 @@ BOUND = 90
 MISSING = r"no such file or directory|file does not exist"
 
 
-def error_lines(stderr):
-    return [ln for ln in stderr.splitlines() if re.match(r"^sonde \w+: (rank \d+: )?error: ", ln)]
-
-
-def _mount_tmpfs(size, why):
-    d = Path(tempfile.mkdtemp(prefix="sonde-fault-"))
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(d)],
-                          capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        d.rmdir()
-        pytest.skip(f"{why} needs a tmpfs of its own and mount is not allowed here: "
-                    f"{proc.stderr.strip() or proc.returncode}")
-    return d
-
-
-def _umount(d):
-    subprocess.run(["umount", "-l", str(d)], capture_output=True, check=False)
-    shutil.rmtree(d, ignore_errors=True)
-
-
 @pytest.fixture
 def full_fs():
     """A 2 MiB tmpfs: a disk that fills up."""
-    d = _mount_tmpfs("2m", "the disk-full test")
+    d = mount_tmpfs("2m", "the disk-full test")
     yield d
-    _umount(d)
+    umount(d)
 
 
 @pytest.fixture
 def ro_fs():
     """A tmpfs remounted read-only after a file was put there (chmod does not stop root)."""
-    d = _mount_tmpfs("1m", "the read-only target test")
+    d = mount_tmpfs("1m", "the read-only target test")
     (d / "sub").mkdir()
     proc = subprocess.run(["mount", "-o", "remount,ro", str(d)], capture_output=True, text=True,
                           check=False)
     if proc.returncode != 0:
-        _umount(d)
+        umount(d)
         pytest.skip(f"cannot remount a tmpfs read-only: {proc.stderr.strip()}")
     yield d
-    _umount(d)
+    umount(d)
 
 
 # --- disk full --------------------------------------------------------------------------------

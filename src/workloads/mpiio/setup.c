@@ -10,12 +10,25 @@
 #include "backend.h"
 #include "fail.h"
 #include "files.h"
+#include "results.h"
 #include "workloads/mpiio/mpiio.h"
+
+/* A file this run writes that is also --json or --csv would overwrite or pollute the results:
+ * refused (usage error) before anything is written. */
+static void refuse_collision(struct mpiio_run *run, const char *path, const char *what)
+{
+	char err[PATH_MAX + 256] = "";
+	int ok = !path || sonde_results_collision(path, what, err, sizeof err) == 0;
+	if (!sonde_agree(run->ctx->comm, ok, "%s", err))
+		sonde_exit(SONDE_EXIT_USAGE);
+}
 
 static void redirect_output(struct mpiio_run *run)
 {
 	const struct mpiio_params *p = run->p;
 	MPI_Comm comm = run->ctx->comm;
+	refuse_collision(run, p->output, "-output file");
+	refuse_collision(run, p->errout, "-errout file");
 	if (p->errout) {
 		int fd =
 		    open(p->errout, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -303,8 +316,11 @@ void mpiio_run_setup(struct mpiio_run *run)
 	else if (p->type == 4)
 		objects = run->senders * p->nobj;
 	run->layout_bytes = objects * p->size;
-	if (!p->nofile)
+	if (!p->nofile) {
+		refuse_collision(run, run->file_comm != MPI_COMM_NULL ? run->path : NULL,
+		                 "test file");
 		build_info(run);
+	}
 }
 
 void mpiio_run_free(struct mpiio_run *run)

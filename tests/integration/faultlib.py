@@ -1,0 +1,42 @@
+"""Helpers of the fault tests: small file systems of their own (tmpfs, and a device-mapper
+device whose sectors fail with EIO), error lines, and a rank's process."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+
+def error_lines(stderr):
+    """sonde's own error lines ("sonde <workload>: [rank R: ]error: ...")."""
+    return [ln for ln in stderr.splitlines() if re.match(r"^sonde \w+: (rank \d+: )?error: ", ln)]
+
+
+def mount_tmpfs(size, why):
+    """A tmpfs of `size` at a new directory; the test is skipped with the reason when mount is
+    not allowed here."""
+    d = Path(tempfile.mkdtemp(prefix="sonde-fault-"))
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(d)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        d.rmdir()
+        pytest.skip(f"{why} needs a tmpfs of its own and mount is not allowed here: "
+                    f"{proc.stderr.strip() or proc.returncode}")
+    return d
+
+
+def umount(d):
+    subprocess.run(["umount", "-l", str(d)], capture_output=True, check=False)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def fill(d, leave):
+    """Fills the file system of d until about `leave` bytes are free."""
+    st = os.statvfs(d)
+    free = st.f_bavail * st.f_frsize
+    with open(d / "filler", "wb") as f:
+        f.write(b"\0" * max(0, free - leave))
