@@ -24,6 +24,14 @@ void sonde_io_set_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+int sonde_io_link_refused(const char *op, const char *path)
+{
+	sonde_io_set_error("%s %s: is a symbolic link; sonde does not follow symbolic links at its "
+	                   "test file paths",
+	                   op, path);
+	return -ELOOP;
+}
+
 const struct sonde_backend *sonde_backend_find(const char *name)
 {
 	if (!name)

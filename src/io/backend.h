@@ -50,12 +50,13 @@ struct sonde_backend {
 	int (*sync)(struct sonde_file *f);
 	int (*close)(struct sonde_file *f);
 	int64_t (*size)(struct sonde_file *f);
-	/* Removes a file (unlink; for MPI-IO: MPI_File_delete). Not collective. */
+	/* Removes a file: unlink(2) for POSIX, MPI_File_delete for MPI-IO. Not collective. */
 	int (*remove)(const char *path);
 	/* Metadata operations on paths, as IOR's backends have them (mdtest's create, stat, rename
 	 * and remove work on them). Not collective; 0, or -errno with the message set. stat
-	 * follows a link as stat(2) does; exists does not follow one and returns 1 when anything
-	 * is at the path, 0 when nothing is. */
+	 * follows a link as stat(2) does (st_size, st_mode's type and st_mtim are what sonde
+	 * reads); exists does not follow one and returns 1 when anything is at the path, 0 when
+	 * nothing is; truncate never follows one (ELOOP) and changes only a regular file. */
 	int (*stat)(const char *path, struct stat *st);
 	int (*mkdir)(const char *path, mode_t mode);
 	int (*rmdir)(const char *path);
@@ -75,6 +76,10 @@ extern const struct sonde_backend sonde_backend_mpiio;
  * message in sonde_io_last_error(). A link created between the look and the open is not
  * caught. */
 int sonde_io_refuse_symlink(MPI_Comm comm, const char *path);
+
+/* For backends: sets the message for a symbolic link refused at path by operation op ("open",
+ * "truncate") and returns -ELOOP. */
+int sonde_io_link_refused(const char *op, const char *path);
 
 /* For backends: exactly one access mode, and exclusive only with create. Returns 0, or -EINVAL
  * with the message set. */

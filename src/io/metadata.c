@@ -44,19 +44,40 @@ int sonde_path_rename(const char *from, const char *to)
 	return -err;
 }
 
+/* Through a descriptor opened with O_NOFOLLOW: truncate(2) would follow a link planted at the
+ * path and empty the file it points at. O_NONBLOCK keeps a FIFO from blocking the open; only a
+ * regular file is truncated (truncate(2) refuses anything else with EINVAL too). */
 int sonde_path_truncate(const char *path, int64_t size)
 {
 	if (size < 0) {
 		sonde_io_set_error("truncate %s: a negative size (%lld)", path, (long long)size);
 		return -EINVAL;
 	}
-	int rc;
+	int fd;
 	do
-		rc = truncate(path, (off_t)size);
-	while (rc != 0 && errno == EINTR);
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		struct stat st;
+		if (errno == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			return sonde_io_link_refused("truncate", path);
+		return failed("truncate", path);
+	}
+	struct stat st;
+	int rc = fstat(fd, &st);
+	if (rc == 0 && !S_ISREG(st.st_mode)) {
+		close(fd);
+		sonde_io_set_error("truncate %s: not a regular file", path);
+		return -EINVAL;
+	}
+	if (rc == 0)
+		do
+			rc = ftruncate(fd, (off_t)size);
+		while (rc != 0 && errno == EINTR);
+	int err = rc == 0 ? 0 : errno;
+	close(fd);
 	if (rc == 0)
 		return 0;
-	int err = errno;
 	sonde_io_set_error("truncate %s to %lld bytes: %s", path, (long long)size,
 	                   sonde_strerror(err));
 	return -err;

@@ -46,13 +46,7 @@ int sonde_io_refuse_symlink(MPI_Comm comm, const char *path)
 		is_link = lstat(strip_fs_prefix(path), &st) == 0 && S_ISLNK(st.st_mode);
 	}
 	MPI_Bcast(&is_link, 1, MPI_INT, 0, comm);
-	if (is_link) {
-		sonde_io_set_error("open %s: is a symbolic link; sonde does not follow symbolic "
-		                   "links at its test file paths",
-		                   path);
-		return -ELOOP;
-	}
-	return 0;
+	return is_link ? sonde_io_link_refused("open", path) : 0;
 }
 
 static int amode_of(const char *path, unsigned flags, int *amode)

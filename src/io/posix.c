@@ -32,11 +32,8 @@ static int open_error(const char *path, unsigned flags, int err)
 {
 	struct stat st;
 	if (err == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-		sonde_io_set_error(
-		    "open %s: is a symbolic link; sonde does not follow symbolic links "
-		    "at its test file paths (%s)",
-		    path, sonde_strerror(err));
-	else if (err == EINVAL && (flags & SONDE_IO_DIRECT))
+		return sonde_io_link_refused("open", path);
+	if (err == EINVAL && (flags & SONDE_IO_DIRECT))
 		sonde_io_set_error("open %s: the file system refuses O_DIRECT (%s)", path,
 		                   sonde_strerror(err));
 	else if (err == EEXIST && (flags & SONDE_IO_EXCL))

@@ -6,7 +6,6 @@
  * (earliest start to latest stop, bytes actually moved over total time, IOPS over access time,
  * best rank's mean latency) and printed in IOR's layout; the same figures go to --json. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,10 +61,12 @@ static void target_of(const struct run *r, const struct ior_params *p, int offse
 	tg->pat.stream = sonde_pattern_stream(tg->pretend, p->fpp ? tg->pretend : 0, r->stream_rep);
 }
 
-static int64_t stat_size(const char *path)
+/* IOR's GetFileSize for CheckFileSize: a file that cannot be looked at counts as empty, and the
+ * check then warns about the difference. */
+static int64_t stat_size(const struct run *r, const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+	return r->backend->stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
 /* Opens the target: POSIX on each rank, MPI-IO collectively over the ranks sharing the file. */
@@ -90,23 +91,17 @@ static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
 	return rc < 0 ? NULL : f;
 }
 
-/* One transfer; returns bytes moved, or -1 after a failure (reported with sonde_agree by the
- * caller's phase check). */
-/* Empties a file that exists, through no symbolic link: truncate(2) would follow one planted at
- * the path and empty the file it points at. The open that follows reports a link. */
-static void empty_file(const char *path)
+/* Empties a file that exists (the backend's truncate never follows a link planted at the path;
+ * the open that follows reports the link). */
+static void empty_file(const struct run *r, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ELOOP)
-			sonde_warn("cannot truncate %s: %s", path, sonde_strerror(errno));
-		return;
-	}
-	if (ftruncate(fd, 0) < 0)
-		sonde_warn("cannot truncate %s: %s", path, sonde_strerror(errno));
-	close(fd);
+	int rc = r->backend->truncate(path, 0);
+	if (rc < 0 && rc != -ENOENT && rc != -ELOOP)
+		sonde_warn("%s", sonde_io_last_error());
 }
 
+/* One transfer; returns bytes moved, or -errno after a failure (reported with sonde_agree by
+ * the caller's phase check). */
 static int64_t single(struct run *r, const struct ior_params *p, struct sonde_file *f,
                       const struct target *tg, enum access acc, int64_t offset,
                       struct sonde_verify *v)
@@ -292,11 +287,12 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	if (writing && p->unique_dir) {
 		char dir[4096];
 		ior_dir_of(tg.path, dir, sizeof dir);
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			err = -errno;
-		if (!sonde_agree(r->comm, err == 0, "cannot create directory %s: %s", dir,
-		                 sonde_strerror(-err)))
-			return SONDE_EXIT_RUNTIME;
+		err = r->backend->mkdir(dir, 0700);
+		err = sonde_agree_path(r->comm, err == -EEXIST ? 0 : -err, dir, "%s",
+		                       sonde_io_last_error());
+		if (err)
+			return sonde_exit_class(err,
+			                        rep == 0 ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
 	}
 	if (!writing && p->drop_cache && (p->fpp || r->ctx->topo.local_rank == 0)) {
 		int64_t res = 0, tot = 0, sum[2] = {0, 0}, mine[2];
@@ -324,7 +320,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	/* IOR deletes the file here, before the barrier; sonde empties it instead (it keeps a
 	 * file it did not create, and its striping), by one rank for a shared file */
 	if (writing && !p->use_existing && (p->fpp || r->rank == 0))
-		empty_file(tg.path);
+		empty_file(r, tg.path);
 	if (acc == WRITE || acc == READ || acc == READCHECK)
 		if (p->delay > 0)
 			sleep((unsigned)p->delay);
@@ -410,7 +406,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	}
 
 	/* IOR's CheckFileSize: stat sizes against the bytes actually moved */
-	long long st = stat_size(tg.path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
+	long long st = stat_size(r, tg.path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
 	          mv_sum = 0;
 	if (p->fpp) {
 		MPI_Allreduce(&st, &st_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
@@ -587,7 +583,7 @@ static int run_test(struct run *r, struct ior_test *t)
 		char name[4096];
 		ior_file_name(p->test_file, p->fpp, p->unique_dir, r->rank, p->multi_file ? 0 : -1,
 		              name, sizeof name);
-		if (access(name, F_OK) == 0)
+		if (r->backend->exists(name) == 1)
 			fprintf(stderr,
 			        "sonde ior: warning: the file \"%s\" exists already and will "
 			        "be %s\n",
@@ -733,7 +729,7 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 		ior_file_name(p->test_file, p->fpp, 0, ctx->rank, -1, name, sizeof name);
 		ior_dir_of(name, dir, sizeof dir);
 		struct stat st;
-		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		if (sonde_backend_find(p->api)->stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
 			snprintf(err, sizeof err,
 			         "directory %.200s of test file %.200s does not exist", dir,
 			         p->test_file);

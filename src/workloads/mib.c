@@ -325,8 +325,9 @@ static void write_phase(struct mib *m, struct phase *ph)
 		/* a file another run is writing is not this run's to remove */
 		int old = lock_data_file(ph->path, 1);
 		refuse_if_in_use(m, old, ph->path);
-		if (unlink(ph->path) != 0 && errno != ENOENT)
-			sonde_fatal("-n: remove %s: %s", ph->path, sonde_strerror(errno));
+		int rc = m->io->remove(ph->path);
+		if (rc < 0 && rc != -ENOENT)
+			sonde_fatal("-n: %s", sonde_io_last_error());
 		if (old >= 0)
 			close(old);
 	}
@@ -355,8 +356,13 @@ static void read_phase(struct mib *m, struct phase *ph)
 {
 	phase_init(m, ph, "read", (m->task + m->tasks / 2) % m->tasks);
 	enum sonde_stage stage = m->p.read_only ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN;
-	int err = sonde_agree_path(m->ctx->comm, access(ph->path, F_OK) == 0 ? 0 : ENOENT, ph->path,
-	                           "No file: %s", ph->path);
+	int there = m->io->exists(ph->path);
+	int err = sonde_agree_path(m->ctx->comm,
+	                           there == 1   ? 0
+	                           : there == 0 ? ENOENT
+	                                        : -there,
+	                           ph->path, "%s%s", there == 0 ? "No file: " : "",
+	                           there == 0 ? ph->path : sonde_io_last_error());
 	if (err)
 		sonde_exit(sonde_exit_class(err, stage));
 	/* files this run wrote are locked by their writers; others by their readers */
@@ -400,8 +406,8 @@ static void read_phase(struct mib *m, struct phase *ph)
 	close_file(m, ph, f);
 	if (lock >= 0)
 		close(lock);
-	if (m->p.remove && unlink(ph->path) != 0)
-		sonde_fatal("-r: remove %s: %s", ph->path, sonde_strerror(errno));
+	if (m->p.remove && m->io->remove(ph->path) < 0)
+		sonde_fatal("-r: %s", sonde_io_last_error());
 	barrier(m);
 	ph->end_test = sonde_now();
 }
@@ -597,8 +603,9 @@ static void setup(struct mib *m, int argc, char **argv)
 			sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
-	int ok =
-	    mib_check_fs(m->p.test_dir, m->p.force, fsline, sizeof fsline, err, sizeof err) == 0;
+	m->io = &sonde_backend_posix;
+	int ok = mib_check_fs(m->io, m->p.test_dir, m->p.force, fsline, sizeof fsline, err,
+	                      sizeof err) == 0;
 	if (!sonde_agree(m->ctx->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
 	m->task = ctx->rank;
@@ -613,7 +620,6 @@ static void setup(struct mib *m, int argc, char **argv)
 	}
 	if (!sonde_agree(m->ctx->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
-	m->io = &sonde_backend_posix;
 	m->keep_profile = m->p.profiles != NULL;
 	ok = mib_data_init(&m->data, (uint64_t)m->p.seed, m->task, (size_t)m->p.call_size) == 0 &&
 	     posix_memalign(&m->read_buf, 4096, (size_t)m->p.call_size) == 0;

@@ -65,6 +65,28 @@ static void test_backend(const struct sonde_backend *be, const char *dir)
 	CHECK_MSG("negative size");
 	CHECK_INT(be->truncate(g, 10), -ENOENT);
 	CHECK_MSG("truncate ");
+	CHECK_MSG(g);
+
+	/* truncate never follows a link planted at the path: the target keeps its bytes */
+	char target[PATH_MAX], planted[PATH_MAX], fifo[PATH_MAX];
+	join(target, dir, "target");
+	join(planted, dir, "planted");
+	join(fifo, dir, "fifo");
+	touch(target, 300);
+	CHECK_INT(symlink(target, planted), 0);
+	CHECK_INT(be->truncate(planted, 0), -ELOOP);
+	CHECK_MSG("truncate ");
+	CHECK_MSG("is a symbolic link");
+	CHECK_INT(file_size(target), 300);
+	/* nor anything but a regular file: a directory, a FIFO (without blocking in open) */
+	CHECK_INT(be->truncate(d, 0), -EISDIR);
+	CHECK_MSG(d);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	CHECK(be->truncate(fifo, 0) < 0);
+	CHECK_MSG(fifo);
+	CHECK_INT(unlink(planted), 0);
+	CHECK_INT(unlink(target), 0);
+	CHECK_INT(unlink(fifo), 0);
 
 	/* rename, and a rename of what is not there */
 	CHECK_INT(be->rename(f, g), 0);

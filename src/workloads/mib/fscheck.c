@@ -2,10 +2,10 @@
  * with fsinfo (Lustre, GPFS, BeeGFS, Ceph, PanFS, DAOS dfuse, Weka, ... by magic and mount
  * type), where mib allowed Lustre and any type missing from its table (btrfs, overlay, ...).
  * The messages name a type the way mib did, by its kernel macro, when mib knew it. */
-#include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "backend.h"
 #include "fail.h"
 #include "fsinfo.h"
 #include "mib.h"
@@ -32,11 +32,13 @@ static const char *type_name(const struct sonde_fsinfo *fs)
 	return fs->type;
 }
 
-int mib_check_fs(const char *dir, int force, char *line, size_t linelen, char *err, size_t errlen)
+int mib_check_fs(const struct sonde_backend *io, const char *dir, int force, char *line,
+                 size_t linelen, char *err, size_t errlen)
 {
 	struct stat st;
-	if (stat(dir, &st) != 0) {
-		snprintf(err, errlen, "test directory %s: %s", dir, sonde_strerror(errno));
+	int rc = io->stat(dir, &st);
+	if (rc < 0) {
+		snprintf(err, errlen, "test directory %s: %s", dir, sonde_strerror(-rc));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -44,7 +46,7 @@ int mib_check_fs(const char *dir, int force, char *line, size_t linelen, char *e
 		return -1;
 	}
 	struct sonde_fsinfo fs;
-	int rc = sonde_fsinfo_get(dir, &fs);
+	rc = sonde_fsinfo_get(dir, &fs);
 	if (rc < 0) {
 		snprintf(err, errlen, "test directory %s: %s", dir, sonde_strerror(-rc));
 		return -1;

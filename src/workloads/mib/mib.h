@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backend.h"
 #include "options.h"
 #include "pattern.h"
 #include "workload.h"
@@ -45,7 +46,8 @@ int mib_wants_mpi(int argc, char **argv);
 
 /* -F safety and -E's file-system line. Returns 0, or -1 with the reason in err (the original's
  * refusal message when the type is not a parallel file system and force is 0). */
-int mib_check_fs(const char *dir, int force, char *line, size_t linelen, char *err, size_t errlen);
+int mib_check_fs(const struct sonde_backend *io, const char *dir, int force, char *line,
+                 size_t linelen, char *err, size_t errlen);
 
 /* Data. Every byte is a function of (seed, writer task, file offset): a 4 KiB block of pattern
  * words that depends on the writer, with the word at each 512-byte boundary replaced by the
