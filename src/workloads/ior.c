@@ -740,6 +740,13 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 	}
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return -1;
+	/* options given that do nothing in the run (a script's tests each have their own
+	 * parameters: the command line's options are then only their starting point) */
+	if (!cli->script) {
+		struct sonde_option_set mine = *given;
+		mine.cfg = &(*tests)[0].p;
+		sonde_options_warn_inert(&mine);
+	}
 	return 0;
 }
 

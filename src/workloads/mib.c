@@ -585,7 +585,8 @@ static void setup(struct mib *m, int argc, char **argv)
 	struct sonde_context *ctx = m->ctx;
 	mib_params_defaults(&m->p);
 	struct sonde_parse_result pos;
-	sonde_parse_command_line(ctx, &mib_options, &m->p, argc, argv, &pos);
+	struct sonde_option_set *set =
+	    sonde_parse_command_line(ctx, &mib_options, &m->p, argc, argv, &pos);
 	if (pos.npositional > 0) {
 		sonde_error("unexpected argument '%s' (sonde mib --help lists the options)",
 		            pos.positional[0]);
@@ -603,6 +604,7 @@ static void setup(struct mib *m, int argc, char **argv)
 			sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
+	sonde_options_warn_inert(set);
 	m->io = &sonde_backend_posix;
 	int ok = mib_check_fs(m->io, m->p.test_dir, m->p.force, fsline, sizeof fsline, err,
 	                      sizeof err) == 0;

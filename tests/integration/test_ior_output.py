@@ -153,3 +153,28 @@ def test_ior_options_sonde_lacks_are_named(shm_scratch, args, named):
     assert proc.returncode == 2
     assert f"option {named} is not supported by sonde: " in proc.stderr
     assert "unknown" not in proc.stderr
+
+
+@pytest.mark.parametrize("args,warned", [
+    (["-w", "-C", "-Q", 1], ["-C", "-Q"]),
+    (["-w", "-Z", "-X", 5], ["-X", "-Z"]),  # in the option table's order
+    (["-w", "-r", "-X", 5], ["-X"]),
+    (["-w", "-r", "--random-offset-seed", 9], ["--random-offset-seed"]),
+    (["-w", "-W", "-C", "-Q", 1], []),  # -C moves -W's reads
+    (["-w", "-r", "-C", "-e", "-Y", "-E"], []),
+])
+def test_options_without_effect_are_accepted_with_a_warning(shm_scratch, args, warned):
+    """IOR accepted these where they do nothing; so does sonde, one warning line each."""
+    target = shm_scratch / "f"
+    proc = ior([*args, *SMALL, "-o", target], np=1)
+    lines = [ln for ln in proc.stderr.splitlines() if "has no effect here" in ln]
+    assert [ln.split()[3] for ln in lines] == warned, proc.stderr
+
+
+def test_write_options_on_a_read_run_warn(shm_scratch):
+    target = shm_scratch / "f"
+    ior(["-w", "-k", *SMALL, "-o", target], np=1)
+    proc = ior(["-r", "-k", "-e", "-Y", "-E", *SMALL, "-o", target], np=1)
+    lines = [ln for ln in proc.stderr.splitlines() if "has no effect here" in ln]
+    assert lines == [f"sonde ior: warning: {o} has no effect here: it applies to the write "
+                     "phase (-w)" for o in ("-e", "-E", "-Y")]

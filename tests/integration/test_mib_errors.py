@@ -165,6 +165,21 @@ def test_two_mpi_runs_on_one_directory_are_refused(shm_scratch):
     assert first.returncode == 0
 
 
+@pytest.mark.parametrize("args,warnings", [
+    (["-W", "-r", "-b4096", "--verify"], ["-b", "-r", "--verify"]),
+    (["-R", "-n"], ["-n"]),
+    (["-W", "-R", "-n", "-r"], []),  # -W with -R: both phases
+])
+def test_options_without_effect_are_accepted_with_a_warning(shm_scratch, args, warnings):
+    """mib took -r with -W (its docs: "no effect with -W") and the like: so does sonde, with
+    one warning line for each."""
+    if "-R" in args and "-W" not in args:
+        run_sonde(["mib", "-F", "-t", shm_scratch, "-W", "-l", 2, "-s", "4k"], np=2)
+    out = run_sonde(["mib", "-F", "-t", shm_scratch, "-l", 2, "-s", "4k", *args], np=2)
+    lines = [ln for ln in out.stderr.splitlines() if "has no effect here" in ln]
+    assert [ln.split()[3] for ln in lines] == warnings, out.stderr
+
+
 BAD = [
     ([], 'Mib requires a "-t <test_dir>" argument.'),
     (["-t", "{d}/missing"], "test directory {d}/missing: No such file or directory"),

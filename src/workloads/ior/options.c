@@ -11,6 +11,46 @@
 #define F(field) SONDE_FIELD(struct ior_params, field)
 #define BIG      INT64_MAX
 
+/* Options IOR accepted in runs where they do nothing (struct sonde_option .inert). */
+static const char *unless_writing(const void *cfg)
+{
+	return ((const struct ior_params *)cfg)->write ? NULL : "applies to the write phase (-w)";
+}
+
+static const char *unless_reading(const void *cfg)
+{
+	const struct ior_params *p = cfg;
+	return p->read || p->check_read ? NULL : "applies to the read phase (-r or -R)";
+}
+
+/* -C also moves the -W check's reads. */
+static const char *unless_reading_back(const void *cfg)
+{
+	const struct ior_params *p = cfg;
+	return p->read || p->check_read || p->check_write
+	           ? NULL
+	           : "applies to reading back (-r, -R or -W)";
+}
+
+static const char *unless_reordering(const void *cfg)
+{
+	const struct ior_params *p = cfg;
+	if (!p->reorder && !p->reorder_random)
+		return "applies to -C and -Z";
+	return p->reorder ? unless_reading_back(cfg) : unless_reading(cfg);
+}
+
+static const char *unless_random_reorder(const void *cfg)
+{
+	return ((const struct ior_params *)cfg)->reorder_random ? unless_reading(cfg)
+	                                                        : "applies to -Z";
+}
+
+static const char *unless_random_offsets(const void *cfg)
+{
+	return ((const struct ior_params *)cfg)->random_offset ? NULL : "applies to -z";
+}
+
 static const struct sonde_option options[] = {
     {'B', "useO_DIRECT", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (IOR 3.3's letter)"},
     {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
@@ -31,14 +71,15 @@ static const struct sonde_option options[] = {
      "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
     {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO)"},
     {'C', "reorderTasks", SONDE_OPT_FLAG, F(reorder), NULL,
-     "read back what another node wrote: constant shift of -Q nodes"},
+     "read back what another node wrote: constant shift of -Q nodes", .inert = unless_reading_back},
     {'d', "interTestDelay", SONDE_OPT_INT, F(delay), "S", "seconds to wait before each phase", 0,
      1000000},
     {'D', "deadlineForStonewalling", SONDE_OPT_INT, F(deadline), "S",
      "stop each phase after S seconds (0 = never)", 0, 100000000},
-    {'e', "fsync", SONDE_OPT_FLAG, F(fsync), NULL, "fsync at the end of the write phase (timed)"},
+    {'e', "fsync", SONDE_OPT_FLAG, F(fsync), NULL, "fsync at the end of the write phase (timed)",
+     .inert = unless_writing},
     {'E', "useExistingTestFile", SONDE_OPT_FLAG, F(use_existing), NULL,
-     "write into the existing file instead of truncating it"},
+     "write into the existing file instead of truncating it", .inert = unless_writing},
     {'f', "scriptFile", SONDE_OPT_STRING, F(script), "FILE",
      "run the tests of an IOR script (IOR START ... RUN ... IOR STOP)",
      .scope = SONDE_SCOPE_COMMAND_LINE},
@@ -68,7 +109,8 @@ static const struct sonde_option options[] = {
      "IOR directives: any long option name or directive below, with its checks",
      .key = "directives"},
     {'Q', "taskPerNodeOffset", SONDE_OPT_INT, F(task_offset), "N",
-     "read-back shift for -C/-Z, in nodes (IOR's arithmetic)", 0, 1 << 30},
+     "read-back shift for -C/-Z, in nodes (IOR's arithmetic)", 0, 1 << 30,
+     .inert = unless_reordering},
     {'r', "readFile", SONDE_OPT_FLAG, F(read), NULL, "read phase"},
     {'R', "checkRead", SONDE_OPT_FLAG, F(check_read), NULL,
      "verify the data during the timed read"},
@@ -88,17 +130,19 @@ static const struct sonde_option options[] = {
     {'x', "singleXferAttempt", SONDE_OPT_REFUSED, 0, NULL,
      "sonde's backends always complete short transfers"},
     {'X', "reorderTasksRandomSeed", SONDE_OPT_INT, F(reorder_seed), "N",
-     "seed for -Z (negative: different for each repetition)"},
+     "seed for -Z (negative: different for each repetition)", .inert = unless_random_reorder},
     {'y', "dualMount", SONDE_OPT_REFUSED, 0, NULL, "dual-mount paths are not implemented"},
-    {'Y', "fsyncPerWrite", SONDE_OPT_FLAG, F(fsync_per_write), NULL, "fsync after every write"},
+    {'Y', "fsyncPerWrite", SONDE_OPT_FLAG, F(fsync_per_write), NULL, "fsync after every write",
+     .inert = unless_writing},
     {'z', "randomOffset", SONDE_OPT_COUNT, F(random_offset), NULL,
      "shuffled transfer offsets within each block"},
     {'Z', "reorderTasksRandom", SONDE_OPT_COUNT, F(reorder_random), NULL,
-     "read back a random rank's data (-Z -Z: a shuffled permutation)"},
+     "read back a random rank's data (-Z -Z: a shuffled permutation)", .inert = unless_reading},
     {0, "dryRun", SONDE_OPT_FLAG, F(dry_run), NULL,
      "check the parameters and show the setup without any I/O"},
     {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (direct I/O hints for MPIIO)"},
-    {0, "random-offset-seed", SONDE_OPT_LONG, F(random_seed), "N", "seed for -z", -1, 2147483647},
+    {0, "random-offset-seed", SONDE_OPT_LONG, F(random_seed), "N", "seed for -z", -1, 2147483647,
+     .inert = unless_random_offsets},
     {0, "randomPrefill", SONDE_OPT_REFUSED, 0, NULL, "random prefill is not implemented"},
     {0, "warningAsErrors", SONDE_OPT_REFUSED, 0, NULL,
      "not implemented: sonde's warnings go to stderr, its errors set the exit status"},
@@ -148,9 +192,9 @@ static const struct sonde_option options[] = {
      "and the OS)",
      .scope = SONDE_SCOPE_DIRECTIVE},
     {0, "reorderTasksConstant", SONDE_OPT_FLAG, F(reorder), NULL, "same as -C",
-     .scope = SONDE_SCOPE_DIRECTIVE},
+     .scope = SONDE_SCOPE_DIRECTIVE, .inert = unless_reading_back},
     {0, "tasksPerNodeOffset", SONDE_OPT_INT, F(task_offset), "N", "same as -Q", 0, 1 << 30,
-     .scope = SONDE_SCOPE_DIRECTIVE},
+     .scope = SONDE_SCOPE_DIRECTIVE, .inert = unless_reordering},
     {0, "savePerOpDataCSV", SONDE_OPT_REFUSED, 0, NULL,
      "per-operation CSV files are not written; per-call latencies are in --json",
      .scope = SONDE_SCOPE_DIRECTIVE},

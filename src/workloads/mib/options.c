@@ -30,6 +30,22 @@ static void show_random(const void *cfg, const char *key, struct sonde_json *j)
 	sonde_json_int(j, key, p->random ? p->granularity : 0);
 }
 
+/* Options mib accepted in runs where they do nothing (struct sonde_option .inert); the
+ * configuration is final: -W with -R already means both phases. */
+static const char *unless_reading(const void *cfg)
+{
+	return ((const struct mib_params *)cfg)->write_only ? "applies to the read phase, which "
+	                                                      "-W leaves out"
+	                                                    : NULL;
+}
+
+static const char *unless_writing(const void *cfg)
+{
+	return ((const struct mib_params *)cfg)->read_only ? "applies to the write phase, which "
+	                                                     "-R leaves out"
+	                                                   : NULL;
+}
+
 static const struct sonde_option options[] = {
     {'t', "test_dir", SONDE_OPT_STRING, F(test_dir), "DIR",
      "required: the directory of the files mibData.<task>"},
@@ -43,11 +59,11 @@ static const struct sonde_option options[] = {
     {'b', "random_reads", SONDE_OPT_CALLBACK, 0, "GRAN",
      "read at random offsets in steps of GRAN bytes (default 1), seeded by --seed; "
      "-b4096 and -b 4096 both work",
-     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random, .show = show_random},
+     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random, .show = show_random, .inert = unless_reading},
     {'n', "new", SONDE_OPT_FLAG, F(new_files), NULL,
-     "remove this task's old mibData file before writing it"},
+     "remove this task's old mibData file before writing it", .inert = unless_writing},
     {'r', "remove", SONDE_OPT_FLAG, F(remove), NULL,
-     "remove the file each task read after reading it"},
+     "remove the file each task read after reading it", .inert = unless_reading},
     {'W', "write_only", SONDE_OPT_FLAG, F(write_only), NULL,
      "only the write phase (-W and -R together: both)"},
     {'R', "read_only", SONDE_OPT_FLAG, F(read_only), NULL,
@@ -77,7 +93,8 @@ static const struct sonde_option options[] = {
      "writer's seed)"},
     {0, "verify", SONDE_OPT_FLAG, F(verify), NULL,
      "check every byte read against the data the writer task wrote (the check is inside "
-     "the timed loop)"},
+     "the timed loop)",
+     .inert = unless_reading},
 };
 
 const struct sonde_option_table mib_options = {
