@@ -265,7 +265,34 @@ class COLLExtra:
     MAX_US = Name("max_us", (int, float))
 
 
-WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL)}
+class FIND(Params):
+    """sonde find: pfind's options by record name (src/workloads/find/options.c)."""
+
+    workload = "find"
+    WORKDIR = Name("workdir", STR)
+    NEWER = Name("newer", STR_OR_NONE)
+    SIZE = Name("size", STR_OR_NONE)
+    NAME = Name("name", STR_OR_NONE)
+    COUNT_ONLY = Name("count_only", BOOL)
+    PER_PROCESS = Name("per_process", BOOL)
+    DEBUG = Name("debug", STR_OR_NONE)
+    STONEWALL = Name("stonewall", INT)
+    QUEUE_LENGTH = Name("queue_length", INT)
+    MAX_ENTRIES = Name("max_entries", INT)
+    STEAL_FROM_NEXT = Name("steal_from_next", BOOL)
+    VERBOSE = Name("verbose", INT)
+    RESULTS_DIR = Name("results_dir", STR_OR_NONE)
+
+
+class FindExtra:
+    """Members of the extra of sonde find's measurement."""
+
+    FOUND = Name("found", INT)
+    SCANNED_FILES = Name("scanned_files", INT)
+    DIRENTS = Name("dirents", INT)
+
+
+WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, FIND)}
 
 
 def params_of(workload):
@@ -290,6 +317,7 @@ class Measurement:
     PHASE = Name("phase", STR)
     ITERATION = Name("iteration", INT)
     BYTES = Name("bytes", INT)
+    OPS = Name("ops", INT)
     SECONDS = Name("seconds", (int, float))
     BANDWIDTH = Name("bandwidth_mib_s", (int, float, NONE))
     VERIFY = Name("verify", (dict,))

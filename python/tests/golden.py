@@ -91,6 +91,7 @@ WORKLOAD_RUNS = {
     "mpiio": ["-type", "1", "-nobj", "2", "-size", "4K", "-chkdata", "3", "-target",
               "{dir}/mpiio.%r"],
     "coll": ["-e", "16", "-i", "5", "Bcast", "Allreduce"],
+    "find": ["{dir}", "-name", "*.jsonl", "-size", "-1M", "-C", "-D", "rates"],
 }
 
 

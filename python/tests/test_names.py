@@ -94,3 +94,10 @@ def test_the_65_node_fixture_is_current():
     check_params(recs[0][names.Header.PARAMS], names.IOR.in_header(), "fixture header")
     for m in (r for r in recs if r["type"] == "measurement"):
         check_params(m[names.Measurement.PARAMS], names.IOR.in_measurement(), "fixture")
+def test_find_extra_members_match_the_binary(golden):
+    recs = records_of(golden.run("find", *WORKLOAD_RUNS["find"]))
+    (m,) = [r for r in recs if r["type"] == "measurement"]
+    extra = m[names.Measurement.EXTRA]
+    for name in (v for v in vars(names.FindExtra).values() if isinstance(v, names.Name)):
+        assert name in extra and name.typed(extra[name]), (name, extra.get(name))
+    assert m[names.Measurement.OPS] == extra[names.FindExtra.SCANNED_FILES]

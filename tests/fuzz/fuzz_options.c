@@ -5,6 +5,7 @@
 #include "options.h"
 #include "workload.h"
 #include "workloads/btio/btio.h"
+#include "workloads/find/find.h"
 #include "workloads/ior/ior.h"
 #include "workloads/mib/mib.h"
 #include "workloads/mpiio/mpiio.h"
@@ -56,6 +57,7 @@ union params {
 	struct mib_params mib;
 	struct btio_options btio;
 	struct mpiio_params mpiio;
+	struct find_params find;
 };
 
 static void free_lists(const struct sonde_option_table *t, void *cfg)
@@ -74,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct sonde_option_table *t;
 	union params p;
 	memset(&p, 0, sizeof p);
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		t = &short_table;
 		break;
@@ -91,6 +93,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 4:
 		t = &btio_option_table;
+		break;
+	case 6:
+		t = &find_options;
+		find_params_defaults(&p.find);
 		break;
 	default:
 		t = &mpiio_table;
