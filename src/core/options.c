@@ -353,9 +353,12 @@ static int short_word(struct sonde_option_set *sets, int nsets, const char *word
 			             : "");
 			return -1;
 		}
-		if (takes_value(o) || o->type == SONDE_OPT_REFUSED)
-			return handle(o, &sets[s], shown, p[1] ? p + 1 : NULL, argc, argv, i, err,
-			              errlen);
+		if (takes_value(o) || o->type == SONDE_OPT_REFUSED) {
+			/* IOR's parser (mdtest's too) takes -G=5 as -G5 and -G 5; IO500 writes it.
+			 */
+			const char *attached = p[1] == '=' ? p + 2 : p[1] ? p + 1 : NULL;
+			return handle(o, &sets[s], shown, attached, argc, argv, i, err, errlen);
+		}
 		if (handle(o, &sets[s], shown, NULL, argc, argv, i, err, errlen) < 0)
 			return -1;
 	}

@@ -149,6 +149,13 @@ int main(void)
 	sonde_strlist_free(&c.directives);
 	sonde_parse_result_free(&r);
 
+	/* IOR's parser also takes a value after '=' (-G=5, as IO500 writes mdtest's options). */
+	CHECK_INT(parse(&short_table, &c, "-i=7 -wb=4k", &r, err, NULL), 0);
+	CHECK_INT(c.iters, 7);
+	CHECK_INT(c.block, 4096);
+	CHECK_INT(c.write, 1);
+	sonde_parse_result_free(&r);
+
 	CHECK_INT(parse(&short_table, &c, "--blockSize 2m --verbose --write", &r, err, NULL), 0);
 	CHECK_INT(c.block, 2 << 20);
 	CHECK_INT(c.verbose, 1);
