@@ -71,9 +71,11 @@ char *find_queue_pack(struct find_queue *q, int64_t n, int *len)
 		at += l + 1;
 		free(q->paths[i]);
 	}
-	memmove(q->paths, q->paths + n, sizeof *q->paths * (size_t)(q->count - n));
-	memmove(q->kinds, q->kinds + n, (size_t)(q->count - n));
-	q->count -= n;
+	if (n > 0) {
+		memmove(q->paths, q->paths + n, sizeof *q->paths * (size_t)(q->count - n));
+		memmove(q->kinds, q->kinds + n, (size_t)(q->count - n));
+		q->count -= n;
+	}
 	*len = (int)total;
 	return buf;
 }
