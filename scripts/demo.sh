@@ -61,6 +61,14 @@ demo_mpiio() {
 		-target "$scratch/mpiio/shared.out"
 }
 
+demo_mdtest() {
+	launch 2 mdtest -n 200 -u -i 2 -w 3901 -e 3901 -X -G 5 -P -d "$scratch/mdtest"
+}
+
+demo_find() {
+	launch 2 find "$scratch" -name '*' -C -D rates
+}
+
 demo_coll() {
 	launch 2 coll -b 0 -e 64K -i 100 -c Barrier Bcast Alltoall Allreduce
 }

@@ -265,6 +265,75 @@ class COLLExtra:
     MAX_US = Name("max_us", (int, float))
 
 
+class MDTEST(Params):
+    """sonde mdtest: mdtest's options by record name (src/workloads/mdtest/options.c)."""
+
+    workload = "mdtest"
+    API = Name("api", STR)
+    BRANCHING_FACTOR = Name("branching_factor", INT)
+    NO_BARRIERS = Name("no_barriers", BOOL)
+    COLLECTIVE_CREATES = Name("collective_creates", BOOL)
+    CREATE_ONLY = Name("create_only", BOOL)
+    TEST_DIRS = Name("test_dirs", STR)
+    DIRS_ONLY = Name("dirs_only", BOOL)
+    READ_BYTES = Name("read_bytes", INT)
+    READ_ONLY = Name("read_only", BOOL)
+    FIRST_TASKS = Name("first_tasks", INT)
+    FILES_ONLY = Name("files_only", BOOL)
+    RANDOM_BUFFER_OFFSET = Name("random_buffer_offset", INT)
+    ITERATIONS = Name("iterations", INT)
+    ITEMS_PER_DIR = Name("items_per_dir", INT)
+    MAKE_NODE = Name("make_node", BOOL)
+    LAST_TASKS = Name("last_tasks", INT)
+    LEAF_ONLY = Name("leaf_only", BOOL)
+    ITEMS = Name("items", INT)
+    NSTRIDE = Name("nstride", INT)
+    PRE_DELAY = Name("pre_delay", INT)
+    PRINT_RATE_AND_TIME = Name("print_rate_and_time", BOOL)
+    RANDOM_ORDER = Name("random_order", BOOL)
+    RANDOM_SEED = Name("random-seed", INT)
+    REMOVE_ONLY = Name("remove_only", BOOL)
+    TASKS_STRIDE = Name("tasks_stride", INT)
+    SHARED_FILE = Name("shared_file", BOOL)
+    TIME_UNIQUE_DIR_OVERHEAD = Name("time_unique_dir_overhead", BOOL)
+    STAT_ONLY = Name("stat_only", BOOL)
+    UNIQUE_DIR_PER_TASK = Name("unique_dir_per_task", BOOL)
+    RENAME_DIRS = Name("rename_dirs", BOOL)
+    VERBOSE = Name("verbose", INT)
+    WRITE_BYTES = Name("write_bytes", INT)
+    STONEWALL_SECONDS = Name("stonewall_seconds", INT)
+    STONEWALL_STATUS_FILE = Name("stonewall_status_file", STR_OR_NONE)
+    VERIFY_READ = Name("verify-read", BOOL)
+    VERIFY_WRITE = Name("verify-write", BOOL)
+    SYNC_FILE = Name("sync_file", BOOL)
+    CALL_SYNC = Name("call_sync", BOOL)
+    DEPTH = Name("depth", INT)
+    PRINT_TIME = Name("print_time", BOOL)
+    DATA_PACKET_TYPE = Name("dataPacketType", STR)
+    RUN_CMD_BEFORE_PHASE = Name("run-cmd-before-phase", STR_OR_NONE)
+    RUN_CMD_AFTER_PHASE = Name("run-cmd-after-phase", STR_OR_NONE)
+    SAVE_RANK_PERFORMANCE_DETAILS = Name("saveRankPerformanceDetails", STR_OR_NONE)
+    SHOW_RANK_STATISTICS = Name("showRankStatistics", BOOL)
+    PRINT_ALL_PROCS = Name("print-all-procs", BOOL)
+    WARNING_AS_ERRORS = Name("warningAsErrors", BOOL)
+    POSIX_ODIRECT = Name("posix.odirect", BOOL)
+    # derived from the options: the shape of the work, the -N shift in ranks, the data seed
+    ITEMS_PER_RANK = Name("items_per_rank", INT)
+    ITEMS_PER_DIRECTORY = Name("items_per_directory", INT)
+    TREE_DIRECTORIES = Name("tree_directories", INT)
+    STRIDE_RANKS = Name("stride_ranks", INT)
+    DATA_SEED = Name("data_seed", INT)
+
+
+class MdtestExtra:
+    """Members of the extra of sonde mdtest's measurements."""
+
+    OPERATION = Name("operation", STR)
+    TASKS = Name("tasks", INT)
+    RANK_ITEMS = Name("rank_items", LIST)
+    RANK_SECONDS = Name("rank_seconds_before_barrier", LIST)
+
+
 class FIND(Params):
     """sonde find: pfind's options by record name (src/workloads/find/options.c)."""
 
@@ -292,7 +361,7 @@ class FindExtra:
     DIRENTS = Name("dirents", INT)
 
 
-WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, FIND)}
+WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND)}
 
 
 def params_of(workload):

@@ -91,6 +91,8 @@ WORKLOAD_RUNS = {
     "mpiio": ["-type", "1", "-nobj", "2", "-size", "4K", "-chkdata", "3", "-target",
               "{dir}/mpiio.%r"],
     "coll": ["-e", "16", "-i", "5", "Bcast", "Allreduce"],
+    "mdtest": ["-n", "12", "-i", "2", "-u", "-w", "64", "-e", "64", "-X", "-G", "5", "-d",
+               "{dir}/mdtest"],
     "find": ["{dir}", "-name", "*.jsonl", "-size", "-1M", "-C", "-D", "rates"],
 }
 

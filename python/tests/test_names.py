@@ -101,3 +101,15 @@ def test_find_extra_members_match_the_binary(golden):
     for name in (v for v in vars(names.FindExtra).values() if isinstance(v, names.Name)):
         assert name in extra and name.typed(extra[name]), (name, extra.get(name))
     assert m[names.Measurement.OPS] == extra[names.FindExtra.SCANNED_FILES]
+
+
+def test_mdtest_extra_members_match_the_binary(golden):
+    recs = records_of(golden.run("mdtest", *WORKLOAD_RUNS["mdtest"]))
+    ms = [r for r in recs if r["type"] == "measurement"]
+    assert {m[names.Measurement.PHASE] for m in ms} == {
+        "tree-create", "dir-create", "dir-stat", "dir-rename", "dir-remove", "file-create",
+        "file-stat", "file-read", "file-remove", "tree-remove"}
+    for m in ms:
+        extra = m[names.Measurement.EXTRA]
+        for name in (v for v in vars(names.MdtestExtra).values() if isinstance(v, names.Name)):
+            assert name in extra and name.typed(extra[name]), (name, extra.get(name))

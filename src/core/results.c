@@ -16,6 +16,7 @@
 #include "files.h"
 #include "fsinfo.h"
 #include "json.h"
+#include "units.h"
 #include "workload.h"
 
 /* One results file: descriptor + 1, so that the zeroed struct means "no file". */
@@ -169,16 +170,8 @@ static size_t append(char *buf, size_t at, size_t cap, const char *s)
 
 static size_t append_uint(char *buf, size_t at, size_t cap, unsigned long long v)
 {
-	char digits[24];
-	int n = 0;
-	do {
-		digits[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	char text[24];
-	for (int i = 0; i < n; i++)
-		text[i] = digits[n - 1 - i];
-	text[n] = '\0';
+	text[sonde_u64_digits(text, v)] = '\0';
 	return append(buf, at, cap, text);
 }
 

@@ -225,3 +225,16 @@ char *sonde_format_size(int64_t bytes, char *buf, size_t buflen)
 		snprintf(buf, buflen, "%.2f %s", (double)bytes / (double)unit, names[u]);
 	return buf;
 }
+
+int sonde_u64_digits(char *buf, uint64_t v)
+{
+	char rev[20];
+	int n = 0;
+	do {
+		rev[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (int i = 0; i < n; i++)
+		buf[i] = rev[n - 1 - i];
+	return n;
+}

@@ -1,12 +1,14 @@
 /* The option parser on random command lines (one word per line of the input), against a table
  * of every option type in both styles and against the workloads' own tables with their
- * defaults, always together with the common options, as sonde_parse_command_line does. */
+ * defaults, always together with the common options, as sonde_parse_command_line does; for
+ * mdtest also its tree arithmetic on the counts parsed. */
 #include "fuzz_util.h"
 #include "options.h"
 #include "workload.h"
 #include "workloads/btio/btio.h"
 #include "workloads/find/find.h"
 #include "workloads/ior/ior.h"
+#include "workloads/mdtest/mdtest.h"
 #include "workloads/mib/mib.h"
 #include "workloads/mpiio/mpiio.h"
 
@@ -58,6 +60,7 @@ union params {
 	struct btio_options btio;
 	struct mpiio_params mpiio;
 	struct find_params find;
+	struct mdtest_params mdtest;
 };
 
 static void free_lists(const struct sonde_option_table *t, void *cfg)
@@ -76,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct sonde_option_table *t;
 	union params p;
 	memset(&p, 0, sizeof p);
-	switch (data[0] % 7) {
+	switch (data[0] % 8) {
 	case 0:
 		t = &short_table;
 		break;
@@ -98,6 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t = &find_options;
 		find_params_defaults(&p.find);
 		break;
+	case 7:
+		t = &mdtest_options;
+		mdtest_params_defaults(&p.mdtest);
+		break;
 	default:
 		t = &mpiio_table;
 		break;
@@ -111,8 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sonde_parse_result r;
 	memset(&r, 0, sizeof r);
 	char err[512] = "";
-	if (sonde_options_parse(sets, 2, argc, argv, 1, &r, err, sizeof err) != 0 && !err[0])
+	int rc = sonde_options_parse(sets, 2, argc, argv, 1, &r, err, sizeof err);
+	if (rc != 0 && !err[0])
 		abort(); /* a refusal always says why */
+	/* mdtest's tree arithmetic on whatever counts the options allow: no overflow */
+	struct mdtest_tree tree;
+	if (rc == 0 && t == &mdtest_options &&
+	    mdtest_tree_plan(&p.mdtest, &tree, err, sizeof err) != 0 && !err[0])
+		abort();
 	sonde_parse_result_free(&r);
 	free_lists(t, &p);
 	free_lists(&sonde_common_options, &common);

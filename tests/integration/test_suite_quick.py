@@ -29,7 +29,7 @@ def test_quick_suite_end_to_end(tmp_path):
     assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])
     assert manifest["status"] == "complete"
     workloads = {e["workload"] for e in manifest["launches"]}
-    assert workloads == {"ior", "mib", "mpiio", "btio", "coll"}
+    assert workloads == {"ior", "mib", "mpiio", "btio", "coll", "mdtest", "find"}
     for e in manifest["launches"]:
         records = read_jsonl(out / e["id"] / "results.jsonl")
         assert records[0]["type"] == "header" and records[-1]["type"] == "end"

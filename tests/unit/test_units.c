@@ -27,6 +27,17 @@ static void size_bad(const char *text, enum sonde_size_style style, const char *
 
 int main(void)
 {
+	/* decimal digits without printf, for names built in loops */
+	char digits[24];
+	CHECK_INT(sonde_u64_digits(digits, 0), 1);
+	CHECK(digits[0] == '0');
+	int n = sonde_u64_digits(digits, UINT64_MAX);
+	digits[n] = '\0';
+	CHECK_STR(digits, "18446744073709551615");
+	n = sonde_u64_digits(digits, 3901);
+	digits[n] = '\0';
+	CHECK_STR(digits, "3901");
+
 	/* IOR/mib binary suffixes, either case. */
 	CHECK_INT(size_ok("0", SONDE_SIZE_BINARY), 0);
 	CHECK_INT(size_ok("4096", SONDE_SIZE_BINARY), 4096);
