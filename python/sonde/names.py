@@ -143,6 +143,13 @@ class IORReadExtra:
     SAME_NODE_READS = Name("same_node_reads", INT)  # ranks that read what their node wrote
 
 
+class IORWriteExtra:
+    """sonde ior's write measurements under a stonewall (-D): the aggregate bandwidth up to the
+    deadline, IO500's throughput-stonewall."""
+
+    STONEWALL_AGGREGATE = Name("stonewall_aggregate_mib_s", (int, float))
+
+
 class MIB(Params):
     """sonde mib: mib's long option names (src/workloads/mib/options.c)."""
 
@@ -377,6 +384,7 @@ class Header:
     NODES = Name("nodes", INT)
     TASKS_PER_NODE = Name("tasks_per_node", INT)
     HOSTNAMES = Name("hostnames", LIST)
+    SONDE_VERSION = Name("sonde_version", STR)
     PARAMS = Name("params", (dict,))
 
 

@@ -8,6 +8,7 @@ failed and why, so that an interrupted campaign can be resumed.
     RUN_DIR/ior-table.csv          the IOR README's result table, when the suite runs IOR
 """
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -18,6 +19,8 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+
+from . import suitefile
 
 MANIFEST = "manifest.json"
 
@@ -75,6 +78,7 @@ def new_manifest(run_dir, suite, launcher, sonde_bin):
         "suite_sha256": file_digest(suite.path),
         "scale": suite.scale,
         "reduced_scale": suite.reduced_scale,
+        "score": suite.score,
         "launcher": launcher.name,
         "placement": launcher.as_dict(),
         "settings": suite.settings,
@@ -121,8 +125,13 @@ def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None
         if ldir.exists():
             shutil.rmtree(ldir)  # a retried launch starts from nothing, never mixes results
         ldir.mkdir(parents=True)
+        ln = with_run_dir(ln, manifest.run_dir)
         for d in ln.mkdir:
             Path(d).mkdir(parents=True, exist_ok=True)
+        if ln.touch:
+            if not _touch_step(ln, entry, manifest, out, done_before + k + 1, total):
+                failed += 1
+            continue
         results = ldir / "results.jsonl"
         cmd = launcher.command(ln, sonde_bin, results)
         (ldir / "command.txt").write_text(" ".join(cmd) + "\n")
@@ -169,6 +178,36 @@ def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None
     manifest.data["status"] = "complete" if failed == 0 else "failed"
     manifest.save()
     return failed
+
+
+def with_run_dir(launch, run_dir):
+    """The launch with the {run_dir} placeholder of its arguments, directories and files
+    replaced by the run directory."""
+    def resolve(texts):
+        return [str(t).replace(suitefile.RUN_DIR, str(run_dir)) for t in texts]
+
+    return dataclasses.replace(launch, args=resolve(launch.args), mkdir=resolve(launch.mkdir),
+                               touch=resolve(launch.touch))
+
+
+def _touch_step(ln, entry, manifest, out, number, total):
+    """A step that makes (or refreshes the times of) files, IO500's timestamp: the manifest
+    records when. Returns whether it succeeded."""
+    print(f"[{number}/{total}] {ln.id} (touch)", file=out, flush=True)
+    entry.update(status="running", command=["touch"] + ln.touch, started=now_iso(),
+                 finished=None, exit_code=None, reason=None)
+    try:
+        for p in ln.touch:
+            Path(p).touch()
+            os.utime(p)
+    except OSError as e:
+        entry.update(status="failed", exit_code=1, finished=now_iso(),
+                     reason=f"touch {e.filename}: {e.strerror}")
+        print(f"    failed: {entry['reason']}", file=out, flush=True)
+    else:
+        entry.update(status="ok", exit_code=0, finished=now_iso(), seconds=0.0)
+    manifest.save()
+    return entry["status"] == "ok"
 
 
 def _stop(proc):

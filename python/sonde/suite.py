@@ -18,7 +18,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import placement, runner, suitefile, tables
+from . import io500, placement, runner, suitefile, tables
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -121,7 +121,11 @@ def cmd_run(args):
     if args.dry_run:
         out = Path(args.out or "RUN_DIR")
         for ln in suite.launches:
-            print(shlex.join(launcher.command(ln, sonde, out / ln.id / "results.jsonl")))
+            ln = runner.with_run_dir(ln, out)
+            if ln.touch:
+                print(shlex.join(["touch"] + ln.touch))
+            else:
+                print(shlex.join(launcher.command(ln, sonde, out / ln.id / "results.jsonl")))
         return 0
     run_dir = Path(args.out) if args.out else default_out()
     if (run_dir / runner.MANIFEST).exists():
@@ -144,6 +148,8 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
               f"resume {manifest.run_dir}", file=sys.stderr)
         return 130
     tables.report(suite, manifest, sys.stdout)
+    if suite.score == "io500":
+        io500.report(manifest.run_dir, sys.stdout)
     if failed:
         print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
               f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)

@@ -26,8 +26,14 @@ docs/suites.md is the reference; in short, a TOML file with a [suite] table of d
     [step.fixed]               # parameters the fixed_parameters rule checks in the records
     transferSize = "1m"
 
+A step may instead touch files (`touch = ["{run_dir}/timestampfile"]`, no workload or args):
+sonde-suite makes them, or refreshes their times, when the step's turn comes (IO500's timestamp
+between its phases). `score = "io500"` in [suite] makes the campaign an IO500 one
+(python/sonde/io500.py): its steps must be IO500's phases in IO500's order.
+
 Placeholders {name} in args and mkdir take sweep and params values, and {scratch}, {ranks},
-{nodes}, {tasks_per_node}. nodes and tasks_per_node (settable and sweepable) place the launch:
+{nodes}, {tasks_per_node}; {run_dir} is left for the runner, which puts the run directory
+there. nodes and tasks_per_node (settable and sweepable) place the launch:
 nodes x tasks_per_node ranks, tasks_per_node on each node. An argument that comes out empty is
 dropped, so a sweep value "" switches a flag off. Everything is checked before anything runs:
 an error is one line naming the file and the line.
@@ -43,9 +49,12 @@ from . import names as _names
 from . import rules as _rules
 
 SUITE_KEYS = {"name", "description", "ranks", "nodes", "tasks_per_node", "repetitions",
-              "scratch", "timeout", "rules", "settings", "oversubscribe"}
+              "scratch", "timeout", "rules", "settings", "oversubscribe", "score"}
 STEP_KEYS = {"name", "workload", "args", "ranks", "nodes", "tasks_per_node", "repetitions",
              "timeout", "rules", "variant", "sweep", "params", "scale", "mkdir", "fixed"}
+TOUCH_STEP_KEYS = {"name", "touch"}
+SCORES = {"io500"}
+RUN_DIR = "{run_dir}"  # left in place here; the runner puts the run directory there
 WORKLOADS = set(_names.WORKLOADS)
 # Keys that shape a launch rather than its arguments.
 SHAPE = {"ranks", "nodes", "tasks_per_node"}
@@ -63,7 +72,7 @@ class Launch:
 
     index: int
     step: str
-    workload: str
+    workload: str | None  # None: a step that touches files
     args: list
     ranks: int
     nodes: int | None  # None: not placed (only a rank count)
@@ -77,6 +86,7 @@ class Launch:
     mkdir: list = field(default_factory=list)
     swept: tuple = ()  # the sweep's keys, which name the launch
     where: str = ""  # "file:line" of the step, for errors about the launch
+    touch: list = field(default_factory=list)  # files to touch instead of launching sonde
 
     @property
     def id(self):
@@ -98,6 +108,7 @@ class Suite:
     settings: dict = field(default_factory=dict)  # the rules' thresholds in force, parsed
     oversubscribe: bool = False  # the suite asks for more ranks than cores
     scaled: list = field(default_factory=list)  # (step, param, value, scaled value)
+    score: str | None = None  # "io500": python/sonde/io500.py judges and scores the run
 
     @property
     def reduced_scale(self):
@@ -189,14 +200,52 @@ def load(path, scale=None):
     steps = doc.get("step", [])
     if not steps:
         raise SuiteError(f"{path}: no [[step]] tables: nothing to run")
+    score = head.get("score")
+    if score is not None and score not in SCORES:
+        raise text.error(f"unknown score '{score}' (known: {', '.join(sorted(SCORES))})",
+                         "score", "suite")
     suite = Suite(path=path, name=str(head.get("name", path.stem)),
                   description=str(head.get("description", "")),
                   scratch=str(head.get("scratch", "/tmp/sonde-suite")), launches=[],
-                  scale=scale, settings=settings, oversubscribe=oversubscribe)
+                  scale=scale, settings=settings, oversubscribe=oversubscribe, score=score)
     seen = set()
     for n, step in enumerate(steps):
-        _load_step(suite, text, head, step, n, seen)
+        if "touch" in step:
+            _load_touch_step(suite, text, step, n, seen)
+        else:
+            _load_step(suite, text, head, step, n, seen)
+    if score == "io500":
+        from . import io500
+
+        problem = io500.check_steps([ln.step for ln in suite.launches])
+        if problem:
+            raise SuiteError(f"{path}: {problem}")
     return suite
+
+
+def _load_touch_step(suite, text, step, n, seen):
+    """A step that touches files: one launch without a workload."""
+    def err(message, key=None):
+        return text.error(message, key, "step", n)
+
+    for key in sorted(set(step) - TOUCH_STEP_KEYS):
+        raise err(f"'{key}' in a step that touches files (it takes only: "
+                  f"{', '.join(sorted(TOUCH_STEP_KEYS))})", key)
+    if "name" not in step:
+        raise err(f"[[step]] number {n + 1} has no 'name'")
+    if step["name"] in seen:
+        raise err(f"step name '{step['name']}' is used twice", "name")
+    seen.add(step["name"])
+    paths = step["touch"]
+    if not isinstance(paths, list) or not paths or not all(isinstance(t, str) for t in paths):
+        raise err("touch must be a non-empty list of paths", "touch")
+    line = text.line("touch", "step", n)
+    values = {"scratch": suite.scratch}
+    suite.launches.append(Launch(
+        index=len(suite.launches), step=step["name"], workload=None, args=[], ranks=1,
+        nodes=None, tasks_per_node=None, repetition=0, params={}, rules=[], variant=None,
+        timeout=DEFAULT_TIMEOUT, where=f"{text.path}:{text.line(None, 'step', n)}",
+        touch=[_substitute(t, values, text.path, line) for t in paths]))
 
 
 def _load_step(suite, text, head, step, n, seen):
@@ -366,6 +415,8 @@ def _check_fixed(fixed, workload, rules, err):
 def _substitute(text, values, path, line):
     def repl(m):
         key = m.group(1)
+        if m.group(0) == RUN_DIR:
+            return RUN_DIR
         if key not in values:
             raise SuiteError(f"{path}:{line}: placeholder {{{key}}} has no value (define it in "
                              "[step.params] or [step.sweep])")

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 from golden import SONDE
 
-from sonde import placement, results, suite, suitefile, tables
+from sonde import placement, results, runner, suite, suitefile, tables
 
 BASIC = """
 [suite]
@@ -128,6 +128,12 @@ STEP = '[[step]]\nname = "a"\nworkload = "ior"\nargs = []\n'
     (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\n'
      'segmentCount = { value = 1, unless = "min_runtime" }\n',
      ":7: fixed 'segmentCount': unless names 'min_runtime', which is not one of the step's"),
+    # touch steps and scores
+    ('[[step]]\nname = "t"\ntouch = ["{scratch}/x"]\nworkload = "ior"\n',
+     ":4: 'workload' in a step that touches files (it takes only: name, touch)"),
+    ('[[step]]\nname = "t"\ntouch = []\n', ":3: touch must be a non-empty list of paths"),
+    ('[suite]\nscore = "io501"\n' + STEP, ":2: unknown score 'io501' (known: io500)"),
+    ('[suite]\nscore = "io500"\n' + STEP, "step 'a' is not an IO500 phase"),
     # placement shapes
     (STEP + "nodes = 3\n", ":5: nodes = 3 needs tasks_per_node"),
     (STEP + "nodes = 2\ntasks_per_node = 2\nranks = 3\n",
@@ -149,8 +155,22 @@ def test_cli_reports_suite_errors_in_one_line_at_dry_run(tmp_path, capsys):
         sorted(suite.suitefile._rules.RULES)) + ")\n"
 
 
+def test_touch_steps_and_the_run_dir_placeholder(tmp_path):
+    p = write(tmp_path, '[suite]\nscratch = "/s"\n[[step]]\nname = "stamp"\n'
+              'touch = ["{run_dir}/stamp", "{scratch}/x"]\n[[step]]\nname = "a"\n'
+              'workload = "ior"\nargs = ["-w", "-O", "stoneWallingStatusFile={run_dir}/sw"]\n')
+    s = suitefile.load(p)
+    stamp, step = s.launches
+    assert stamp.workload is None and stamp.touch == ["{run_dir}/stamp", "/s/x"]
+    assert "stoneWallingStatusFile={run_dir}/sw" in step.args
+    resolved = runner.with_run_dir(step, tmp_path / "run")
+    assert f"stoneWallingStatusFile={tmp_path / 'run'}/sw" in resolved.args
+    assert runner.with_run_dir(stamp, "/r").touch == ["/r/stamp", "/s/x"]
+
+
 def test_shipped_suites_load():
-    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall"):
+    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall",
+                 "io500"):
         s = suitefile.load(suite.REPO / "suites" / f"{name}.toml")
         assert s.launches
 

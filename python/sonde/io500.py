@@ -1,0 +1,399 @@
+"""The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its phases
+in IO500's order, the parameters IO500 fixes, its score, its [RESULT]/[SCORE ] lines and result
+files, and what makes a run invalid.
+
+A suite is an IO500 campaign when its [suite] table says ``score = "io500"`` and its step
+names are IO500's phase names (suites/io500.toml). After the run, ``evaluate_run_dir(dir)``
+returns an :class:`Io500Result`; sonde-suite prints its lines and writes result.txt and
+result_summary.txt beside the manifest; sonde-report renders ``Io500Result.rows()``.
+
+Scores, as IO500's calc_score computes them:
+  - an IOR phase scores its bandwidth in GiB/s (bytes of all ranks / phase time, the
+    stonewall's wear-out included), a metadata phase its rate in kIOPS (mdtest: items of all
+    ranks / phase time; find: entries scanned / find time);
+  - BW = geometric mean of the 4 IOR phases, MD = geometric mean of the 8 metadata phases,
+    SCORE = sqrt(BW x MD); a phase that scored 0 is left out of its mean (the run is then
+    invalid anyway).
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import results as _results
+from .names import End, FindExtra, Header, IORWriteExtra, Measurement
+
+STONEWALL = 300  # seconds: IO500's stonewall, and the least time a write phase may take
+GIB = 1 << 30
+
+
+@dataclass(frozen=True)
+class PhaseDef:
+    """One IO500 phase: which sonde workload runs it, which measurement scores it, and the
+    arguments IO500 fixes (each a tuple: a flag alone, or a flag and its value, where "{any}"
+    stands for any text and "{stonewall}" for the stonewall)."""
+
+    name: str
+    workload: str | None  # None: the timestamp, which sonde-suite makes itself
+    record: str | None  # the measurement phase that gives the score
+    group: str | None  # "BW", "MD", or None (not scored)
+    write: bool = False  # must run at least the stonewall
+    fixed: tuple = ()
+    forbidden: tuple = ()  # flags IO500 allows only in debug runs (they invalidate)
+
+    @property
+    def unit(self):
+        return "GiB/s" if self.name.startswith("ior") else "kIOPS"
+
+
+_IOR = (("-C",), ("-Q", "1"), ("-g",), ("-k",), ("-e",), ("-G", "{any}"),
+        ("-O", "stoneWallingStatusFile={any}"))
+_IOR_HARD = _IOR + (("-t", "47008"), ("-b", "47008"))
+_IOR_WRITE = (("-w",), ("-D", "{stonewall}"), ("-O", "stoneWallingWearOut=1"))
+_IOR_READ = (("-r",), ("-R",))
+_MD_EASY = (("-u",), ("-L",), ("-F",), ("-P",), ("-N", "1"), ("-x", "{any}"))
+_MD_HARD = (("-t",), ("-F",), ("-P",), ("-N", "1"), ("-w", "3901"), ("-e", "3901"),
+            ("-G", "{any}"), ("-x", "{any}"))
+_MD_WRITE = (("-C",), ("-Y",), ("-W", "{stonewall}"))
+
+PHASES = (
+    PhaseDef("ior-easy-write", "ior", "write", "BW", True, _IOR + _IOR_WRITE),
+    PhaseDef("mdtest-easy-write", "mdtest", "file-create", "MD", True, _MD_EASY + _MD_WRITE),
+    PhaseDef("timestamp", None, None, None),
+    PhaseDef("ior-hard-write", "ior", "write", "BW", True, _IOR_HARD + _IOR_WRITE),
+    PhaseDef("mdtest-hard-write", "mdtest", "file-create", "MD", True, _MD_HARD + _MD_WRITE,
+             forbidden=("-I",)),
+    PhaseDef("find", "find", "find", "MD", False,
+             (("-newer", "{any}"), ("-size", "3901c"), ("-name", "*01*"))),
+    PhaseDef("ior-easy-read", "ior", "read", "BW", False, _IOR + _IOR_READ),
+    PhaseDef("mdtest-easy-stat", "mdtest", "file-stat", "MD", False, _MD_EASY + (("-T",),)),
+    PhaseDef("ior-hard-read", "ior", "read", "BW", False, _IOR_HARD + _IOR_READ),
+    PhaseDef("mdtest-hard-stat", "mdtest", "file-stat", "MD", False, _MD_HARD + (("-T",),),
+             forbidden=("-I",)),
+    PhaseDef("mdtest-easy-delete", "mdtest", "file-remove", "MD", False,
+             _MD_EASY + (("-r",),)),
+    PhaseDef("mdtest-hard-read", "mdtest", "file-read", "MD", False,
+             _MD_HARD + (("-E",), ("-X",)), forbidden=("-I",)),
+    PhaseDef("mdtest-hard-delete", "mdtest", "file-remove", "MD", False,
+             _MD_HARD + (("-r",),), forbidden=("-I",)),
+)
+PHASE_NAMES = tuple(p.name for p in PHASES)
+
+
+@dataclass
+class PhaseResult:
+    """What one phase scored, how long it took, and why it is invalid (empty when valid)."""
+
+    name: str
+    group: str | None
+    unit: str
+    value: float | None  # GiB/s or kIOPS; None when the phase has no figure
+    seconds: float | None  # the phase's run time
+    reasons: list = field(default_factory=list)
+    command: list | None = None
+    stonewall_value: float | None = None  # IOR's throughput up to the stonewall (GiB/s)
+    ranks: int | None = None
+    sonde_version: str | None = None
+
+    @property
+    def valid(self):
+        return not self.reasons
+
+
+@dataclass
+class Io500Result:
+    phases: list
+    bw: float  # GiB/s
+    md: float  # kIOPS
+    score: float
+    reasons: list = field(default_factory=list)  # why the whole run is invalid
+
+    @property
+    def valid(self):
+        return not self.reasons and all(p.valid for p in self.phases)
+
+    @property
+    def procs(self):
+        return max((p.ranks for p in self.phases if p.ranks), default=0)
+
+    @property
+    def sonde_version(self):
+        return next((p.sonde_version for p in self.phases if p.sonde_version), "unknown")
+
+    def rows(self):
+        """One dict per phase: phase, group, value, unit, seconds, valid, reasons."""
+        return [{"phase": p.name, "group": p.group, "value": p.value, "unit": p.unit,
+                 "seconds": p.seconds, "valid": p.valid, "reasons": list(p.reasons)}
+                for p in self.phases]
+
+
+def geometric_mean(values):
+    """IO500's mean of a score group: phases that scored 0 (or nothing) are left out; 0 when
+    none is left."""
+    kept = [v for v in values if v is not None and v > 0]
+    if not kept:
+        return 0.0
+    return math.exp(sum(math.log(v) for v in kept) / len(kept))
+
+
+def _args_after_workload(command, workload):
+    """The workload's own arguments of a launch command (launcher and --json dropped)."""
+    if not command or workload not in command:
+        return []
+    args = list(command[command.index(workload) + 1:])
+    if "--json" in args:
+        i = args.index("--json")
+        del args[i:i + 2]
+    return args
+
+
+def _has(args, flag, value):
+    """Whether args hold flag (with value, where "{any}" matches any text): separate or
+    attached to a one-letter flag (-Q1, -G=5)."""
+    pattern = None if value is None else re.compile(
+        "^" + ".*".join(re.escape(p) for p in value.split("{any}")) + "$")
+    for i, a in enumerate(args):
+        if a == flag:
+            if pattern is None:
+                return True
+            if i + 1 < len(args) and pattern.match(args[i + 1]):
+                return True
+        elif pattern is not None and a.startswith(flag) and len(flag) == 2:
+            rest = a[2:].removeprefix("=")
+            if pattern.match(rest):
+                return True
+    return False
+
+
+def fixed_parameter_problems(phase, args, stonewall=STONEWALL):
+    """The fixed parameters of an IO500 phase that args do not hold, as reasons."""
+    problems = []
+    for item in phase.fixed:
+        flag, value = item[0], item[1] if len(item) > 1 else None
+        if value is not None:
+            value = value.replace("{stonewall}", str(stonewall))
+        if not _has(args, flag, value):
+            shown = flag if value is None else f"{flag} {value}"
+            problems.append(f"fixed parameter {shown} is not set")
+    for flag in phase.forbidden:
+        if any(a == flag or a.startswith(flag + "=") for a in args):
+            problems.append(f"{flag} is a debug option of IO500: it invalidates the run")
+    return problems
+
+
+def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
+    """Scores one phase from the launch's results (a sonde.results.Run, or None when it wrote
+    none), its command line and its manifest status."""
+    args = _args_after_workload(command, phase.workload) if phase.workload else []
+    res = PhaseResult(phase.name, phase.group, phase.unit, None, None, command=command)
+    if phase.workload is None:
+        res.value = 0.0
+        return res
+    res.reasons += fixed_parameter_problems(phase, args, stonewall)
+    if run is None:
+        res.reasons.append("the phase wrote no results" + (f" ({status})" if status else ""))
+        return res
+    if run.header:
+        res.ranks = run.header.get(Header.RANKS)
+        res.sonde_version = run.header.get(Header.SONDE_VERSION)
+    if run.end is not None:
+        res.seconds = run.end.get(End.ELAPSED_SECONDS)
+        if run.end.get(End.EXIT_CODE) != 0:
+            res.reasons.append(f"the phase failed (exit code {run.end.get(End.EXIT_CODE)})")
+    else:
+        res.reasons.append("the phase did not finish (no end record)")
+    rows = [m for m in run.measurements if m[Measurement.PHASE] == phase.record]
+    if len(rows) != 1:
+        res.reasons.append(f"{len(rows)} '{phase.record}' measurements, IO500 runs one")
+    if rows:
+        m = rows[0]
+        seconds, extra = m[Measurement.SECONDS], m.get(Measurement.EXTRA) or {}
+        if phase.group == "BW":
+            res.value = m[Measurement.BYTES] / seconds / GIB if seconds else 0.0
+            sw = extra.get(IORWriteExtra.STONEWALL_AGGREGATE)
+            res.stonewall_value = sw / 1024 if sw is not None else None
+        else:
+            res.value = m[Measurement.OPS] / seconds / 1000 if seconds else 0.0
+        errors = (m.get(Measurement.VERIFY) or {}).get("errors")
+        if errors:
+            res.reasons.append(f"{errors} verification errors")
+        if phase.workload == "find" and not extra.get(FindExtra.FOUND):
+            res.reasons.append("Find didn't find anything, this is likely invalid.")
+    if not res.value:
+        res.reasons.append("Resulting score shouldn't be 0.0")
+    if phase.write and res.seconds is not None and res.seconds < stonewall:
+        res.reasons.append(f"Runtime is smaller than expected minimum runtime "
+                           f"({res.seconds:.3f} s < {stonewall} s)")
+    return res
+
+
+def evaluate(launches, reduced_scale=False, stonewall=STONEWALL):
+    """launches: {phase name: (command list, Run or None, status)}. Phases missing from it are
+    invalid. Returns an Io500Result."""
+    phases = []
+    for phase in PHASES:
+        command, run, status = launches.get(phase.name, (None, None, "not run"))
+        if phase.workload is None:
+            res = PhaseResult(phase.name, None, phase.unit, 0.0, None)
+            if status not in ("ok", None):
+                res.reasons.append(f"the timestamp file was not made ({status})")
+        else:
+            res = phase_result(phase, run, command, status, stonewall)
+        phases.append(res)
+    bw = geometric_mean(p.value for p in phases if p.group == "BW")
+    md = geometric_mean(p.value for p in phases if p.group == "MD")
+    reasons = []
+    if reduced_scale:
+        reasons.append("reduced scale (--scale): an IO500 run at reduced scale is never valid")
+    return Io500Result(phases, bw, md, math.sqrt(bw * md), reasons)
+
+
+def result_lines(result):
+    """IO500's stdout: one [RESULT] line per phase (timestamp as [      ]), then [SCORE ]."""
+    lines = []
+    for p in result.phases:
+        tag = "[RESULT]" if p.group else "[      ]"
+        value = f"{p.value if p.value is not None else 0.0:f}"
+        seconds = p.seconds if p.seconds is not None else 0.0
+        mark = "" if p.valid else " [INVALID]"
+        lines.append(f"{tag} {p.name:>20} {value:>15} {p.unit} : time {seconds:.3f} "
+                     f"seconds{mark}")
+    mark = "" if result.valid else " [INVALID]"
+    lines.append(f"[SCORE ] Bandwidth {result.bw:f} GiB/s : IOPS {result.md:f} kiops : "
+                 f"TOTAL {result.score:f}{mark}")
+    return lines
+
+
+def invalid_lines(result):
+    """"ERROR INVALID <phase>: <reason>" for every reason, the run's first."""
+    out = [f"ERROR INVALID {r}" for r in result.reasons]
+    for p in result.phases:
+        out += [f"ERROR INVALID {p.name}: {r}" for r in p.reasons]
+    return out
+
+
+def _pair(key, value):
+    return f"{key:<15} = {value}"
+
+
+def result_txt(result, result_dir):
+    """result.txt as IO500 lays it out: [run], one section per phase, [SCORE]."""
+    out = ["[run]", _pair("procs", result.procs),
+           _pair("version", f"sonde {result.sonde_version}"),
+           _pair("result-dir", result_dir), _pair("mode", "standard")]
+    out += [f"; ERROR INVALID {r}" for r in result.reasons]
+    for p in result.phases:
+        out += ["", f"[{p.name}]"]
+        if p.command:
+            out.append(_pair("exe", " ".join(p.command)))
+        if p.stonewall_value is not None:
+            out.append(_pair("throughput-stonewall", f"{p.stonewall_value:.2f}"))
+        out += [f"; ERROR INVALID {r}" for r in p.reasons]
+        if p.group:
+            out.append(_pair("score", f"{p.value if p.value is not None else 0.0:f}"))
+        if p.seconds is not None:
+            out.append(_pair("t_delta", f"{p.seconds:.4f}"))
+    mark = "" if result.valid else " [INVALID]"
+    out += ["", "[SCORE]", _pair("MD", f"{result.md:f}"), _pair("BW", f"{result.bw:f}"),
+            _pair("SCORE", f"{result.score:f}{mark}")]
+    return "\n".join(out) + "\n"
+
+
+def _load_run(path):
+    if not path.exists():
+        return None
+    runs = _results.load(path)
+    return runs[-1] if runs else None
+
+
+def evaluate_run_dir(run_dir):
+    """The IO500 result of a sonde-suite run directory, or None when its suite is not an
+    IO500 campaign. Each phase is the last launch of the step of that name."""
+    from .runner import Manifest
+
+    manifest = Manifest.load(run_dir)
+    if manifest.data.get("score") != "io500":
+        return None
+    launches = {}
+    for entry in manifest.data["launches"]:
+        if entry["step"] in PHASE_NAMES:
+            run = _load_run(Path(run_dir) / entry["id"] / "results.jsonl")
+            launches[entry["step"]] = (entry.get("command"), run, entry.get("status"))
+    return evaluate(launches, manifest.data.get("reduced_scale", False))
+
+
+def check_steps(steps):
+    """Why a suite's step names are not an IO500 campaign (None when they are): each phase
+    once, in IO500's order, nothing else."""
+    if list(steps) == list(PHASE_NAMES):
+        return None
+    extra = [s for s in steps if s not in PHASE_NAMES]
+    if extra:
+        return f"step '{extra[0]}' is not an IO500 phase (phases: {', '.join(PHASE_NAMES)})"
+    missing = [p for p in PHASE_NAMES if p not in steps]
+    if missing:
+        return f"IO500 phase '{missing[0]}' has no step"
+    if len(steps) != len(set(steps)):
+        return "an IO500 campaign runs each phase once (repetitions = 1)"
+    return "the steps must run in IO500's order: " + ", ".join(PHASE_NAMES)
+
+
+def report(run_dir, out):
+    """Prints IO500's lines for a finished run directory and writes result_summary.txt and
+    result.txt beside its manifest. Returns the Io500Result (None: not an IO500 run)."""
+    result = evaluate_run_dir(run_dir)
+    if result is None:
+        return None
+    run_dir = Path(run_dir)
+    lines = result_lines(result)
+    print("\nIO500 (standard phases, IO500's scoring):", file=out)
+    for line in invalid_lines(result) + lines:
+        print(line, file=out)
+    (run_dir / "result_summary.txt").write_text("\n".join(lines) + "\n")
+    (run_dir / "result.txt").write_text(result_txt(result, run_dir.resolve()))
+    print(f"\nThe result files are stored in the directory: {run_dir}", file=out)
+    from .runner import Manifest
+
+    # A campaign with a failed phase keeps its data, for sonde-suite resume to read.
+    if all(e["status"] == "ok" for e in Manifest.load(run_dir).data["launches"]):
+        removed = purge(result)
+        if removed:
+            print(f"Removed the files the IOR phases kept (-k): {len(removed)}", file=out)
+    return result
+
+
+def _option(args, flag):
+    """The value of a flag in args (separate or attached), or None."""
+    for i, a in enumerate(args):
+        if a == flag and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def purge(result):
+    """IO500 removes its data at the end: the IOR files its phases keep with -k (the test file,
+    or one per rank with -F, named as IOR names them), then the data directories left empty.
+    Only regular files are removed, never through a link. Returns the paths removed."""
+    removed, dirs = [], set()
+    for p in result.phases:
+        args = _args_after_workload(p.command, "ior") + _args_after_workload(p.command,
+                                                                             "mdtest")
+        test_file = _option(args, "-o")
+        if test_file and p.name.startswith("ior") and p.ranks:
+            names = [test_file] + [f"{test_file}.{r:08d}" for r in range(p.ranks)]
+            for name in names:
+                path = Path(name)
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()
+                    removed.append(path)
+            dirs.add(Path(test_file).parent)
+        if _option(args, "-d"):
+            dirs.add(Path(_option(args, "-d")))
+    for d in sorted(dirs, key=lambda d: len(d.parts), reverse=True):
+        for empty in (d, d.parent):
+            try:
+                empty.rmdir()
+            except OSError:
+                pass
+    return removed
