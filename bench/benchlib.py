@@ -110,6 +110,16 @@ class Row:
         }
 
 
+def run_mpi(launcher, ranks, argv, what):
+    """Runs argv on ranks processes under launcher (mpi_env); returns its standard output."""
+    cmd = [str(launcher), "-n", str(ranks)] + [str(a) for a in argv]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
+    if proc.returncode != 0:
+        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
+                         f"{proc.stderr.strip()[-500:]}")
+    return proc.stdout
+
+
 def run_json(argv, what):
     """Runs a program that prints one JSON document; returns it parsed."""
     proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True)

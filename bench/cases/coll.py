@@ -12,10 +12,9 @@ Knobs: SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
 import json
 import os
-import subprocess
 import tempfile
 
-from benchlib import BenchError, Row, mpi_env, mpirun
+from benchlib import BenchError, Row, mpirun, run_mpi
 from sonde.names import COLL
 
 RANKS = 2
@@ -24,15 +23,6 @@ OPS = ["Bcast", "Allreduce", "Alltoall"]
 # (bytes, iterations): enough calls for a stable mean, few enough for a short case.
 SIZES = [(8, 5000), (64 * 1024, 1000), (1024 * 1024, 200)]
 WARMUP_CALLS = 6
-
-
-def _run(launcher, argv, what):
-    cmd = [launcher, "-n", str(RANKS)] + [str(a) for a in argv]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
-    if proc.returncode != 0:
-        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
-                         f"{proc.stderr.strip()[-500:]}")
-    return proc.stdout
 
 
 class CollPerCall:
@@ -60,8 +50,8 @@ class CollPerCall:
     def _sonde(launcher, sonde, op, size, iters):
         with tempfile.TemporaryDirectory(prefix="sonde-bench-coll-") as d:
             path = os.path.join(d, "r.jsonl")
-            _run(launcher, [sonde, "coll", "--per-call", "-b", size, "-e", size, "-i", iters, op,
-                  "--json", path], "sonde coll")
+            run_mpi(launcher, RANKS, [sonde, "coll", "--per-call", "-b", size, "-e", size, "-i",
+                                      iters, op, "--json", path], "sonde coll")
             with open(path) as f:
                 recs = [json.loads(line) for line in f if line.strip()]
         ms = [r for r in recs if r["type"] == "measurement"]
@@ -71,7 +61,7 @@ class CollPerCall:
 
     @staticmethod
     def _ref(launcher, ref, op, size, iters):
-        out = _run(launcher, [ref, op, size, iters, WARMUP_CALLS], "coll_ref")
+        out = run_mpi(launcher, RANKS, [ref, op, size, iters, WARMUP_CALLS], "coll_ref")
         rec = json.loads(out)
         if rec["iterations"] != iters:
             raise BenchError(f"coll_ref {op} {size}: {rec}")
