@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "fail.h"
+#include "manpage.h"
+#include "shell_completion.h"
 #include "topology.h"
 #include "workload.h"
 
@@ -137,6 +139,19 @@ int main(int argc, char **argv)
 			print_usage(stdout);
 		return 0;
 	}
+	/* The build's generated documents (CMakeLists.txt): sonde(1) and the shell completion. */
+	if (strcmp(argv[1], "--help-man") == 0) {
+		sonde_manpage_sonde(workloads, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--help-completion") == 0) {
+		if (argc != 3 || strcmp(argv[2], "bash") != 0) {
+			fprintf(stderr, "sonde: error: usage: sonde --help-completion bash\n");
+			return SONDE_EXIT_USAGE;
+		}
+		sonde_completion_bash(workloads, stdout);
+		return 0;
+	}
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
 		if (launcher_rank() == 0)
@@ -149,6 +164,20 @@ int main(int argc, char **argv)
 	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
 		if (speaks)
 			sonde_options_markdown(w->options, stdout);
+		return 0;
+	}
+	/* sonde-<workload>(1), with the DIFFERENCES of its docs page (docs/workloads/<w>.md). */
+	if (argc > 2 && strcmp(argv[2], "--help-man") == 0) {
+		char err[512];
+		if (argc != 4) {
+			fprintf(stderr, "sonde: error: usage: sonde %s --help-man DOCS_PAGE\n",
+			        w->name);
+			return SONDE_EXIT_USAGE;
+		}
+		if (sonde_manpage_workload(w, argv[3], stdout, err, sizeof err) < 0) {
+			fprintf(stderr, "sonde %s: error: %s\n", w->name, err);
+			return SONDE_EXIT_USAGE;
+		}
 		return 0;
 	}
 	if (asks_for_help(w, argc, argv)) {

@@ -31,7 +31,7 @@ void sonde_parse_result_free(struct sonde_parse_result *r)
 	r->npositional = 0;
 }
 
-static int takes_value(const struct sonde_option *o)
+int sonde_option_takes_value(const struct sonde_option *o)
 {
 	return o->type != SONDE_OPT_FLAG && o->type != SONDE_OPT_COUNT &&
 	       o->type != SONDE_OPT_REFUSED;
@@ -277,7 +277,7 @@ static int handle(const struct sonde_option *o, struct sonde_option_set *set, co
 	if (o->type == SONDE_OPT_WORDS && !attached)
 		return take_words(o, set, argc, argv, i, shown, err, errlen);
 	const char *value = NULL;
-	if (takes_value(o)) {
+	if (sonde_option_takes_value(o)) {
 		if (take_value(o, attached, argc, argv, i, shown, &value, err, errlen) < 0)
 			return -1;
 	} else if (attached) {
@@ -353,7 +353,7 @@ static int short_word(struct sonde_option_set *sets, int nsets, const char *word
 			             : "");
 			return -1;
 		}
-		if (takes_value(o) || o->type == SONDE_OPT_REFUSED) {
+		if (sonde_option_takes_value(o) || o->type == SONDE_OPT_REFUSED) {
 			/* IOR's parser (mdtest's too) takes -G=5 as -G5 and -G 5; IO500 writes it.
 			 */
 			const char *attached = p[1] == '=' ? p + 2 : p[1] ? p + 1 : NULL;
@@ -394,10 +394,8 @@ int sonde_options_parse(struct sonde_option_set *sets, int nsets, int argc, char
 	return 0;
 }
 
-/* "-b, --blockSize N" / "-nobj N" / "-O stoneWallingWearOut=N" as the help and docs show an
- * option. */
-static void spelling(const struct sonde_option_table *t, const struct sonde_option *o, char *buf,
-                     size_t len)
+void sonde_option_spelling(const struct sonde_option_table *t, const struct sonde_option *o,
+                           char *buf, size_t len)
 {
 	if (o->scope == SONDE_SCOPE_DIRECTIVE) {
 		snprintf(buf, len, "-O %s=%s", o->name,
@@ -412,38 +410,37 @@ static void spelling(const struct sonde_option_table *t, const struct sonde_opti
 		n = snprintf(buf, len, "-%c%s", o->letter, o->name ? ", " : "");
 	if (o->name)
 		n += snprintf(buf + n, len - (size_t)n, "%s%s", dash, o->name);
-	if (o->metavar && takes_value(o))
+	if (o->metavar && sonde_option_takes_value(o))
 		snprintf(buf + n, len - (size_t)n, o->value_optional ? "[%s]" : " %s", o->metavar);
 }
 
-/* The parts of --help and of the option reference: options, refused options, directives. */
-enum section { SECTION_OPTIONS, SECTION_REFUSED, SECTION_DIRECTIVES };
-
-static enum section section_of(const struct sonde_option *o)
+enum sonde_option_section sonde_option_section(const struct sonde_option *o)
 {
 	if (o->scope == SONDE_SCOPE_DIRECTIVE)
-		return SECTION_DIRECTIVES;
-	return o->type == SONDE_OPT_REFUSED ? SECTION_REFUSED : SECTION_OPTIONS;
+		return SONDE_SECTION_DIRECTIVES;
+	return o->type == SONDE_OPT_REFUSED ? SONDE_SECTION_REFUSED : SONDE_SECTION_OPTIONS;
 }
 
-static int has_section(const struct sonde_option_table *t, enum section s)
+int sonde_options_have_section(const struct sonde_option_table *t, enum sonde_option_section s)
 {
 	for (int i = 0; i < t->count; i++)
-		if (section_of(&t->options[i]) == s)
+		if (sonde_option_section(&t->options[i]) == s)
 			return 1;
 	return 0;
 }
 
-static void print_section(const struct sonde_option_table *t, enum section s, FILE *out)
+static void print_section(const struct sonde_option_table *t, enum sonde_option_section s,
+                          FILE *out)
 {
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
-		if (section_of(o) != s)
+		if (sonde_option_section(o) != s)
 			continue;
 		char sp[96];
-		spelling(t, o, sp, sizeof sp);
-		const char *refused =
-		    s == SECTION_DIRECTIVES && o->type == SONDE_OPT_REFUSED ? "refused: " : "";
+		sonde_option_spelling(t, o, sp, sizeof sp);
+		const char *refused = s == SONDE_SECTION_DIRECTIVES && o->type == SONDE_OPT_REFUSED
+		                          ? "refused: "
+		                          : "";
 		if (strlen(sp) > 26)
 			fprintf(out, "  %s\n  %-26s  %s%s\n", sp, "", refused, o->help);
 		else
@@ -451,7 +448,7 @@ static void print_section(const struct sonde_option_table *t, enum section s, FI
 	}
 }
 
-static const char directives_intro[] =
+const char sonde_options_directives_intro[] =
     "Directives (-O key=value[,key=value] and the lines of a -f script) take every long option "
     "name, in any case, with the option's checks (flags take 0 or 1).";
 
@@ -461,18 +458,18 @@ void sonde_options_help(const struct sonde_option_table *t, FILE *out)
 	if (t->summary)
 		fprintf(out, "%s\n\n", t->summary);
 	fprintf(out, "Options:\n");
-	print_section(t, SECTION_OPTIONS, out);
-	if (has_section(t, SECTION_REFUSED)) {
+	print_section(t, SONDE_SECTION_OPTIONS, out);
+	if (sonde_options_have_section(t, SONDE_SECTION_REFUSED)) {
 		fprintf(out, "\nOptions of the original that sonde refuses:\n");
-		print_section(t, SECTION_REFUSED, out);
+		print_section(t, SONDE_SECTION_REFUSED, out);
 	}
-	if (has_section(t, SECTION_DIRECTIVES)) {
-		fprintf(out, "\n%s These are directives only:\n", directives_intro);
-		print_section(t, SECTION_DIRECTIVES, out);
+	if (sonde_options_have_section(t, SONDE_SECTION_DIRECTIVES)) {
+		fprintf(out, "\n%s These are directives only:\n", sonde_options_directives_intro);
+		print_section(t, SONDE_SECTION_DIRECTIVES, out);
 	}
 	if (t != &sonde_common_options) {
 		fprintf(out, "\nCommon options:\n");
-		print_section(&sonde_common_options, SECTION_OPTIONS, out);
+		print_section(&sonde_common_options, SONDE_SECTION_OPTIONS, out);
 	}
 	if (t->epilog)
 		fprintf(out, "\n%s\n", t->epilog);
@@ -492,7 +489,7 @@ static void markdown_rows(const struct sonde_option_table *t, int params, FILE *
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
 		char sp[96];
-		spelling(t, o, sp, sizeof sp);
+		sonde_option_spelling(t, o, sp, sizeof sp);
 		const char *key = params ? sonde_option_key(t, o) : NULL;
 		fputs("| `", out);
 		markdown_cell(sp, out);
@@ -517,8 +514,9 @@ void sonde_options_markdown(const struct sonde_option_table *t, FILE *out)
 	fprintf(out, "Usage: `%s %s`\n\n", t->command, t->usage);
 	if (t->summary)
 		fprintf(out, "%s\n\n", t->summary);
-	if (has_section(t, SECTION_DIRECTIVES))
-		fprintf(out, "%s The rows `-O key=...` are directives only.\n\n", directives_intro);
+	if (sonde_options_have_section(t, SONDE_SECTION_DIRECTIVES))
+		fprintf(out, "%s The rows `-O key=...` are directives only.\n\n",
+		        sonde_options_directives_intro);
 	fprintf(out, "The record name is the parameter's member in the `params` of the result "
 	             "records (docs/results-schema.md).\n\n");
 	markdown_rows(t, 1, out);

@@ -56,10 +56,13 @@ struct sonde_option {
 	char letter;      /* short letter (SHORT style), 0 if none */
 	const char *name; /* long name: --name (SHORT style) or -name (WORDS style); may be NULL */
 	enum sonde_opt_type type;
-	size_t offset;       /* offsetof(struct params, field); unused for REFUSED */
-	const char *metavar; /* "N", "BYTES", "PATH": shown in help; NULL for flags */
-	const char *help;    /* one line; for REFUSED the reason it is refused */
-	int64_t min, max;    /* INT/LONG/SIZE range; both 0 = no range check beyond the type */
+	size_t offset; /* offsetof(struct params, field); unused for REFUSED */
+	/* "N", "BYTES", "PATH": shown in help; NULL for flags. Shell completion reads it: FILE,
+	 * PATH and PREFIX are file names, DIR a directory, and "w|r|rw" (lower-case words or
+	 * numbers) the values there are. */
+	const char *metavar;
+	const char *help; /* one line; for REFUSED the reason it is refused */
+	int64_t min, max; /* INT/LONG/SIZE range; both 0 = no range check beyond the type */
 	enum sonde_size_style size_style;
 	int value_optional;   /* value may be absent (mib's -b[gran]); then .implicit is used */
 	const char *implicit; /* value text used when an optional value is absent */
@@ -86,6 +89,11 @@ struct sonde_option_table {
 	const struct sonde_option *options;
 	int count;
 	const char *epilog; /* text after the option list (positional arguments, examples) */
+	/* The struct the entries point into, filled with the workload's defaults, for the manual
+	 * pages' "Default:" of each option (src/core/manpage.c). Leave both out when the struct's
+	 * values before parsing are not the run's defaults (BTIO's come from its input file). */
+	size_t cfg_size;
+	void (*defaults)(void *cfg);
 };
 
 /* One table and the struct it fills. A parse accepts options from several tables (the
@@ -129,6 +137,26 @@ void sonde_options_warn_inert(const struct sonde_option_set *set);
 
 /* The option entry for a long name or letter, or NULL. */
 const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name);
+
+/* Whether the entry takes a value (flags, counts and refused entries do not). */
+int sonde_option_takes_value(const struct sonde_option *o);
+
+/* "-b, --blockSize N" / "-nobj N" / "-O stoneWallingWearOut=N": the option as --help, the
+ * option reference and the manual pages show it. */
+void sonde_option_spelling(const struct sonde_option_table *t, const struct sonde_option *o,
+                           char *buf, size_t len);
+
+/* The parts of --help and of the generated references: options, the original's options sonde
+ * refuses, and directives (IOR's -O keys that are no command-line option). */
+enum sonde_option_section {
+	SONDE_SECTION_OPTIONS,
+	SONDE_SECTION_REFUSED,
+	SONDE_SECTION_DIRECTIVES,
+};
+enum sonde_option_section sonde_option_section(const struct sonde_option *o);
+int sonde_options_have_section(const struct sonde_option_table *t, enum sonde_option_section s);
+/* What directives are, for the texts that list them. */
+extern const char sonde_options_directives_intro[];
 
 void sonde_options_help(const struct sonde_option_table *t, FILE *out);
 /* Markdown table of the options, for docs/options/. */

@@ -28,6 +28,18 @@ static const char *unless_not_every(const void *cfg)
 	                                                 : NULL;
 }
 
+/* mpiBench 1.5 README's defaults: 0 to 1K bytes, 1000 iterations, no time limit, 1 GiB. */
+static void coll_defaults(void *cfg)
+{
+	*(struct coll_cfg *)cfg = (struct coll_cfg){
+	    .begin = 0,
+	    .end = SONDE_KIB,
+	    .mem_limit = SONDE_GIB,
+	    .iters = 1000,
+	    .time_limit_us = 0,
+	};
+}
+
 static const struct sonde_option coll_options[] = {
     {'b', NULL, SONDE_OPT_SIZE, CFG(begin), "BYTES", "first message size (default 0)", 0, INT64_MAX,
      SONDE_SIZE_MPIBENCH, .key = "begin"},
@@ -77,6 +89,8 @@ const struct sonde_option_table coll_option_table = {
     .style = SONDE_STYLE_SHORT,
     .options = coll_options,
     .count = (int)(sizeof coll_options / sizeof coll_options[0]),
+    .cfg_size = sizeof(struct coll_cfg),
+    .defaults = coll_defaults,
     .epilog = "Operations (case-insensitive; none named = mpiBench's eleven, 'all' = every one):\n"
               "  mpiBench: Barrier Bcast Alltoall Alltoallv Allgather Allgatherv Gather Gatherv\n"
               "            Scatter Allreduce Reduce\n"
@@ -354,13 +368,8 @@ static int64_t run_op(const struct coll_cfg *cfg, const struct coll_op *op,
 
 static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 {
-	struct coll_cfg cfg = {
-	    .begin = 0,
-	    .end = SONDE_KIB,
-	    .mem_limit = SONDE_GIB,
-	    .iters = 1000,
-	    .time_limit_us = 0,
-	};
+	struct coll_cfg cfg;
+	coll_defaults(&cfg);
 	struct sonde_parse_result pos;
 	struct sonde_option_set *set =
 	    sonde_parse_command_line(ctx, &coll_option_table, &cfg, argc, argv, &pos);

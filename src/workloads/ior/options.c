@@ -230,6 +230,11 @@ static const struct sonde_option options[] = {
      .scope = SONDE_SCOPE_DIRECTIVE},
 };
 
+static void table_defaults(void *cfg)
+{
+	ior_params_defaults(cfg);
+}
+
 const struct sonde_option_table ior_option_table = {
     .command = "sonde ior",
     .usage = "[options]",
@@ -238,6 +243,8 @@ const struct sonde_option_table ior_option_table = {
     .style = SONDE_STYLE_SHORT,
     .options = options,
     .count = (int)(sizeof options / sizeof options[0]),
+    .cfg_size = sizeof(struct ior_params),
+    .defaults = table_defaults,
     .epilog = "Example: mpirun -n 8 sonde ior -a POSIX -F -t 16m -b 1g -i 3 -w -r -C -g -v "
               "-o /scratch/testFile\n",
 };

@@ -97,6 +97,11 @@ static const struct sonde_option options[] = {
      .inert = unless_reading},
 };
 
+static void table_defaults(void *cfg)
+{
+	mib_params_defaults(cfg);
+}
+
 const struct sonde_option_table mib_options = {
     .command = "sonde mib",
     .usage = "-t DIR [options]",
@@ -107,6 +112,8 @@ const struct sonde_option_table mib_options = {
     .style = SONDE_STYLE_SHORT,
     .options = options,
     .count = (int)(sizeof options / sizeof options[0]),
+    .cfg_size = sizeof(struct mib_params),
+    .defaults = table_defaults,
     .epilog = "Rates are MiB/s: the bytes of all tasks over (latest end - earliest start) of the "
               "phase, open and close excluded, the write phase's fsync included.\n"
               "Example: mpirun -n 8 sonde mib -t /lustre/x/mib -l 1024 -L 60 -s 512k -H -p prof",

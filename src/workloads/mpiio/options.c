@@ -162,6 +162,8 @@ static const struct sonde_option mpiio_options[] = {
      "command line overrides it"},
 };
 
+static void defaults(void *cfg);
+
 const struct sonde_option_table mpiio_table = {
     .command = "sonde mpiio",
     .usage = "-type N -nobj N -size BYTES -target PATH [options]",
@@ -171,14 +173,17 @@ const struct sonde_option_table mpiio_table = {
     .style = SONDE_STYLE_WORDS,
     .options = mpiio_options,
     .count = (int)(sizeof mpiio_options / sizeof mpiio_options[0]),
+    .cfg_size = sizeof(struct mpiio_params),
+    .defaults = defaults,
     .epilog = "Options are whole words after one dash (-type 2), as mpi_io_test reads them; "
               "--type 2 works too.\n"
               "Example: mpirun -n 4 sonde mpiio -type 2 -nobj 16 -size 64K -target "
               "/scratch/f -touch 3 -chkdata 3",
 };
 
-static void defaults(struct mpiio_params *p)
+static void defaults(void *cfg)
 {
+	struct mpiio_params *p = cfg;
 	memset(p, 0, sizeof *p);
 	p->type = 1;
 	p->nobj = 1;
