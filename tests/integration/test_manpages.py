@@ -40,17 +40,24 @@ def section(text, name, strip=True):
 
 
 def page_entries(workload):
-    """[(tag, body text)] of the entries of the page's OPTIONS: a tag at the section's indent,
-    its body indented further (or after the tag on its line, when the tag is short)."""
+    """[(first line, the lines after it)] of the entries of the page's OPTIONS: a tag at the
+    section's indent, its body indented further (on the tag's line when the tag is short)."""
     text, _ = rendered(BUILD / "man" / f"sonde-{workload}.1")
     entries = []
     for ln in section(text, "OPTIONS", strip=False):
-        m = re.match(r"^ {7}(-\S.*?)(?: {2,}(\S.*))?$", ln)
-        if m:
-            entries.append([m.group(1), m.group(2) or ""])
+        if re.match(r"^ {7}-", ln):
+            entries.append([ln.strip(), ""])
         elif entries and ln.startswith(" " * 14):
             entries[-1][1] += " " + ln.strip()
-    return [(tag, " ".join(body.split())) for tag, body in entries]
+    return entries
+
+
+def entry(entries, spelled):
+    """The body of the entry whose tag is spelled, or None."""
+    for first, rest in entries:
+        if first == spelled or first.startswith(spelled + " ") and len(spelled) < 7:
+            return " ".join((first[len(spelled):] + rest).split())
+    return None
 
 
 def help_entries(workload):
@@ -92,12 +99,13 @@ def test_page_has_every_option_of_help(workload):
     text, warnings = rendered(BUILD / "man" / f"sonde-{workload}.1")
     assert warnings == ""
     assert section(text, "NAME")[0].startswith(f"sonde-{workload} - ")
-    page = dict(page_entries(workload))
+    page = page_entries(workload)
     entries = help_entries(workload)
     assert entries
     for spelled, meaning in entries:
-        assert spelled in page, f"{spelled} is not an entry of the page"
-        assert " ".join(meaning.split()) in page[spelled], (spelled, meaning)
+        body = entry(page, spelled)
+        assert body is not None, f"{spelled} is not an entry of the page"
+        assert " ".join(meaning.split()) in body, (spelled, meaning)
 
 
 def markdown_differences(workload):
@@ -132,16 +140,18 @@ MINIMAL = {
     "mib": lambda d: ["-t", d, "-F", "-l", "8", "-s", "4k"],
     "coll": lambda d: ["Barrier"],
     "mpiio": lambda d: ["-target", d / "f"],
+    "mdtest": lambda d: ["-d", d, "-n", "4"],
+    "find": lambda d: [d],
 }
 
 
-def page_defaults(workload):
-    """{option spelling: the Default: text} of the page's entries."""
-    found = {}
-    for tag, body in page_entries(workload):
-        m = re.search(r" Default: (.*)\.$", body)
+def page_defaults(workload, spellings):
+    """{spelling: the Default: text} of the page's entries of those spellings that have one."""
+    page, found = page_entries(workload), {}
+    for spelled in spellings:
+        m = re.search(r" Default: (.*)\.$", entry(page, spelled) or "")
         if m:
-            found[tag] = m.group(1)
+            found[spelled] = m.group(1)
     return found
 
 
@@ -161,8 +171,9 @@ def test_page_defaults_are_what_a_run_uses(workload, tmp_path):
     results = tmp_path / "r.jsonl"
     run_sonde([workload, *argv, "--json", results], np=1, cwd=tmp_path)
     params = read_jsonl(results)[0]["params"]
-    keys = {spelled: key for spelled, key, _ in markdown_rows(workload) if key}
-    defaults = page_defaults(workload)
+    rows = markdown_rows(workload)
+    keys = {spelled: key for spelled, key, _ in rows if key}
+    defaults = page_defaults(workload, [spelled for spelled, _, _ in rows])
     assert defaults, f"sonde-{workload}(1) shows no default"
     checked = 0
     for spelled, default in defaults.items():

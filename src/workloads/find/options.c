@@ -83,6 +83,11 @@ static const struct sonde_option options[] = {
      "splitting one directory between ranks (telldir cookies) is not implemented"},
 };
 
+static void table_defaults(void *cfg)
+{
+	find_params_defaults(cfg);
+}
+
 const struct sonde_option_table find_options = {
     .command = "sonde find",
     .usage = "DIR [-newer FILE] [-size N[c]] [-name PATTERN] [options]",
@@ -94,6 +99,8 @@ const struct sonde_option_table find_options = {
     .style = SONDE_STYLE_WORDS,
     .options = options,
     .count = (int)(sizeof options / sizeof options[0]),
+    .cfg_size = sizeof(struct find_params),
+    .defaults = table_defaults,
     .epilog = "Scanned counts the entries that are not directories (pfind's 'files'); the rate "
               "is scanned entries per second of the slowest rank.\n"
               "Example (the IO500 query): mpirun -n 8 sonde find /scratch/io500 -newer "

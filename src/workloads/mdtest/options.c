@@ -218,6 +218,11 @@ static const struct sonde_option options[] = {
     {0, "gpuDirect", SONDE_OPT_REFUSED, 0, NULL, "GPUDirect storage is not implemented"},
 };
 
+static void table_defaults(void *cfg)
+{
+	mdtest_params_defaults(cfg);
+}
+
 const struct sonde_option_table mdtest_options = {
     .command = "sonde mdtest",
     .usage = "[options]",
@@ -229,6 +234,8 @@ const struct sonde_option_table mdtest_options = {
     .style = SONDE_STYLE_SHORT,
     .options = options,
     .count = (int)(sizeof options / sizeof options[0]),
+    .cfg_size = sizeof(struct mdtest_params),
+    .defaults = table_defaults,
     .epilog = "Without -C, -T, -E, -r or -U every phase runs (renames included). Files are named "
               "file.mdtest.<rank>.<n>, directories dir.mdtest.<rank>.<n>, under "
               "DIR/test-dir.<iteration>-0/mdtest_tree.[<rank>.]0.\n"
