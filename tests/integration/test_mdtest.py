@@ -50,11 +50,12 @@ def measurements(path):
     return [r for r in read_jsonl(path) if r["type"] == "measurement"]
 
 
-@pytest.mark.parametrize("np", [1, 2, 4])
-def test_items_on_disk_after_create_and_none_after_remove(shm_scratch, np):
+@pytest.mark.parametrize("np,hosts", [(1, None), (2, None), (4, None), (4, "nodeA:2,nodeB:2")])
+def test_items_on_disk_after_create_and_none_after_remove(shm_scratch, np, hosts):
     d = shm_scratch / "md"
+
     # 7 directories per tree (depth 2, branching 2), 3 items in each, files and directories
-    mdtest(["-I", 3, "-z", 2, "-b", 2, "-u", "-C", "-d", d], np=np)
+    mdtest(hosts=hosts, args=["-I", 3, "-z", 2, "-b", 2, "-u", "-C", "-d", d], np=np)
     files, dirs = entries(d)
     assert len(files) == np * 21
     tree_dirs = np * 7
@@ -64,12 +65,14 @@ def test_items_on_disk_after_create_and_none_after_remove(shm_scratch, np):
         assert (d / "test-dir.0-0" / f"mdtest_tree.{r}.0" / f"mdtest_tree.{r}.2" /
                 f"mdtest_tree.{r}.6" / f"file.mdtest.{r}.18").is_file()
         assert (d / "test-dir.0-0" / f"mdtest_tree.{r}.0" / f"dir.mdtest.{r}.0").is_dir()
-    mdtest(["-I", 3, "-z", 2, "-b", 2, "-u", "-T", "-E", "-U", "-d", d], np=np)
-    assert entries(d) == (files, dirs) or sorted(entries(d)[0]) == sorted(files)
-    mdtest(["-I", 3, "-z", 2, "-b", 2, "-u", "-r", "-d", d], np=np)
+    mdtest(hosts=hosts, args=["-I", 3, "-z", 2, "-b", 2, "-u", "-T", "-E", "-U", "-d", d], np=np)
+    # stat and read change nothing; the renames move names around the same set
+    after = entries(d)
+    assert sorted(after[0]) == sorted(files) and sorted(after[1]) == sorted(dirs)
+    mdtest(hosts=hosts, args=["-I", 3, "-z", 2, "-b", 2, "-u", "-r", "-d", d], np=np)
     assert entries(d) == ([], [])  # -d itself stays: an earlier run made it
     # A whole run on a directory it makes leaves nothing behind.
-    mdtest(["-n", 10, "-d", shm_scratch / "whole"], np=np)
+    mdtest(hosts=hosts, args=["-n", 10, "-d", shm_scratch / "whole"], np=np)
     assert not (shm_scratch / "whole").exists()
 
 
@@ -247,6 +250,13 @@ def test_variants(shm_scratch):
     assert re.findall(r"^(\d) tasks, (\d+) files$", out.stdout, re.MULTILINE) == [("1", "5"),
                                                                                   ("3", "15")]
     assert out.stdout.count("SUMMARY rate") == 2 and "random seed: 9" in out.stdout
+    # -d a@b: rank r works under the (r mod 2)-th directory
+    a, b = shm_scratch / "a", shm_scratch / "b"
+    mdtest(["-n", 4, "-F", "-u", "-C", "-d", f"{a}@{b}"], np=3)
+    assert sorted(os.listdir(a / "test-dir.0-0")) == ["mdtest_tree.0.0", "mdtest_tree.2.0"]
+    assert os.listdir(b / "test-dir.0-0") == ["mdtest_tree.1.0"]
+    mdtest(["-n", 4, "-F", "-u", "-r", "-d", f"{a}@{b}"], np=3)
+    assert entries(a) == entries(b) == ([], [])
     # -U alone renames the directories an earlier run made; they are all still there
     d = shm_scratch / "u"
     mdtest(["-n", 6, "-D", "-C", "-d", d], np=2)
