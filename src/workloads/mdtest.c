@@ -258,22 +258,26 @@ static void print_header(const struct mdtest_run *run)
 	fflush(stdout);
 }
 
-/* The -d directories (ranks below their number make them when missing); returns whether this
- * rank made its own, which the last remove phase removes again. */
+/* The -d directories (ranks below their number make them when missing and the run creates);
+ * returns whether this rank made its own, which the last remove phase removes again. */
 static int make_base_dirs(struct mdtest_run *run)
 {
 	int made = 0, err = 0;
 	char msg[PATH_MAX + 128] = "";
 	const char *d = run->rank < run->ndirs ? run->dirs[run->rank] : "";
 	if (run->rank < run->ndirs) {
-		int rc = run->io->mkdir(d, 0775);
+		/* A run that creates nothing needs an earlier run's directory: it makes none. */
+		int rc = run->p.create ? run->io->mkdir(d, 0775) : -EEXIST;
 		struct stat st;
 		if (rc == 0) {
 			made = 1;
 		} else if (rc != -EEXIST) {
 			err = -rc;
 			snprintf(msg, sizeof msg, "-d: %s", sonde_io_last_error());
-		} else if (lstat(d, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		} else if (lstat(d, &st) != 0) {
+			err = errno;
+			snprintf(msg, sizeof msg, "-d %s: %s", d, sonde_strerror(err));
+		} else if (!S_ISDIR(st.st_mode)) {
 			err = ENOTDIR;
 			snprintf(msg, sizeof msg,
 			         "-d %s: not a directory (a symbolic link is not followed)", d);
@@ -446,6 +450,17 @@ static void test_dirs(struct mdtest_run *run, int iteration, int make)
 		sonde_exit(sonde_exit_class(err, SONDE_STAGE_RUN));
 }
 
+/* A run that does not create works in an earlier run's tree: it must be there, and be made of
+ * directories, before any of its items is touched. */
+static void existing_tree(struct mdtest_run *run, int iteration)
+{
+	char msg[2 * PATH_MAX], path[PATH_MAX] = "";
+	int err = mdtest_tree_check(run, iteration, msg, sizeof msg, path, sizeof path);
+	err = sonde_agree_path(run->comm, err, path, "%s", msg);
+	if (err)
+		sonde_exit(sonde_exit_class(err, SONDE_STAGE_INPUT));
+}
+
 static void pre_delay(const struct mdtest_run *run)
 {
 	if (run->p.pre_delay > 0 && run->rank == 0) {
@@ -499,6 +514,8 @@ static void iteration(struct mdtest_run *run, int j)
 	if (p->create) {
 		test_dirs(run, j, 1);
 		tree_phase(run, MDTEST_TREE_CREATE, j);
+	} else {
+		existing_tree(run, j);
 	}
 	if (p->dirs_only && !p->shared_file)
 		directory_phases(run, j);

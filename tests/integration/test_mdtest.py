@@ -298,6 +298,28 @@ def test_planted_links_are_not_followed(shm_scratch):
     out = mdtest(["-n", 5, "-F", "-C", "-d", link], np=2, check=False)
     assert out.returncode == 2 and "symbolic link is not followed" in out.stderr
     assert os.listdir(victim) == []
+    # a run that removes what an earlier run made: a tree root replaced by a link is refused
+    # before anything is removed
+    (victim / "file.mdtest.0.1").write_bytes(b"")
+    d2 = shm_scratch / "md2"
+    (d2 / "test-dir.0-0").mkdir(parents=True)
+    (d2 / "test-dir.0-0" / "mdtest_tree.0.0").symlink_to(victim)
+    out = mdtest(["-n", 3, "-F", "-u", "-r", "-d", d2], np=2, check=False)
+    assert out.returncode == 2
+    (e,) = [ln for ln in out.stderr.splitlines() if ln.startswith("sonde mdtest")]
+    assert "mdtest_tree.0.0: not a directory (a symbolic link is not followed)" in e
+    assert os.listdir(victim) == ["file.mdtest.0.1"]
+
+
+def test_a_run_without_create_needs_the_earlier_runs_tree(shm_scratch):
+    out = mdtest(["-n", 3, "-F", "-T", "-d", shm_scratch / "none"], np=2, check=False)
+    assert out.returncode == 2 and "-d " + str(shm_scratch / "none") in out.stderr
+    assert os.listdir(shm_scratch) == []  # nothing made
+    (shm_scratch / "md").mkdir()
+    out = mdtest(["-n", 3, "-F", "-T", "-d", shm_scratch / "md"], np=2, check=False)
+    assert out.returncode == 2
+    assert "mdtest_tree.0: No such file or directory (without -C the tree must be there" \
+        in out.stderr
 
 
 @pytest.mark.parametrize("args,message", [

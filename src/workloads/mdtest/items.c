@@ -472,3 +472,39 @@ void mdtest_tree_dirs(struct mdtest_run *run, struct mdtest_pass *pass, int loop
 		}
 	}
 }
+
+int mdtest_tree_check(const struct mdtest_run *run, int iteration, char *msg, size_t msglen,
+                      char *path, size_t pathlen)
+{
+	/* Each rank looks at its own tree (rank 0 at the shared one): together all trees. */
+	if (!run->p.unique_dir && run->rank != 0)
+		return 0;
+	char root[PATH_MAX];
+	for (int loop = 0; loop < run->tree.loops; loop++) {
+		mdtest_tree_root(run, run->rank, iteration, loop, root, sizeof root);
+		for (int64_t d = 0; d < run->tree.dirs; d++) {
+			struct stat st;
+			if (dir_path(run, run->rank, root, d, path, pathlen) < 0) {
+				snprintf(msg, msglen, "%s/...: %s", root,
+				         sonde_strerror(ENAMETOOLONG));
+				return ENAMETOOLONG;
+			}
+			if (lstat(path, &st) != 0) {
+				int err = errno;
+				snprintf(
+				    msg, msglen,
+				    "%s: %s (without -C the tree must be there from an earlier run "
+				    "with the same -d, -n, -I, -z, -b, -L, -u)",
+				    path, sonde_strerror(err));
+				return err;
+			}
+			if (!S_ISDIR(st.st_mode)) {
+				snprintf(msg, msglen,
+				         "%s: not a directory (a symbolic link is not followed)",
+				         path);
+				return ENOTDIR;
+			}
+		}
+	}
+	return 0;
+}

@@ -65,6 +65,11 @@ void mdtest_items(struct mdtest_run *run, struct mdtest_pass *pass, int loop);
 /* The tree's directories: made (parents first) or removed (children first) by this rank. */
 void mdtest_tree_dirs(struct mdtest_run *run, struct mdtest_pass *pass, int loop);
 
+/* Without -C: every directory of this rank's tree (rank 0: the shared one) is there and is a
+ * directory, not a planted link. Returns 0, or an errno value with msg and the path. */
+int mdtest_tree_check(const struct mdtest_run *run, int iteration, char *msg, size_t msglen,
+                      char *path, size_t pathlen);
+
 /* Paths (items.c). */
 /* DIR/test-dir.<iteration>-<loop> of the -d directory rank `rank` works in. */
 void mdtest_test_dir(const struct mdtest_run *run, int rank, int iteration, int loop, char *buf,
