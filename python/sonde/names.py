@@ -364,7 +364,7 @@ class FindExtra:
     """Members of the extra of sonde find's measurement."""
 
     FOUND = Name("found", INT)
-    SCANNED_FILES = Name("scanned_files", INT)
+    SCANNED = Name("scanned", INT)
     DIRENTS = Name("dirents", INT)
 
 

@@ -100,7 +100,7 @@ def test_find_extra_members_match_the_binary(golden):
     extra = m[names.Measurement.EXTRA]
     for name in (v for v in vars(names.FindExtra).values() if isinstance(v, names.Name)):
         assert name in extra and name.typed(extra[name]), (name, extra.get(name))
-    assert m[names.Measurement.OPS] == extra[names.FindExtra.SCANNED_FILES]
+    assert m[names.Measurement.OPS] == extra[names.FindExtra.SCANNED]
 
 
 def test_mdtest_extra_members_match_the_binary(golden):

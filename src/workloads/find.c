@@ -33,7 +33,7 @@ enum color { WHITE, BLACK };
 
 enum count {
 	FOUND,       /* entries that passed every test */
-	FILES,       /* entries that are not directories: pfind's "scanned files" */
+	SCANNED,     /* entries tested: every entry read, and the start point */
 	DIRENTS,     /* every entry read from a directory */
 	UNKNOWN,     /* entries whose type readdir did not give */
 	ERRORS,      /* entries or directories that could not be examined */
@@ -285,8 +285,7 @@ static void entry(struct walker *w, const struct dirent *e)
 	}
 	if (type == DT_DIR)
 		find_queue_push(&w->queue, FIND_DIR, w->path, len);
-	else
-		w->n[FILES]++;
+	w->n[SCANNED]++;
 	if (!find_name_matches(&w->tests, e->d_name))
 		goto done;
 	if (!find_needs_stat(&w->tests)) {
@@ -506,8 +505,7 @@ static void start(struct walker *w, const char *root)
 	base = base && base[1] ? base + 1 : root;
 	if (S_ISDIR(st.st_mode))
 		find_queue_push(&w->queue, FIND_DIR, root, len);
-	else
-		w->n[FILES]++;
+	w->n[SCANNED]++;
 	if (find_name_matches(&w->tests, base) &&
 	    (!find_needs_stat(&w->tests) || find_stat_matches(&w->tests, &st)))
 		matched(w, root, len);
@@ -546,9 +544,9 @@ static void result_line(const struct walker *w, const char *who, const int64_t *
 	printf("[%s]", who);
 	if (w->p.debug)
 		printf(" rate: %.3f kiops time: %.1fs",
-		       seconds > 0 ? (double)c[FILES] / seconds / 1000 : 0.0, seconds);
+		       seconds > 0 ? (double)c[SCANNED] / seconds / 1000 : 0.0, seconds);
 	printf(" found: %lld (scanned %lld files, scanned dirents: %lld, unknown dirents: %lld",
-	       (long long)c[FOUND], (long long)c[FILES], (long long)c[DIRENTS],
+	       (long long)c[FOUND], (long long)c[SCANNED], (long long)c[DIRENTS],
 	       (long long)c[UNKNOWN]);
 	if (w->p.verbose >= 1)
 		printf(", job steal msgs received: %lld, work items send: %lld, job steal msgs "
@@ -576,20 +574,20 @@ static void record(const struct walker *w, const int64_t *total, double seconds,
 	sonde_json_init(&extra);
 	sonde_json_object_begin(&extra, NULL);
 	sonde_json_int(&extra, "found", total[FOUND]);
-	sonde_json_int(&extra, "scanned_files", total[FILES]);
+	sonde_json_int(&extra, "scanned", total[SCANNED]);
 	sonde_json_int(&extra, "dirents", total[DIRENTS]);
 	sonde_json_int(&extra, "unknown_dirents", total[UNKNOWN]);
 	sonde_json_bool(&extra, "stonewall_hit", total[STONEWALL_HIT] > 0);
 	sonde_json_int(&extra, "work_items_sent", total[ITEMS_SENT]);
 	sonde_json_int(&extra, "steal_requests", total[REQUESTS_OUT]);
-	json_column(&extra, "rank_scanned_files", all, w->size, FILES);
+	json_column(&extra, "rank_scanned", all, w->size, SCANNED);
 	json_column(&extra, "rank_found", all, w->size, FOUND);
 	sonde_json_object_end(&extra);
 	struct sonde_measurement m = {
 	    .phase = "find",
 	    .iteration = -1,
 	    .seconds = seconds,
-	    .ops = total[FILES],
+	    .ops = total[SCANNED],
 	    .per_rank = per_rank,
 	    .params_json = w->params,
 	    .extra_json = extra.buf,
@@ -629,7 +627,7 @@ static int conclude(struct walker *w, double mine)
 			result_line(w, who, all + r * NCOUNTS, times[2 * r + 1], times[2 * r]);
 		}
 		result_line(w, "DONE", total, steal_seconds, per_rank.max);
-		printf("MATCHED %lld/%lld\n", (long long)total[FOUND], (long long)total[FILES]);
+		printf("MATCHED %lld/%lld\n", (long long)total[FOUND], (long long)total[SCANNED]);
 		fflush(stdout);
 		record(w, total, per_rank.max, &per_rank, all);
 	}

@@ -14,7 +14,7 @@ QUERY = ["-newer", None, "-size", "3901c", "-name", "*01*"]
 def make_tree(root):
     """Files of the IO500 find's size with and without "01" in their names, older ones, other
     sizes, nested directories (one whose own name matches), a symbolic link; returns the
-    timestamp file and the number of entries that are not directories."""
+    timestamp file and the number of entries find tests (every entry below root, and root)."""
     old = root / "old01"
     old.write_bytes(b"x" * 3901)
     stamp = root.parent / f"{root.name}.timestamp"
@@ -31,11 +31,12 @@ def make_tree(root):
         nondirs += 1
     (root / "d" / "link01").symlink_to("../a")
     nondirs += 1
+    ndirs = sum(1 for p in root.rglob("*") if p.is_dir() and not p.is_symlink())
     # Newer than the stamp by a whole second, so that coarse clocks cannot tie.
     for p in root.rglob("*"):
         if p.is_file() and not p.is_symlink() and p.name != "old01":
             os.utime(p, ns=(t + 10**9, t + 10**9))
-    return stamp, nondirs
+    return stamp, nondirs + ndirs + 1
 
 
 def reference(root, stamp, *tests):
@@ -56,7 +57,7 @@ def matches(stdout):
 def test_matches_equal_find(shm_scratch, np):
     root = shm_scratch / "tree"
     root.mkdir()
-    stamp, nondirs = make_tree(root)
+    stamp, scanned = make_tree(root)
     want = reference(root, stamp, "-size", "3901c", "-name", "*01*")
     assert len(want) > 20  # the query selects something, not everything
     json = shm_scratch / "r.jsonl"
@@ -67,17 +68,17 @@ def test_matches_equal_find(shm_scratch, np):
                      r"(\d+) files, scanned dirents: (\d+), unknown dirents: (\d+)\)$",
                      out.stdout, re.MULTILINE)
     assert done, out.stdout
-    ndirs = sum(1 for p in root.rglob("*") if p.is_dir() and not p.is_symlink())
     assert int(done[3]) == len(want)
-    assert int(done[4]) == nondirs
-    assert int(done[5]) == nondirs + ndirs
-    assert re.search(rf"^MATCHED {len(want)}/{nondirs}$", out.stdout, re.MULTILINE)
+    assert int(done[4]) == scanned
+    assert int(done[5]) == scanned - 1  # every entry read: all but the start point
+    assert re.search(rf"^MATCHED {len(want)}/{scanned}$", out.stdout, re.MULTILINE)
     records = read_jsonl(json)
     m = [r for r in records if r["type"] == "measurement"]
     assert len(m) == 1 and m[0]["phase"] == "find"
-    assert m[0]["ops"] == nondirs and m[0]["extra"]["found"] == len(want)
+    assert m[0]["ops"] == scanned and m[0]["extra"]["found"] == len(want)
     assert sum(m[0]["extra"]["rank_found"]) == len(want)
-    assert len(m[0]["extra"]["rank_scanned_files"]) == np
+    per_rank = m[0]["extra"]["rank_scanned"]
+    assert sum(per_rank) == scanned and len(per_rank) == np
     # The printed rate is the record's: scanned entries over the slowest rank's time.
     assert float(done[1]) == pytest.approx(m[0]["ops_per_s"] / 1000, rel=1e-3, abs=1e-3)
     assert records[-1]["type"] == "end" and records[-1]["exit_code"] == 0
@@ -101,7 +102,7 @@ def test_other_tests_equal_find(shm_scratch):
 def test_count_only_per_process_and_results_dir(shm_scratch):
     root = shm_scratch / "tree"
     root.mkdir()
-    stamp, nondirs = make_tree(root)
+    stamp, scanned = make_tree(root)
     want = reference(root, stamp, "-size", "3901c", "-name", "*01*")
     out = run_sonde(["find", root, *query(stamp), "-C", "-P", "-v"], np=3)
     assert matches(out.stdout) == []
@@ -109,7 +110,7 @@ def test_count_only_per_process_and_results_dir(shm_scratch):
                        out.stdout, re.MULTILINE)
     assert [r[0] for r in ranks] == ["0", "1", "2"]
     assert sum(int(r[1]) for r in ranks) == len(want)
-    assert sum(int(r[2]) for r in ranks) == nondirs
+    assert sum(int(r[2]) for r in ranks) == scanned
     res = shm_scratch / "res"
     out = run_sonde(["find", root, *query(stamp), "-r", res], np=3)
     assert matches(out.stdout) == []
@@ -120,10 +121,10 @@ def test_count_only_per_process_and_results_dir(shm_scratch):
 def test_two_nodes(shm_scratch):
     root = shm_scratch / "tree"
     root.mkdir()
-    stamp, nondirs = make_tree(root)
+    stamp, scanned = make_tree(root)
     out = run_sonde(["find", root, *query(stamp), "-P"], np=4, hosts="nodeA:2,nodeB:2")
     assert matches(out.stdout) == reference(root, stamp, "-size", "3901c", "-name", "*01*")
-    assert f"/{nondirs}\n" in out.stdout
+    assert f"/{scanned}\n" in out.stdout
 
 
 def test_a_path_too_long_is_an_error_and_no_figure(shm_scratch):

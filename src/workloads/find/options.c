@@ -101,8 +101,9 @@ const struct sonde_option_table find_options = {
     .count = (int)(sizeof options / sizeof options[0]),
     .cfg_size = sizeof(struct find_params),
     .defaults = table_defaults,
-    .epilog = "Scanned counts the entries that are not directories (pfind's 'files'); the rate "
-              "is scanned entries per second of the slowest rank.\n"
+    .epilog = "Scanned counts every entry tested, directories and the start point too (pfind "
+              "counts the entries that are not directories); the rate is scanned entries per "
+              "second of the slowest rank.\n"
               "Example (the IO500 query): mpirun -n 8 sonde find /scratch/io500 -newer "
               "/scratch/timestampfile -size 3901c -name '*01*' -C -D rates",
 };
