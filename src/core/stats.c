@@ -39,28 +39,39 @@ void sonde_stats_of(const double *v, int64_t n, struct sonde_stats *out)
 
 void sonde_stats_across(MPI_Comm comm, double value, struct sonde_stats *out)
 {
-	int rank, size;
+	sonde_stats_across_some(comm, value, 1, out);
+}
+
+void sonde_stats_across_some(MPI_Comm comm, double value, int take_part, struct sonde_stats *out)
+{
+	int rank;
 	MPI_Comm_rank(comm, &rank);
-	MPI_Comm_size(comm, &size);
 	/* MINLOC picks the lowest rank among equal values; the maximum is the MINLOC of the negated
-	 * value, so both extremes come from one reduction with the same tie rule. */
+	 * value, so both extremes come from one reduction with the same tie rule. A rank that
+	 * takes no part offers +infinity to both. */
 	struct {
 		double v;
 		int rank;
-	} in[2] = {{value, rank}, {-value, rank}}, res[2];
+	} in[2] = {{take_part ? value : HUGE_VAL, rank}, {take_part ? -value : HUGE_VAL, rank}},
+	  res[2];
 	MPI_Allreduce(in, res, 2, MPI_DOUBLE_INT, MPI_MINLOC, comm);
+	double part[2] = {take_part ? value : 0, take_part ? 1 : 0}, tot[2];
+	MPI_Allreduce(part, tot, 2, MPI_DOUBLE, MPI_SUM, comm);
 
 	memset(out, 0, sizeof *out);
-	out->n = size;
+	out->n = (int64_t)tot[1];
+	if (out->n == 0)
+		return;
 	out->min = res[0].v;
 	out->min_rank = res[0].rank;
 	out->max = -res[1].v;
 	out->max_rank = res[1].rank;
-	MPI_Allreduce(&value, &out->sum, 1, MPI_DOUBLE, MPI_SUM, comm);
-	out->mean = out->sum / size;
-	double dev = (value - out->mean) * (value - out->mean), ss;
+	out->sum = tot[0];
+	out->mean = out->sum / tot[1];
+	/* Two passes, as in sonde_stats_of: the deviations from the mean every rank now knows. */
+	double dev = take_part ? (value - out->mean) * (value - out->mean) : 0, ss;
 	MPI_Allreduce(&dev, &ss, 1, MPI_DOUBLE, MPI_SUM, comm);
-	out->stddev = sqrt(ss / size);
+	out->stddev = sqrt(ss / tot[1]);
 }
 
 double sonde_percentile(const double *sorted, int64_t n, double p)
@@ -191,41 +202,54 @@ static void exact_percentiles(MPI_Comm comm, const double *samples, int64_t n, i
 	free(all);
 }
 
+void sonde_latency_acc_add(struct sonde_latency_acc *a, double seconds)
+{
+	sonde_hist_add(&a->hist, seconds);
+	a->sum += seconds;
+	if (a->count++ == 0 || seconds > a->max)
+		a->max = seconds;
+}
+
+void sonde_latency_of_acc(MPI_Comm comm, const struct sonde_latency_acc *local,
+                          struct sonde_latency *out)
+{
+	memset(out, 0, sizeof *out);
+	double sum = local->sum;
+	/* A rank without samples must not pull the maximum towards its zero. */
+	double max = local->count > 0 ? local->max : -HUGE_VAL;
+	out->count = local->count;
+	out->hist = local->hist;
+	if (comm != MPI_COMM_NULL) {
+		double mine[2] = {sum, max}, sums;
+		MPI_Allreduce(&local->count, &out->count, 1, MPI_INT64_T, MPI_SUM, comm);
+		MPI_Reduce(local->hist.count, out->hist.count, SONDE_HIST_BUCKETS, MPI_INT64_T,
+		           MPI_SUM, 0, comm);
+		MPI_Reduce(&mine[0], &sums, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
+		MPI_Reduce(&mine[1], &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+		sum = sums;
+	}
+	int rank = 0;
+	if (comm != MPI_COMM_NULL)
+		MPI_Comm_rank(comm, &rank);
+	if (out->count == 0 || rank != 0) {
+		memset(&out->hist, 0, sizeof out->hist);
+		return;
+	}
+	out->mean = sum / (double)out->count;
+	out->max = max;
+	sonde_latency_from_histogram(out);
+}
+
 void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64_t max_exact,
                           struct sonde_latency *out)
 {
-	int rank;
-	MPI_Comm_rank(comm, &rank);
-	memset(out, 0, sizeof *out);
-
-	struct sonde_hist local;
+	struct sonde_latency_acc local;
 	memset(&local, 0, sizeof local);
-	double sum = 0, max = 0;
-	for (int64_t i = 0; i < n; i++) {
-		sonde_hist_add(&local, samples[i]);
-		sum += samples[i];
-		if (i == 0 || samples[i] > max)
-			max = samples[i];
-	}
-	/* A rank without samples must not pull the maximum towards its zero. */
-	double lmax = n > 0 ? max : -HUGE_VAL;
-	double total_sum;
-	int64_t total;
-	MPI_Allreduce(&n, &total, 1, MPI_INT64_T, MPI_SUM, comm);
-	MPI_Reduce(local.count, out->hist.count, SONDE_HIST_BUCKETS, MPI_INT64_T, MPI_SUM, 0, comm);
-	MPI_Reduce(&sum, &total_sum, 1, MPI_DOUBLE, MPI_SUM, 0, comm);
-	MPI_Reduce(&lmax, &max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-	if (total == 0)
+	for (int64_t i = 0; i < n; i++)
+		sonde_latency_acc_add(&local, samples[i]);
+	sonde_latency_of_acc(comm, &local, out);
+	if (out->count == 0 || out->count > max_exact)
 		return;
-
-	if (total <= max_exact) {
-		exact_percentiles(comm, samples, n, total, out);
-	} else if (rank == 0) {
-		sonde_latency_from_histogram(out);
-	}
-	if (rank == 0) {
-		out->count = total;
-		out->mean = total_sum / (double)total;
-		out->max = max;
-	}
+	exact_percentiles(comm, samples, n, out->count, out);
+	out->from_histogram = 0;
 }

@@ -18,6 +18,10 @@ void sonde_stats_of(const double *v, int64_t n, struct sonde_stats *out);
  * wins ties). Every rank gets the result. */
 void sonde_stats_across(MPI_Comm comm, double value, struct sonde_stats *out);
 
+/* sonde_stats_across over the ranks that pass take_part != 0 (every rank calls it): n counts
+ * them, and the others' values count for nothing. When no rank takes part, everything is 0. */
+void sonde_stats_across_some(MPI_Comm comm, double value, int take_part, struct sonde_stats *out);
+
 /* Percentile p in [0,100] of sorted[0..n), linear interpolation between closest ranks. */
 double sonde_percentile(const double *sorted, int64_t n, double p);
 
@@ -49,6 +53,23 @@ struct sonde_latency {
 
 /* Sets p50, p90 and p99 from l->hist (bucket upper edges) and marks them so. */
 void sonde_latency_from_histogram(struct sonde_latency *l);
+
+/* One rank's per-call latencies without the samples, for loops too long to keep them: the
+ * histogram with the count, sum and largest value. Adding one costs a frexp and a few
+ * additions. Start from all zeros. */
+struct sonde_latency_acc {
+	struct sonde_hist hist;
+	int64_t count;
+	double sum, max;
+};
+
+void sonde_latency_acc_add(struct sonde_latency_acc *a, double seconds);
+
+/* Collective over comm (MPI_COMM_NULL: this process alone): the latency summary of every rank's
+ * calls, percentiles from the merged histogram. count is valid on every rank, the rest on rank
+ * 0. */
+void sonde_latency_of_acc(MPI_Comm comm, const struct sonde_latency_acc *local,
+                          struct sonde_latency *out);
 
 /* Collective: latency summary over every rank's samples (gathered to rank 0 in bounded
  * chunks, exact percentiles when the total fits in max_exact samples, histogram percentiles

@@ -34,8 +34,7 @@ struct phase {
 	int64_t calls, bytes, short_calls;
 	enum stop stop;
 	struct sonde_profile profile;
-	struct sonde_hist latency;
-	double latency_max;
+	struct sonde_latency_acc latency;
 	struct sonde_verify verify;
 	int err; /* this rank's failure in the phase (errno), agreed at its close */
 	char why[1024];
@@ -188,9 +187,7 @@ static void phase_init(struct mib *m, struct phase *ph, const char *name, int fi
 
 static void record_call(struct mib *m, struct phase *ph, double t0, double t1)
 {
-	sonde_hist_add(&ph->latency, t1 - t0);
-	if (t1 - t0 > ph->latency_max)
-		ph->latency_max = t1 - t0;
+	sonde_latency_acc_add(&ph->latency, t1 - t0);
 	if (m->keep_profile && sonde_profile_add(&ph->profile, t0, t1) < 0)
 		sonde_fatal("out of memory for the profile after %lld calls", (long long)ph->calls);
 }
@@ -445,21 +442,6 @@ static void per_task_json(struct sonde_json *j, const int64_t *calls, int tasks)
 	sonde_json_array_end(j);
 }
 
-static void latency_of(const struct mib *m, const struct phase *ph, struct sonde_latency *l)
-{
-	memset(l, 0, sizeof *l);
-	if (m->ctx->mpi)
-		sonde_hist_merge(m->ctx->comm, &ph->latency, &l->hist);
-	else
-		l->hist = ph->latency;
-	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
-		l->count += l->hist.count[b];
-	sonde_latency_from_histogram(l);
-	l->max = reduce_double(m, ph->latency_max, MPI_MAX);
-	double busy = reduce_double(m, ph->last_end - ph->start, MPI_SUM);
-	l->mean = l->count ? busy / (double)l->count : NAN;
-}
-
 static void write_profile(struct mib *m, struct phase *ph)
 {
 	char path[PATH_MAX + 16], err[600];
@@ -542,7 +524,7 @@ static double conclude(struct mib *m, struct phase *ph)
 	else
 		sonde_stats_of(&mine, 1, &per_rank);
 	struct sonde_latency lat;
-	latency_of(m, ph, &lat);
+	sonde_latency_of_acc(m->ctx->comm, &ph->latency, &lat);
 	if (report_here(m) && sonde_results_active()) {
 		struct sonde_json extra;
 		sonde_json_init(&extra);

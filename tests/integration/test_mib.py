@@ -107,6 +107,15 @@ def test_call_limit_files_profiles_and_rates(shm_scratch, np_):
     text = read_profile(f"{prof}.read", np_)
     assert ends[-1] == pytest.approx(text[-1], abs=2e-6)
 
+    # The latency summary is of the calls themselves: mean and max of end - start.
+    starts = [row for r in profs if r["part"] == "calls" for row in r["start"]]
+    durations = [e - s for srow, erow in zip(starts, ends, strict=True)
+                 for s, e in zip(srow, erow, strict=True)]
+    lat = rec["read"]["latency"]
+    assert lat["count"] == len(durations)
+    assert lat["mean"] == pytest.approx(sum(durations) / len(durations), abs=1e-6)
+    assert lat["max"] == pytest.approx(max(durations), abs=1e-6)
+
 
 @pytest.mark.parametrize("np_,missing,reader", [(4, 3, 1), (3, 2, 1), (2, 0, 1), (1, 0, 0)])
 def test_cross_task_read_mapping(shm_scratch, np_, missing, reader):

@@ -152,6 +152,85 @@ static void test_across(MPI_Comm world, MPI_Comm half, int rank)
 	CHECK_NEAR(s.stddev, 4, 1e-12);
 }
 
+/* A subset of the ranks: only their values count, the others' are anything at all. */
+static void test_across_some(MPI_Comm world, int rank)
+{
+	/* ranks 1 and 3 take part with 1e9+1 and 1e9+3; ranks 0 and 2 offer values that would
+	 * be the extremes and move the mean if they counted */
+	const double v[] = {-5e9, 1e9 + 1, 7e9, 1e9 + 3};
+	struct sonde_stats s;
+	sonde_stats_across_some(world, v[rank], rank % 2, &s);
+	CHECK_INT(s.n, 2);
+	CHECK_NEAR(s.min, 1e9 + 1, 0);
+	CHECK_INT(s.min_rank, 1);
+	CHECK_NEAR(s.max, 1e9 + 3, 0);
+	CHECK_INT(s.max_rank, 3);
+	CHECK_NEAR(s.mean, 1e9 + 2, 1e-6);
+	CHECK_NEAR(s.sum, 2e9 + 4, 1e-6);
+	/* two passes: a one-pass sum of squares gives 0 or garbage here */
+	CHECK_NEAR(s.stddev, 1.0, 1e-9);
+
+	/* one rank alone: its value three times over, no spread */
+	sonde_stats_across_some(world, 42.0 + rank, rank == 2, &s);
+	CHECK_INT(s.n, 1);
+	CHECK_NEAR(s.min, 44, 0);
+	CHECK_NEAR(s.max, 44, 0);
+	CHECK_INT(s.min_rank, 2);
+	CHECK_INT(s.max_rank, 2);
+	CHECK_NEAR(s.stddev, 0, 0);
+
+	/* nobody: zeros, never an infinity */
+	sonde_stats_across_some(world, 1.0, 0, &s);
+	CHECK_INT(s.n, 0);
+	CHECK_NEAR(s.min, 0, 0);
+	CHECK_NEAR(s.max, 0, 0);
+	CHECK_NEAR(s.mean, 0, 0);
+}
+
+/* Latencies kept as histograms: count, mean and max exact, percentiles at bucket edges. */
+static void test_latency_acc(MPI_Comm world, int rank)
+{
+	/* rank r: 1000 calls of (r + 1) us, and rank 3 100 more calls of 1 ms */
+	struct sonde_latency_acc a;
+	memset(&a, 0, sizeof a);
+	for (int i = 0; i < 1000; i++)
+		sonde_latency_acc_add(&a, (rank + 1) * 1e-6);
+	for (int i = 0; rank == 3 && i < 100; i++)
+		sonde_latency_acc_add(&a, 1e-3);
+	CHECK_INT(a.count, rank == 3 ? 1100 : 1000);
+	struct sonde_latency l;
+	sonde_latency_of_acc(world, &a, &l);
+	CHECK_INT(l.count, 4100); /* on every rank */
+	if (rank == 0) {
+		CHECK_INT(l.from_histogram, 1);
+		CHECK_NEAR(l.max, 1e-3, 1e-15);
+		CHECK_NEAR(l.mean, (10000e-6 + 100e-3) / 4100, 1e-15);
+		/* samples 1..1000 are 1 us, in [512, 1024) ns; 2001..3000 3 us and 3001..4000 4 us,
+		 * both in [2048, 4096); 4001..4100 1 ms, in [2^19, 2^20) ns */
+		CHECK_NEAR(l.p50, 4096e-9, 1e-15);    /* sample 2050 */
+		CHECK_NEAR(l.p90, 4096e-9, 1e-15);    /* sample 3690 */
+		CHECK_NEAR(l.p99, 1048576e-9, 1e-15); /* sample 4059 */
+		CHECK_INT(l.hist.count[9], 1000);
+		CHECK_INT(l.hist.count[19], 100);
+	} else {
+		CHECK_NEAR(l.max, 0, 0); /* only rank 0 holds the summary */
+	}
+
+	/* without MPI (mib -M): this process alone */
+	sonde_latency_of_acc(MPI_COMM_NULL, &a, &l);
+	CHECK_INT(l.count, a.count);
+	CHECK_NEAR(l.max, rank == 3 ? 1e-3 : (rank + 1) * 1e-6, 1e-15);
+	CHECK_NEAR(l.mean, a.sum / (double)a.count, 1e-18);
+
+	/* nothing counted anywhere */
+	struct sonde_latency_acc none;
+	memset(&none, 0, sizeof none);
+	sonde_latency_of_acc(world, &none, &l);
+	CHECK_INT(l.count, 0);
+	CHECK_NEAR(l.p99, 0, 0);
+	CHECK_NEAR(l.max, 0, 0);
+}
+
 static void test_latency(MPI_Comm world, MPI_Comm half, int rank)
 {
 	int hrank;
@@ -237,6 +316,8 @@ int main(int argc, char **argv)
 	test_hist(rank);
 	test_across(MPI_COMM_WORLD, half, rank);
 	test_latency(MPI_COMM_WORLD, half, rank);
+	test_across_some(MPI_COMM_WORLD, rank);
+	test_latency_acc(MPI_COMM_WORLD, rank);
 
 	MPI_Comm_free(&half);
 	int failed = check_finish("test_stats");

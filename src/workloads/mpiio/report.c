@@ -150,34 +150,6 @@ void mpiio_print_phase_start(const struct mpiio_run *run, int write)
 	fflush(run->out);
 }
 
-/* Min and max with their ranks, mean and population stddev over the ranks that take part
- * (in != 0); the core's sonde_stats_across has no notion of a subset. */
-static void stats_of(MPI_Comm comm, double value, int in, struct sonde_stats *s)
-{
-	int rank;
-	MPI_Comm_rank(comm, &rank);
-	struct {
-		double v;
-		int r;
-	} lo = {in ? value : INFINITY, rank}, hi = {in ? value : -INFINITY, rank}, mn, mx;
-	MPI_Allreduce(&lo, &mn, 1, MPI_DOUBLE_INT, MPI_MINLOC, comm);
-	MPI_Allreduce(&hi, &mx, 1, MPI_DOUBLE_INT, MPI_MAXLOC, comm);
-	double sums[3] = {in ? value : 0, in, in ? value * value : 0}, tot[3];
-	MPI_Allreduce(sums, tot, 3, MPI_DOUBLE, MPI_SUM, comm);
-	memset(s, 0, sizeof *s);
-	s->n = (int64_t)tot[1];
-	if (s->n == 0) /* nobody took part: zeros, as the original printed unused timers */
-		return;
-	s->min = mn.v;
-	s->min_rank = mn.r;
-	s->max = mx.v;
-	s->max_rank = mx.r;
-	s->sum = tot[0];
-	s->mean = tot[0] / tot[1];
-	double var = tot[2] / tot[1] - s->mean * s->mean;
-	s->stddev = var > 0 ? sqrt(var) : 0;
-}
-
 /* Timers in the order the report prints them. */
 enum { T_TOTAL, T_OP, T_OPEN, T_WAIT, T_BARRIER, T_PREALLOC, T_SYNC, T_CLOSE, T_SEND, T_RECV, NT };
 
@@ -382,8 +354,9 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	timer_values(t, mine);
 	struct sonde_stats s[NT];
 	for (int k = 0; k < NT; k++)
-		stats_of(comm, mine[k], k == T_SEND || k == T_RECV ? takes_part(run, write, k) : 1,
-		         &s[k]);
+		sonde_stats_across_some(comm, mine[k],
+		                        k == T_SEND || k == T_RECV ? takes_part(run, write, k) : 1,
+		                        &s[k]);
 	int64_t local[4] = {v->errors, v->bad_objects, v->checked, v->short_reads}, verify[4];
 	MPI_Allreduce(local, verify, 4, MPI_INT64_T, MPI_SUM, comm);
 	double mib = (double)run->job_bytes / (double)SONDE_MIB;
