@@ -241,6 +241,11 @@ void sonde_topology_single(struct sonde_topology *t)
 	slurm_ids(t);
 }
 
+const char *sonde_host_of(const struct sonde_topology *t, int rank)
+{
+	return t->node_names[t->node_of_rank[rank]];
+}
+
 void sonde_topology_free(struct sonde_topology *t)
 {
 	if (t->node_names)

@@ -21,6 +21,10 @@ struct sonde_topology {
 	const char *slurm_nodelist;
 };
 
+/* The host name of a rank (its node's name, MPI_Get_processor_name): every rank knows every
+ * rank's, without another gather. */
+const char *sonde_host_of(const struct sonde_topology *t, int rank);
+
 /* Collective. Returns 0. Warns (rank 0) when SLURM_* variables disagree with MPI's view. */
 int sonde_topology_init(MPI_Comm comm, struct sonde_topology *t);
 /* A one-process topology for runs without MPI. */

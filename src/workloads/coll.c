@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "fail.h"
 #include "json.h"
@@ -270,19 +269,11 @@ static void free_comms(struct comm_entry *e, int n)
 
 /* ---- output around the results ---- */
 
-static void print_rank_layout(int rank, int size)
+static void print_rank_layout(const struct sonde_topology *topo)
 {
-	char host[256] = "";
-	gethostname(host, sizeof host - 1);
-	char *all = rank == 0 ? malloc(sizeof host * (size_t)size) : NULL;
-	if (rank == 0 && !all)
-		sonde_fatal("no memory for %d host names", size);
-	MPI_Gather(host, (int)sizeof host, MPI_CHAR, all, (int)sizeof host, MPI_CHAR, 0,
-	           MPI_COMM_WORLD);
-	if (rank == 0)
-		for (int k = 0; k < size; k++)
-			printf("%d : %s\n", k, all + (size_t)k * sizeof host);
-	free(all);
+	if (topo->rank == 0)
+		for (int k = 0; k < topo->size; k++)
+			printf("%d : %s\n", k, sonde_host_of(topo, k));
 }
 
 static const char *check_name(const struct coll_cfg *cfg)
@@ -393,7 +384,7 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 
 	if (ctx->rank == 0)
 		printf("START mpiBench v1.5\n");
-	print_rank_layout(ctx->rank, ctx->size);
+	print_rank_layout(&ctx->topo);
 	print_settings(&cfg, ctx->rank);
 	fflush(stdout);
 

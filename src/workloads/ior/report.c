@@ -45,7 +45,7 @@ double *ior_rank_details(struct run *r, const struct ior_params *p, enum access 
 				slow = k;
 		}
 		fprintf(r->out, "slowest rank: %d (%.6f s, %s)\n\n", slow, all[4 * slow],
-		        r->ctx->topo.node_names[r->ctx->topo.node_of_rank[slow]]);
+		        sonde_host_of(&r->ctx->topo, slow));
 	}
 	return all;
 }
@@ -167,8 +167,8 @@ void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, co
 			fprintf(stderr,
 			        "sonde ior: warning: for %s, task %d, %s %s is %f (mean=%f, "
 			        "stddev=%f)\n",
-			        r->ctx->topo.node_names[r->ctx->topo.node_id], r->rank,
-			        ior_phase_name(acc), names[k], v[k], mean, sqrt(sq / r->ntasks));
+			        sonde_host_of(&r->ctx->topo, r->rank), r->rank, ior_phase_name(acc),
+			        names[k], v[k], mean, sqrt(sq / r->ntasks));
 	}
 }
 

@@ -108,7 +108,7 @@ struct mpiio_run {
 	MPI_Info info;        /* -hints and -dio, for every open */
 	MPI_Info used;        /* io_leader: what its written file carried */
 	FILE *out;            /* rank 0: the report (-output or stdout) */
-	char hostname[256];
+	const char *hostname; /* this rank's (topology) */
 	int wrote; /* a write phase ran: its file missing for the read is a runtime fault */
 	/* This rank's first I/O failure in the phase (errno, the error line): its transfers stop
 	 * (collective ones go on empty so that the others never wait), and the phase's report

@@ -55,15 +55,9 @@ static void print_words(FILE *f, const char *label, const struct sonde_strlist *
 /* -lhosts: "RANK r: host" for every rank, in rank order. */
 static void print_lhosts(const struct mpiio_run *run)
 {
-	enum { LEN = 256 };
-	char *all = run->rank == 0 ? malloc((size_t)run->nranks * LEN) : NULL;
-	MPI_Gather(run->hostname, LEN, MPI_CHAR, all, LEN, MPI_CHAR, 0, run->ctx->comm);
-	if (run->rank != 0)
-		return;
 	fprintf(run->out, "\nHosts List:\n");
 	for (int r = 0; r < run->nranks; r++)
-		fprintf(run->out, "RANK %d: %s\n", r, all + (size_t)r * LEN);
-	free(all);
+		fprintf(run->out, "RANK %d: %s\n", r, sonde_host_of(&run->ctx->topo, r));
 }
 
 /* The Input Parameters block: every line mpi_io_test 1.00.009 prints, with its label and in its
@@ -130,7 +124,7 @@ void mpiio_print_header(const struct mpiio_run *run)
 		fprintf(f, "\n");
 		fflush(f);
 	}
-	if (run->p->lhosts)
+	if (run->rank == 0 && run->p->lhosts)
 		print_lhosts(run);
 	if (run->rank == 0)
 		fflush(run->out);

@@ -218,8 +218,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 	run->blk = p->size / 8;
 	long page = sysconf(_SC_PAGESIZE);
 	run->page = page > 0 ? page : 4096;
-	if (gethostname(run->hostname, sizeof run->hostname - 1) != 0)
-		strcpy(run->hostname, "localhost");
+	run->hostname = sonde_host_of(&run->ctx->topo, run->rank);
 	run->file_comm = MPI_COMM_NULL;
 	run->agg_comm = MPI_COMM_NULL;
 	run->info = MPI_INFO_NULL;
