@@ -10,6 +10,7 @@
 
 #include "files.h"
 #include "ior.h"
+#include "stats.h"
 #include "units.h"
 #include "workload.h"
 
@@ -254,7 +255,9 @@ int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_su
 {
 	memset(s, 0, sizeof *s);
 	const struct ior_point *pts = write ? t->write : t->read;
-	double bw[t->reps_done > 0 ? t->reps_done : 1];
+	double *bw = malloc(sizeof *bw * (size_t)(t->reps_done > 0 ? t->reps_done : 1));
+	if (!bw)
+		return -1;
 	double sw_bytes = 0, sw_time = 0, sw_total = 0;
 	for (int i = 0; i < t->reps_done; i++) {
 		if (!pts[i].done)
@@ -267,20 +270,15 @@ int ior_summarize(const struct ior_test *t, int write, int ntasks, struct ior_su
 		sw_total += (double)pts[i].sw_total_bytes;
 		sw_time += pts[i].sw_time;
 	}
+	struct sonde_stats st;
+	sonde_stats_of(bw, s->n, &st);
+	free(bw);
 	if (s->n == 0)
 		return -1;
-	s->bw_max = s->bw_min = bw[0];
-	double sum = 0;
-	for (int i = 0; i < s->n; i++) {
-		s->bw_max = fmax(s->bw_max, bw[i]);
-		s->bw_min = fmin(s->bw_min, bw[i]);
-		sum += bw[i];
-	}
-	s->bw_mean = sum / s->n;
-	double var = 0;
-	for (int i = 0; i < s->n; i++)
-		var += (bw[i] - s->bw_mean) * (bw[i] - s->bw_mean);
-	s->bw_sd = sqrt(var / s->n);
+	s->bw_max = st.max;
+	s->bw_min = st.min;
+	s->bw_mean = st.mean;
+	s->bw_sd = st.stddev;
 	/* IOR's OPs: the same bandwidths divided by the transfer size (total time, not access) */
 	double x = (double)t->p.xfer;
 	s->ops_max = s->bw_max / x;

@@ -159,16 +159,14 @@ void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, co
 	double v[5] = {tm[T_OPEN0], tm[T_OPEN1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0],
 	               tm[T_CLOSE1] - tm[T_CLOSE0], tm[T_CLOSE1]};
 	for (int k = 0; k < 5; k++) {
-		double sum = 0, sq = 0;
-		MPI_Allreduce(&v[k], &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
-		double mean = sum / r->ntasks, d = (v[k] - mean) * (v[k] - mean);
-		MPI_Allreduce(&d, &sq, 1, MPI_DOUBLE, MPI_SUM, r->comm);
-		if (fabs(v[k] - mean) > p->outlier)
+		struct sonde_stats s;
+		sonde_stats_across(r->comm, v[k], &s);
+		if (fabs(v[k] - s.mean) > p->outlier)
 			fprintf(stderr,
 			        "sonde ior: warning: for %s, task %d, %s %s is %f (mean=%f, "
 			        "stddev=%f)\n",
 			        sonde_host_of(&r->ctx->topo, r->rank), r->rank, ior_phase_name(acc),
-			        names[k], v[k], mean, sqrt(sq / r->ntasks));
+			        names[k], v[k], s.mean, s.stddev);
 	}
 }
 
