@@ -32,26 +32,12 @@ static const struct sonde_workload *find_workload(const char *name)
 	return NULL;
 }
 
-/* Before MPI_Init a process knows its rank only from the launcher's environment; errors found
- * then are printed by rank 0 alone, like every later error. */
-static int launcher_rank(void)
-{
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-	                                   "SLURM_PROCID"};
-	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return atoi(v);
-	}
-	return 0;
-}
-
 /* A usage error found before MPI_Init: rank 0 prints it, the other ranks wait a moment before
  * failing, so that the launcher, which ends the job at the first non-zero exit, does not kill
  * rank 0 before its line is out. */
 static int early_usage_error(void)
 {
-	if (launcher_rank() != 0) {
+	if (sonde_launcher_rank() != 0) {
 		struct timespec pause = {0, 500 * 1000 * 1000};
 		nanosleep(&pause, NULL);
 	}
@@ -123,12 +109,12 @@ int main(int argc, char **argv)
 	 * ROMIO and PnetCDF create (with 0666 & ~umask, no mode of ours). */
 	umask(umask(0) | 022);
 	if (argc < 2) {
-		if (launcher_rank() == 0)
+		if (sonde_launcher_rank() == 0)
 			print_usage(stderr);
 		return early_usage_error();
 	}
 	/* Texts printed instead of a run come from rank 0 alone, also under a launcher. */
-	int speaks = launcher_rank() == 0;
+	int speaks = sonde_launcher_rank() == 0;
 	if (strcmp(argv[1], "--version") == 0) {
 		if (speaks)
 			print_version();
@@ -154,7 +140,7 @@ int main(int argc, char **argv)
 	}
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
-		if (launcher_rank() == 0)
+		if (sonde_launcher_rank() == 0)
 			fprintf(stderr,
 			        "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
 			        argv[1]);

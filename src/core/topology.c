@@ -126,6 +126,27 @@ static const char *env_first(const char *const *names, const char **which)
 	return NULL;
 }
 
+static int env_int(const char *const *names, int fallback)
+{
+	const char *which;
+	const char *v = env_first(names, &which);
+	return v ? atoi(v) : fallback;
+}
+
+int sonde_launcher_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+	                                   "SLURM_PROCID", NULL};
+	return env_int(vars, 0);
+}
+
+int sonde_launcher_size(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+	                                   "SLURM_STEP_NUM_TASKS", NULL};
+	return env_int(vars, 1);
+}
+
 static void check_slurm(const struct sonde_topology *t)
 {
 	static const char *const nnodes_vars[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES",

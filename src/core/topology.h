@@ -31,6 +31,15 @@ int sonde_topology_init(MPI_Comm comm, struct sonde_topology *t);
 void sonde_topology_single(struct sonde_topology *t);
 void sonde_topology_free(struct sonde_topology *t);
 
+/* Before MPI_Init, or without MPI, a process knows its place only from its launcher's
+ * environment. The MPI launchers' variables come first (OMPI_COMM_WORLD_*, PMIX_RANK, PMI_*):
+ * mpirun inside an sbatch job passes the batch script's SLURM_PROCID=0 on to every rank. Then
+ * srun's: SLURM_PROCID, and SLURM_STEP_NUM_TASKS, which only a step has (the batch script's
+ * SLURM_NTASKS is the job's size, not the number of processes started). 0 and 1 when nothing
+ * says. */
+int sonde_launcher_rank(void);
+int sonde_launcher_size(void);
+
 /* Slurm's compressed tasks per node ("2(x3),1" = 2,2,2,1, as in SLURM_TASKS_PER_NODE): stores
  * the first max counts and returns how many nodes the string describes, or -1 if malformed. */
 int sonde_slurm_tasks_per_node_parse(const char *s, int *counts, int max);

@@ -101,30 +101,6 @@ static void say(const struct mib *m, int when, const char *fmt, ...)
 
 /* ---- checks before any file is touched ---------------------------------------------------- */
 
-/* Without MPI a process knows its place only from the launcher's environment. */
-static int launcher_rank(void)
-{
-	static const char *const vars[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
-	                                   "PMI_RANK"};
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
-		if (getenv(vars[i]) && *getenv(vars[i]))
-			return atoi(getenv(vars[i]));
-	return 0;
-}
-
-static int launcher_processes(void)
-{
-	static const char *const vars[] = {"SLURM_NPROCS", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE",
-	                                   "PMI_SIZE"};
-	int most = 1;
-	for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-		const char *v = getenv(vars[i]);
-		if (v && atoi(v) > most)
-			most = atoi(v);
-	}
-	return most;
-}
-
 static int profile_prefix_ok(const char *prefix, char *err, size_t errlen)
 {
 	char dir[PATH_MAX];
@@ -144,11 +120,11 @@ static int check_params(struct mib *m, char *err, size_t errlen)
 		snprintf(err, errlen, "Mib requires a \"-t <test_dir>\" argument.");
 		return -1;
 	}
-	if (p->no_mpi && launcher_processes() > 1) {
+	if (p->no_mpi && sonde_launcher_size() > 1) {
 		snprintf(err, errlen,
 		         "-M runs one process without MPI, but the launcher started %d: processes "
 		         "without MPI cannot coordinate their phases or their files; drop -M",
-		         launcher_processes());
+		         sonde_launcher_size());
 		return -1;
 	}
 	if (p->direct && p->call_size % 4096) {
@@ -582,7 +558,7 @@ static void setup(struct mib *m, int argc, char **argv)
 	}
 	char err[PATH_MAX + 256] = "", fsline[256] = "";
 	if (check_params(m, err, sizeof err) < 0) {
-		if (ctx->mpi || launcher_rank() == 0)
+		if (ctx->mpi || sonde_launcher_rank() == 0)
 			sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_USAGE);
 	}

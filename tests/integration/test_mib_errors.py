@@ -99,7 +99,8 @@ def test_no_mpi_refuses_several_processes(shm_scratch):
     before = snapshot(shm_scratch)
     for procid, lines in (("0", 1), ("3", 0)):
         out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], mpi=False, check=False,
-                        env={"SLURM_NPROCS": "4", "SLURM_PROCID": procid})
+                        env={"SLURM_NPROCS": "4", "SLURM_NTASKS": "4",
+                             "SLURM_STEP_NUM_TASKS": "4", "SLURM_PROCID": procid})
         assert out.returncode == 2
         assert error_lines(out.stderr) == [
             "sonde mib: error: -M runs one process without MPI, but the launcher started 4: "
@@ -109,15 +110,29 @@ def test_no_mpi_refuses_several_processes(shm_scratch):
 
 
 
-def test_no_mpi_under_mpirun_refuses_once(shm_scratch):
-    """Two processes started by mpirun with -M: one line (from the first), both exit 2."""
+@pytest.mark.parametrize("batch_env", [{}, {"SLURM_PROCID": "0", "SLURM_NTASKS": "2"}],
+                         ids=["plain", "inside-sbatch"])
+def test_no_mpi_under_mpirun_refuses_once(shm_scratch, batch_env):
+    """Two processes started by mpirun with -M: one line (from the first), both exit 2. Inside
+    an sbatch script every rank inherits SLURM_PROCID=0: mpirun's own variables decide."""
     before = snapshot(shm_scratch)
-    out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], np=2, check=False, timeout=60)
+    out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch], np=2, check=False, timeout=60,
+                    env=batch_env)
     assert out.returncode == 2
     assert error_lines(out.stderr) == [
         "sonde mib: error: -M runs one process without MPI, but the launcher started 2: "
         "processes without MPI cannot coordinate their phases or their files; drop -M"]
     assert snapshot(shm_scratch) == before
+
+
+def test_no_mpi_in_a_batch_script_runs(shm_scratch):
+    """sonde mib -M typed in an sbatch script of a job with several tasks: one process, whatever
+    the job's SLURM_NTASKS says."""
+    out = run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", 4, "-s", "4k"], mpi=False,
+                    env={"SLURM_PROCID": "0", "SLURM_NTASKS": "4", "SLURM_NPROCS": "4",
+                         "SLURM_JOB_ID": "1"})
+    assert out.returncode == 0
+    assert (shm_scratch / "mibData.00000000").stat().st_size == 4 * 4096
 
 
 def test_two_runs_on_one_directory_are_refused(shm_scratch):

@@ -229,6 +229,63 @@ static void test_slurm(const struct sonde_topology *mpi, int rank)
 	sonde_topology_free(&t);
 }
 
+/* The launcher's rank and size without MPI: the MPI launcher's variables win over Slurm's, and
+ * the batch script's job size is no process count. Runs on a copy of nothing: every variable
+ * the lookup reads is cleared first, and the launcher's own are put back afterwards. */
+static void test_launcher(void)
+{
+	static const char *const names[] = {
+	    "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",   "PMI_RANK", "PMI_SIZE",
+	    "SLURM_PROCID",         "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"};
+	enum { N = sizeof names / sizeof *names };
+	char *saved[N];
+	for (int i = 0; i < N; i++) {
+		saved[i] = getenv(names[i]) ? strdup(getenv(names[i])) : NULL;
+		unsetenv(names[i]);
+	}
+	CHECK_INT(sonde_launcher_rank(), 0);
+	CHECK_INT(sonde_launcher_size(), 1);
+
+	/* srun: its step's variables */
+	setenv("SLURM_PROCID", "3", 1);
+	setenv("SLURM_STEP_NUM_TASKS", "4", 1);
+	setenv("SLURM_NTASKS", "4", 1);
+	CHECK_INT(sonde_launcher_rank(), 3);
+	CHECK_INT(sonde_launcher_size(), 4);
+
+	/* an sbatch script: SLURM_PROCID=0 and the job's SLURM_NTASKS, but no step: one process */
+	unsetenv("SLURM_STEP_NUM_TASKS");
+	setenv("SLURM_PROCID", "0", 1);
+	CHECK_INT(sonde_launcher_rank(), 0);
+	CHECK_INT(sonde_launcher_size(), 1);
+
+	/* mpirun inside it: every rank inherits SLURM_PROCID=0; Open MPI's variables decide */
+	setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+	CHECK_INT(sonde_launcher_rank(), 1);
+	CHECK_INT(sonde_launcher_size(), 2);
+
+	/* MPICH's hydra (PMI), and PMIx without Open MPI's own; an empty value says nothing */
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("OMPI_COMM_WORLD_SIZE");
+	setenv("PMI_RANK", "5", 1);
+	setenv("PMI_SIZE", "6", 1);
+	CHECK_INT(sonde_launcher_rank(), 5);
+	CHECK_INT(sonde_launcher_size(), 6);
+	setenv("PMIX_RANK", "2", 1);
+	CHECK_INT(sonde_launcher_rank(), 2);
+	setenv("PMIX_RANK", "", 1);
+	CHECK_INT(sonde_launcher_rank(), 5);
+
+	for (int i = 0; i < N; i++) {
+		if (saved[i])
+			setenv(names[i], saved[i], 1);
+		else
+			unsetenv(names[i]);
+		free(saved[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -236,6 +293,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	test_parse();
+	test_launcher();
 
 	/* Launched by srun: Slurm's view of the step is MPI's, so no warning. */
 	char out[4096];
