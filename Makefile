@@ -47,7 +47,7 @@ pytest_allow_empty = rc=0; $(1) || rc=$$?; \
 	if ((rc == 5)); then echo "no tests collected in $(2)"; rc=0; fi; exit $$rc
 
 .PHONY: all setup setup-demo setup-bench build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
-	python-test demo bench install clean format lint build-mpich test-mpich build-fuzz fuzz-test fuzz
+	python-test demo bench bench-smoke install clean format lint build-mpich test-mpich build-fuzz fuzz-test fuzz
 
 all: build
 
@@ -152,6 +152,10 @@ demo: setup-demo build
 
 bench: setup-bench build
 	$(PY) bench/run.py
+
+# Every bench case once, small, without pauses: does it all run? (no verdicts; a few minutes)
+bench-smoke: setup-bench build
+	$(PY) bench/run.py --smoke
 
 install: build
 	cmake --install build --prefix $(PREFIX)

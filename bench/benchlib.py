@@ -1,11 +1,15 @@
-"""What bench cases share: the run context, result rows, medians, tool runners."""
+"""What bench cases share: the run context (rounds, their order, the same start state for every
+run), result rows (medians, spreads, verdicts, the command lines both sides ran), tool runners."""
 
 import functools
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
+import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,14 +35,15 @@ def size_from_env(name, default, unit):
     return int(digits) * mult
 
 
-def mpi_env():
-    """Open MPI as root, oversubscribed, over shared memory and TCP; a rank waiting in a
-    barrier or collective yields its core instead of spinning, so on a small machine it does not
-    slow the rank still working (fio's jobs never spin)."""
+def mpi_env(yield_when_idle=True):
+    """Open MPI as root, oversubscribed, over shared memory and TCP. For I/O cases a rank
+    waiting in a barrier or collective yields its core instead of spinning, so on a small machine
+    it does not slow the rank still working (fio's jobs never spin); latency cases poll, as
+    their references do."""
     env = dict(os.environ)
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               OMPI_MCA_mpi_yield_when_idle="1")
+               OMPI_MCA_mpi_yield_when_idle="1" if yield_when_idle else "0")
     return env
 
 
@@ -54,6 +59,9 @@ class Context:
     build: Path  # the CMake build directory holding sonde and bench/ programs
     repeats: int  # measured rounds per case
     warmup: int  # rounds run first and discarded
+    disk_repeats: int = 0  # measured rounds of rows on a disk (0: repeats)
+    settle_s: float = 3.0  # pause before every run (see settle)
+    smoke: bool = False  # one short round to show every case runs: no verdicts
 
     def program(self, name):
         p = self.build / "bench" / name
@@ -67,9 +75,83 @@ class Context:
             raise BenchError(f"{p} is missing: build first (make build)")
         return p
 
-    def rounds(self):
-        """(round index, measured?) for every round, warm-up rounds first."""
-        return [(i, i >= self.warmup) for i in range(self.warmup + self.repeats)]
+    def rounds(self, disk=False):
+        """(round index, measured?) for every round, warm-up rounds first; rows on a disk get
+        more rounds, its figures swing more than memory's."""
+        n = (self.disk_repeats or self.repeats) if disk and not self.smoke else self.repeats
+        return [(i, i >= self.warmup) for i in range(self.warmup + n)]
+
+    def settle(self, drop_caches=False):
+        """The same start state for every run of either tool: nothing dirty or under writeback
+        (os.sync, then /proc/meminfo's Dirty + Writeback drained), the page cache dropped when
+        the row reads from a disk and says so, and a pause of settle_s seconds, so that the
+        memory the previous run freed has been handed back to the host (a VM's free page
+        reporting waits 2 s) before either tool starts: first writes into fresh memory run
+        several times slower, and they must not favour whichever tool runs second."""
+        os.sync()  # Linux's sync waits for the writeback it starts; others may write meanwhile
+        deadline = time.monotonic() + 30
+        while _dirty_bytes() > WRITEBACK_SLACK and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if drop_caches:
+            try:
+                with open("/proc/sys/vm/drop_caches", "w") as f:
+                    f.write("3\n")
+            except OSError as e:
+                raise BenchError(f"cannot drop the page cache ({e}): rows that read from a "
+                                 "disk start cold, which needs root") from e
+        if self.settle_s > 0:
+            time.sleep(self.settle_s)
+
+    def in_fresh_dir(self, place, run, drop_caches=False):
+        """Settles, then returns run(directory) for a new directory under place, removed
+        afterwards: every run of either tool writes fresh files."""
+        self.settle(drop_caches)
+        work = tempfile.mkdtemp(prefix="sonde-bench-", dir=place)
+        try:
+            return run(work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def fresh_pair(self, place, sonde, ref, drop_caches=False):
+        """The runs of a comparison where each tool works in a fresh directory under place:
+        sonde(directory) and ref(directory), each after settling."""
+        return {"sonde": functools.partial(self.in_fresh_dir, place, sonde, drop_caches),
+                "ref": functools.partial(self.in_fresh_dir, place, ref, drop_caches)}
+
+    def compare(self, rows, disk, runs):
+        """The rounds of one comparison: runs = {"sonde": fn, "ref": fn}, each fn returning
+        {key: (value, command line)}; rows = {key: Row} gets the values of every measured round
+        and the command lines of the last."""
+        for i, measured in self.rounds(disk):
+            got = self.in_order(i, runs)
+            for key, row in rows.items():
+                (s, scmd), (r, rcmd) = got["sonde"][key], got["ref"][key]
+                row.record(measured, s, r, scmd, rcmd)
+
+    def in_order(self, index, runs):
+        """Runs the tools of one round, sonde first in even rounds and the reference first in odd
+        ones, so that neither always starts on a machine the other just warmed (or dirtied).
+        runs: {"sonde": fn, "ref": fn}; returns {who: fn()}."""
+        order = ["sonde", "ref"] if index % 2 == 0 else ["ref", "sonde"]
+        return {who: runs[who]() for who in order}
+
+
+WRITEBACK_SLACK = 4 << 20  # bytes dirty or under writeback that count as drained
+
+
+def _dirty_bytes():
+    total = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            key, value = line.split(":", 1)
+            if key in ("Dirty", "Writeback"):
+                total += int(value.split()[0]) * 1024
+    return total
+
+
+def command(argv):
+    """A command line as a reader can paste it into a shell."""
+    return shlex.join(str(a) for a in argv)
 
 
 @dataclass
@@ -83,6 +165,9 @@ class Row:
     target: float  # the lowest acceptable ratio median(sonde) / median(reference)
     sonde: list = field(default_factory=list)
     ref: list = field(default_factory=list)
+    sonde_cmd: str = ""  # what each side ran in the last round (paths of that round)
+    ref_cmd: str = ""
+    smoke: bool = False
 
     @property
     def sonde_median(self):
@@ -96,36 +181,75 @@ class Row:
     def ratio(self):
         return self.sonde_median / self.ref_median
 
+    @staticmethod
+    def _spread(samples):
+        """(max - min) / median over the measured rounds."""
+        return (max(samples) - min(samples)) / statistics.median(samples)
+
+    @property
+    def sonde_spread(self):
+        return self._spread(self.sonde)
+
+    @property
+    def ref_spread(self):
+        return self._spread(self.ref)
+
+    @property
+    def gap(self):
+        """How far the ratio is from the target, relative to it: the margin the verdict rests
+        on."""
+        return abs(self.ratio / self.target - 1)
+
+    @property
+    def verdict(self):
+        """pass or FAIL; noisy when either tool's samples spread wider than the gap being
+        judged, so that the rounds could have gone either way; smoke in a smoke run."""
+        if self.smoke:
+            return "smoke"
+        if max(self.sonde_spread, self.ref_spread) > self.gap:
+            return "noisy"
+        return "pass" if self.ratio >= self.target else "FAIL"
+
     @property
     def passed(self):
-        return self.ratio >= self.target
+        return self.verdict in ("pass", "smoke")
+
+    def record(self, measured, sonde, ref, sonde_cmd, ref_cmd):
+        """One round: the samples when measured, and the command lines either way."""
+        self.sonde_cmd, self.ref_cmd = sonde_cmd, ref_cmd
+        if measured:
+            self.sonde.append(sonde)
+            self.ref.append(ref)
 
     def as_dict(self):
         return {
             "case": self.case, "variant": self.variant, "unit": self.unit,
             "reference": self.reference, "target": self.target,
             "sonde_median": self.sonde_median, "ref_median": self.ref_median,
-            "ratio": self.ratio, "passed": self.passed,
+            "sonde_spread": self.sonde_spread, "ref_spread": self.ref_spread,
+            "ratio": self.ratio, "gap": self.gap, "verdict": self.verdict,
             "sonde_samples": self.sonde, "ref_samples": self.ref,
+            "sonde_command": self.sonde_cmd, "ref_command": self.ref_cmd,
         }
 
 
-def run_mpi(launcher, ranks, argv, what):
+def run_mpi(launcher, ranks, argv, what, yield_when_idle=True):
     """Runs argv on ranks processes under launcher (mpi_env); returns its standard output."""
-    cmd = [str(launcher), "-n", str(ranks)] + [str(a) for a in argv]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env())
+    cmd = [launcher, "-n", ranks, *argv]
+    proc = subprocess.run([str(a) for a in cmd], capture_output=True, text=True,
+                          env=mpi_env(yield_when_idle))
     if proc.returncode != 0:
-        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(cmd)}\n"
+        raise BenchError(f"{what} failed ({proc.returncode}): {command(cmd)}\n"
                          f"{proc.stderr.strip()[-500:]}")
     return proc.stdout
 
 
-def run_json(argv, what):
+def run_json(argv, what, env=None):
     """Runs a program that prints one JSON document; returns it parsed."""
-    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True)
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        raise BenchError(f"{what} failed ({proc.returncode}): {' '.join(map(str, argv))}\n"
-                         f"{proc.stderr.strip()}")
+        raise BenchError(f"{what} failed ({proc.returncode}): {command(argv)}\n"
+                         f"{proc.stderr.strip()[-500:]}")
     try:
         return json.loads(proc.stdout)
     except json.JSONDecodeError as e:
@@ -137,6 +261,59 @@ def fio_path():
     if not fio:
         raise BenchError("fio is not installed (make setup installs it)")
     return fio
+
+
+# fio options every case gives: psync through the page cache, no preallocation (sonde allocates
+# as it writes), no posix_fadvise hints (fio's default SEQUENTIAL hint doubles the readahead
+# window of a disk read, and sonde's backends give none).
+FIO_COMMON = ["--ioengine=psync", "--direct=0", "--fallocate=none", "--fadvise_hint=0",
+              "--output-format=json"]
+# fio rewrites three words of every 512-byte block of a buffer before each I/O by default
+# (scramble_buffers); sonde's posix, ior and mpiio paths send one buffer unchanged, so their
+# cases turn it off. sonde mib stamps one word per 512 bytes of each call (its data names its
+# offset), so the mib case keeps fio's scrambling: both rewrite a little of every block.
+FIO_SAME_BUFFER = ["--scramble_buffers=0"]
+
+
+def fio_rate(argv, op, expect_bytes, what):
+    """Runs one fio job (group reporting for several processes) and returns its rate in MiB/s:
+    bytes over fio's runtime (its I/O time, open excluded, end_fsync included). fio reports the
+    runtime in whole milliseconds rounded up (backend.c, update_runtime), so the time lies in
+    (runtime - 1, runtime] ms: the middle is taken, an unbiased estimate, where the runtime
+    itself understated fio's rate by up to 1 ms (4 % of a 25 ms read from the page cache)."""
+    job = run_json(argv, what)["jobs"][0]
+    if job["error"]:
+        raise BenchError(f"{what}: error {job['error']}: {command(argv)}")
+    stats = job[op]
+    if stats["io_bytes"] != expect_bytes or stats["runtime"] <= 0:
+        raise BenchError(f"{what}: moved {stats['io_bytes']} of {expect_bytes} bytes: "
+                         f"{command(argv)}")
+    return stats["io_bytes"] / ((stats["runtime"] - 0.5) / 1000) / (1 << 20)
+
+
+def sonde_measurements(argv, what, results, env=None, expect_bytes=None):
+    """Runs a sonde launch that writes --json results; returns its measurement records by
+    phase (each checked to have moved expect_bytes, when given)."""
+    proc = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                          env=env or mpi_env())
+    if proc.returncode != 0:
+        raise BenchError(f"{what} failed ({proc.returncode}): {command(argv)}\n"
+                         f"{proc.stderr.strip()[-500:]}")
+    out = {}
+    with open(results) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec["type"] != "measurement":
+                continue
+            if expect_bytes is not None and rec["bytes"] != expect_bytes:
+                raise BenchError(f"{what} {rec['phase']}: moved {rec['bytes']} of "
+                                 f"{expect_bytes} bytes: {command(argv)}")
+            out[rec["phase"]] = rec
+    return out
+
+
+def is_disk(place):
+    return fs_type(place) != "tmpfs"
 
 
 def fs_type(path):

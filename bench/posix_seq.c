@@ -1,6 +1,8 @@
 /* make bench's sonde side of the sequential POSIX case: writes or reads one file through the
  * POSIX backend in transfers of one size, the way fio's psync engine does (a write phase ends
- * with fsync, as fio's end_fsync=1), and prints {"bytes":N,"seconds":S} for the harness.
+ * with fsync, as fio's end_fsync=1), and prints {"bytes":N,"seconds":S} for the harness. The
+ * seconds span what fio's runtime spans: from the first transfer to the end of the last one (and
+ * of the fsync), the open and the close outside, as fio opens its file before its clock starts.
  *
  * usage: posix_seq write|read PATH FILE_SIZE TRANSFER_SIZE
  * Sizes take sonde's suffixes (16m, 1g). A write creates the file fresh (it must not exist).
@@ -83,9 +85,9 @@ int main(int argc, char **argv)
 	if (!writing)
 		drop_cached_pages(path);
 	struct sonde_file *f;
-	double t0 = now();
 	if (b->open(path, flags, NULL, &f) < 0)
 		return fail("open");
+	double t0 = now();
 	for (int64_t off = 0; off < size; off += xfer) {
 		ssize_t n = writing ? b->write_at(f, buf, (size_t)xfer, off)
 		                    : b->read_at(f, buf, (size_t)xfer, off);
@@ -94,9 +96,9 @@ int main(int argc, char **argv)
 	}
 	if (writing && b->sync(f) < 0)
 		return fail("fsync");
+	double seconds = now() - t0;
 	if (b->close(f) < 0)
 		return fail("close");
-	double seconds = now() - t0;
 	printf("{\"bytes\":%lld,\"seconds\":%.9f}\n", (long long)size, seconds);
 	free(buf);
 	return 0;

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """make bench: runs the benchmark cases (bench/cases/*.py) and writes a results table.
 
-Each case compares sonde with a reference tool on the same pattern in the same run, rounds
-alternating between the two, warm-up rounds discarded; the table gives the medians, the ratio
-sonde/reference and whether it meets the case's target. Results go to
-bench/results/<UTC time>.md and .json. Exit status 1 when a case misses its target.
+Each case compares sonde with a reference tool on the same pattern in the same run: every run of
+either tool starts from the same state (benchlib.Context.settle), the tools alternate which goes
+first in each round, warm-up rounds are discarded. The table gives each tool's median and spread
+(min-max over the rounds), the ratio sonde/reference and the verdict: pass, FAIL, or noisy when
+either tool's spread is wider than the distance of the ratio from the target. Each row keeps the
+command lines both sides ran. Results go to bench/results/<UTC time>.md and .json. Exit status 1
+when a row fails or is noisy, or a case cannot run.
 
-Knobs: SONDE_BENCH_REPEATS (measured rounds, default 5), SONDE_BENCH_WARMUP (default 1),
-SONDE_BENCH_BUILD (build directory, default build/), and each case's own (see its docstring)."""
+Knobs: SONDE_BENCH_REPEATS (measured rounds, default 5), SONDE_BENCH_DISK_REPEATS (rows on a
+disk, default 9), SONDE_BENCH_WARMUP (default 1), SONDE_BENCH_SETTLE (seconds of pause before
+every run, default 3), SONDE_BENCH_BUILD (build directory, default build/), and each case's own
+(see its docstring). --smoke: one round of every case with small sizes and no pause, to show that
+everything runs (no verdicts)."""
 
 import argparse
 import datetime
@@ -15,6 +21,7 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +30,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from benchlib import REPO, BenchError, Context  # noqa: E402 (after the path is set)
+
+# --smoke: every case's sizes made small (unless set), so the whole bench runs in minutes.
+SMOKE_SIZES = {"SONDE_BENCH_POSIX_SIZE": "64m", "SONDE_BENCH_MIB_SIZE": "32m",
+               "SONDE_BENCH_IOR_EASY": "64m", "SONDE_BENCH_IOR_HARD": "8m",
+               "SONDE_BENCH_MPIIO_SIZE": "32m", "SONDE_BENCH_BTIO_GRIDS": "64",
+               "SONDE_BENCH_BTIO_MIB": "20", "SONDE_BENCH_COLL_SCALE": "0.05",
+               "SONDE_BENCH_MDTEST_ITEMS": "500"}
 
 
 def load_cases():
@@ -54,23 +68,40 @@ def tool_versions():
             "kernel": platform.release(), "cpus": os.cpu_count()}
 
 
+def spread(samples):
+    return f"{min(samples):.1f}-{max(samples):.1f}"
+
+
 def markdown(when, env, ctx, rows, failures):
+    rounds = (f"{ctx.repeats} measured rounds ({ctx.disk_repeats} for rows on a disk) after "
+              f"{ctx.warmup} warm-up")
+    if ctx.smoke:
+        rounds = "smoke run: one round, small sizes, no verdicts"
     lines = [f"# sonde bench, {when}", "",
              f"git {env['git_describe']}, {env['fio']}, host {env['host']}, Linux {env['kernel']}, "
-             f"{env['cpus']} CPUs; {ctx.repeats} measured rounds after {ctx.warmup} warm-up, "
-             "tools alternating within each round; medians.", "",
-             "| case | variant | sonde | reference | unit | ratio | target | result |",
-             "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |"]
+             f"{env['cpus']} CPUs; {rounds}; every run after sync, drained writeback and a "
+             f"{ctx.settle_s:g} s pause; the tools alternate which goes first; medians and "
+             "min-max spreads.", "",
+             "| case | variant | sonde | (spread) | reference | (spread) | unit | ratio | target "
+             "| gap | result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"]
     for r in rows:
-        lines.append(f"| {r.case} | {r.variant} | {r.sonde_median:.1f} | "
-                     f"{r.ref_median:.1f} ({r.reference}) | {r.unit} | {r.ratio:.3f} | "
-                     f"{r.target:.2f} | {'pass' if r.passed else 'FAIL'} |")
+        lines.append(f"| {r.case} | {r.variant} | {r.sonde_median:.1f} | {spread(r.sonde)} | "
+                     f"{r.ref_median:.1f} ({r.reference}) | {spread(r.ref)} | {r.unit} | "
+                     f"{r.ratio:.3f} | {r.target:.2f} | {r.gap:.1%} | {r.verdict} |")
     for name, error in failures:
-        lines.append(f"| {name} | (did not run) | | | | | | ERROR: {error.splitlines()[0]} |")
-    lines += ["", "## Samples", ""]
+        lines.append(f"| {name} | (did not run) | | | | | | | | | ERROR: "
+                     f"{error.splitlines()[0]} |")
+    lines += ["", "A row is noisy when the spread of either tool, (max - min) / median, is wider "
+              "than its gap, |ratio / target - 1|: its rounds could have given either verdict.",
+              "", "## Samples and command lines", ""]
     for r in rows:
-        lines.append(f"- {r.case}, {r.variant}: sonde {', '.join(f'{v:.1f}' for v in r.sonde)}; "
-                     f"{r.reference} {', '.join(f'{v:.1f}' for v in r.ref)}")
+        lines += [f"### {r.case}: {r.variant}", "",
+                  f"- sonde: {', '.join(f'{v:.1f}' for v in r.sonde)} "
+                  f"(median {statistics.median(r.sonde):.1f}, spread {r.sonde_spread:.1%})",
+                  f"- {r.reference}: {', '.join(f'{v:.1f}' for v in r.ref)} "
+                  f"(median {statistics.median(r.ref):.1f}, spread {r.ref_spread:.1%})",
+                  f"- sonde ran: `{r.sonde_cmd}`", f"- reference ran: `{r.ref_cmd}`", ""]
     return "\n".join(lines) + "\n"
 
 
@@ -78,14 +109,26 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cases", nargs="*", help="case names to run (default: all)")
     p.add_argument("--repeats", type=int, default=int(os.environ.get("SONDE_BENCH_REPEATS", 5)))
+    p.add_argument("--disk-repeats", type=int,
+                   default=int(os.environ.get("SONDE_BENCH_DISK_REPEATS", 9)))
     p.add_argument("--warmup", type=int, default=int(os.environ.get("SONDE_BENCH_WARMUP", 1)))
+    p.add_argument("--settle", type=float,
+                   default=float(os.environ.get("SONDE_BENCH_SETTLE", 3)),
+                   help="seconds of pause before every run (free page reporting)")
+    p.add_argument("--smoke", action="store_true",
+                   help="one round of every case, small sizes, no pause: does everything run?")
     p.add_argument("--build", type=Path,
                    default=Path(os.environ.get("SONDE_BENCH_BUILD", REPO / "build")))
     p.add_argument("--out", type=Path, default=HERE / "results", help="results directory")
     p.add_argument("--list", action="store_true", help="list the cases and exit")
     args = p.parse_args(argv)
-    if args.repeats < 1 or args.warmup < 0:
-        p.error("--repeats must be at least 1 and --warmup at least 0")
+    if args.smoke:
+        args.repeats, args.disk_repeats, args.warmup, args.settle = 1, 1, 0, 0
+        for name, value in SMOKE_SIZES.items():
+            os.environ.setdefault(name, value)
+    if args.repeats < 1 or args.disk_repeats < 1 or args.warmup < 0 or args.settle < 0:
+        p.error("--repeats and --disk-repeats must be at least 1, --warmup and --settle at "
+                "least 0")
 
     try:
         cases = load_cases()
@@ -101,7 +144,8 @@ def main(argv=None):
         p.error(f"unknown case(s): {', '.join(sorted(unknown))} (--list shows them)")
     chosen = [c for c in cases if not args.cases or c.name in args.cases]
 
-    ctx = Context(build=args.build.resolve(), repeats=args.repeats, warmup=args.warmup)
+    ctx = Context(build=args.build.resolve(), repeats=args.repeats, warmup=args.warmup,
+                  disk_repeats=args.disk_repeats, settle_s=args.settle, smoke=args.smoke)
     now = datetime.datetime.now(datetime.UTC)
     rows, failures = [], []
     for case in chosen:
@@ -113,9 +157,11 @@ def main(argv=None):
             failures.append((case.name, str(e)))
             continue
         for r in got:
-            print(f"  {r.variant}: sonde {r.sonde_median:.1f} {r.unit}, {r.reference} "
-                  f"{r.ref_median:.1f} {r.unit}, ratio {r.ratio:.3f} "
-                  f"(target {r.target:.2f}): {'pass' if r.passed else 'FAIL'}", flush=True)
+            r.smoke = ctx.smoke
+            print(f"  {r.variant}: sonde {r.sonde_median:.1f} ({spread(r.sonde)}) {r.unit}, "
+                  f"{r.reference} {r.ref_median:.1f} ({spread(r.ref)}), ratio {r.ratio:.3f} "
+                  f"(target {r.target:.2f}, gap {r.gap:.1%}): {r.verdict}\n"
+                  f"    sonde:     {r.sonde_cmd}\n    reference: {r.ref_cmd}", flush=True)
         rows.extend(got)
 
     env = tool_versions()
@@ -124,14 +170,17 @@ def main(argv=None):
     args.out.mkdir(parents=True, exist_ok=True)
     md = args.out / f"{stem}.md"
     md.write_text(markdown(when, env, ctx, rows, failures))
-    doc = {"time": when, "environment": env, "repeats": ctx.repeats, "warmup": ctx.warmup,
+    doc = {"time": when, "environment": env, "repeats": ctx.repeats,
+           "disk_repeats": ctx.disk_repeats, "warmup": ctx.warmup, "settle_s": ctx.settle_s,
+           "smoke": ctx.smoke,
            "rows": [r.as_dict() for r in rows],
            "errors": [{"case": n, "error": e} for n, e in failures]}
     (args.out / f"{stem}.json").write_text(json.dumps(doc, indent=2) + "\n")
-    missed = [r for r in rows if not r.passed]
-    print(f"bench: {len(rows) - len(missed)} passed, {len(missed)} missed the target, "
-          f"{len(failures)} case(s) failed to run; table in {md}")
-    return 1 if missed or failures else 0
+    counts = {v: sum(r.verdict == v for r in rows) for v in ("pass", "FAIL", "noisy", "smoke")}
+    print(f"bench: {counts['pass']} passed, {counts['FAIL']} missed the target, "
+          f"{counts['noisy']} noisy, {counts['smoke']} smoke, {len(failures)} case(s) failed to "
+          f"run; table in {md}")
+    return 1 if counts["FAIL"] or counts["noisy"] or failures else 0
 
 
 if __name__ == "__main__":

@@ -6,17 +6,18 @@ sonde: `mdtest -n N -F -u -C -T -r -d DIR` (create, stat and remove of N empty f
 each phase between barriers); its rates are the records' ops_per_s (mdtest's: files of all
 ranks over the slowest rank's time), per-item latencies recorded, as every run records them.
 mdtest_ref: the same files, names and phases, with the same barriers and rate, and nothing else
-(snprintf of the path, the system calls). The ratio is the cost of sonde's bookkeeping.
+(snprintf of the path, the system calls). The ratio is the cost of sonde's bookkeeping. Each
+tool's run starts settled (benchlib.Context.settle) in a fresh directory; the tools alternate
+which goes first.
 
 Knobs: SONDE_BENCH_MDTEST_ITEMS (files per rank, default 20000), SONDE_BENCH_SHM_DIR,
 SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN."""
 
 import json
 import os
-import shutil
-import tempfile
+from functools import partial
 
-from benchlib import BenchError, Row, fs_type, mpirun, run_mpi, scratch_places
+from benchlib import BenchError, Row, command, fs_type, is_disk, mpirun, run_mpi, scratch_places
 
 RANKS = 2
 TARGET = 0.95
@@ -39,33 +40,23 @@ class Mdtest:
         places = scratch_places(64 << 20)
         sonde, ref = ctx.sonde(), ctx.program("mdtest_ref")
         launcher = mpirun(sonde)
-        rows = {}
+        rows = []
         for place in places:
             label = f"{place} ({fs_type(place)}), {RANKS} ranks x {items} files"
-            for op in PHASES:
-                rows[place, op] = Row(self.name, f"{op} {label}", "files/s", "mdtest_ref loop",
-                                      TARGET)
-        for _, measured in ctx.rounds():
-            for place in places:
-                work = tempfile.mkdtemp(prefix="sonde-bench-mdtest-", dir=place)
-                try:
-                    mine = self._sonde(launcher, sonde, items, work)
-                    theirs = json.loads(run_mpi(launcher, RANKS, [ref, work, items],
-                                                "mdtest_ref"))
-                finally:
-                    shutil.rmtree(work, ignore_errors=True)
-                if measured:
-                    for op in PHASES:
-                        rows[place, op].sonde.append(mine[op])
-                        rows[place, op].ref.append(theirs[op])
-        return list(rows.values())
+            mine_rows = {op: Row(self.name, f"{op} {label}", "files/s", "mdtest_ref loop",
+                                 TARGET) for op in PHASES}
+            rows += mine_rows.values()
+            runs = ctx.fresh_pair(place, partial(self._sonde, launcher, sonde, items),
+                                  partial(self._ref, launcher, ref, items))
+            ctx.compare(mine_rows, is_disk(place), runs)
+        return rows
 
     @staticmethod
     def _sonde(launcher, sonde, items, work):
         results = os.path.join(work, "r.jsonl")
-        run_mpi(launcher, RANKS, [sonde, "mdtest", "-n", items, "-F", "-u", "-C", "-T", "-r",
-                                  "-d", os.path.join(work, "md"), "--json", results],
-                "sonde mdtest")
+        argv = [sonde, "mdtest", "-n", items, "-F", "-u", "-C", "-T", "-r",
+                "-d", os.path.join(work, "md"), "--json", results]
+        run_mpi(launcher, RANKS, argv, "sonde mdtest")
         with open(results) as f:
             recs = [json.loads(line) for line in f if line.strip()]
         out = {}
@@ -73,8 +64,14 @@ class Mdtest:
             ms = [r for r in recs if r["type"] == "measurement" and r["phase"] == phase]
             if len(ms) != 1 or ms[0]["ops"] != RANKS * items:
                 raise BenchError(f"sonde mdtest {phase}: unexpected records {ms}")
-            out[op] = ms[0]["ops_per_s"]
+            out[op] = (ms[0]["ops_per_s"], command([launcher, "-n", RANKS, *argv]))
         return out
+
+    @staticmethod
+    def _ref(launcher, ref, items, work):
+        argv = [ref, work, items]
+        rates = json.loads(run_mpi(launcher, RANKS, argv, "mdtest_ref"))
+        return {op: (rates[op], command([launcher, "-n", RANKS, *argv])) for op in PHASES}
 
 
 CASES = [Mdtest()]

@@ -4,29 +4,33 @@ a whole file per process, on /dev/shm and on the disk.
 
 sonde: `mib -F -s 512k -l SIZE/512k -L 3600` (the call limit ends each phase); its rate is mib's:
 all bytes over (latest end - earliest start), open and close excluded, the fsync included.
-fio: numjobs=2, filename_format=f.$jobnum, ioengine=psync, bs=512k, direct=0, fallocate=none,
-end_fsync=1 for the write; its rate is bytes over its runtime. mib reads through the page cache
-(the other task's file, written just before), so fio's read keeps the cache too (invalidate=0).
+fio: numjobs=2, filename_format=f.$jobnum, bs=512k, end_fsync=1 for the write (and
+benchlib.FIO_COMMON); its rate is bytes over its runtime. mib reads through the page cache (the
+other task's file, written just before), so fio's read keeps the cache too (invalidate=0), and
+no run drops the cache. Each tool's round starts settled (benchlib.Context.settle) in a fresh
+directory; the tools alternate which goes first.
+
+Per call, both sides rewrite a little of the buffer: sonde stamps one 8-byte word per 512 bytes
+(mib's data names its offset), fio scrambles three (its default, kept here for that reason).
 
 Knobs: SONDE_BENCH_MIB_SIZE (bytes per process, default 256m), SONDE_BENCH_SHM_DIR,
 SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
-import json
 import os
-import shutil
-import subprocess
-import tempfile
+from functools import partial
 
 from benchlib import (
-    BenchError,
+    FIO_COMMON,
     Row,
+    command,
     fio_path,
+    fio_rate,
     fs_type,
-    mpi_env,
+    is_disk,
     mpirun,
-    run_json,
     scratch_places,
     size_from_env,
+    sonde_measurements,
 )
 
 MIB = 1 << 20
@@ -44,64 +48,37 @@ class Mib:
         places = scratch_places(3 * TASKS * size)
         fio = fio_path()
         sonde = ctx.sonde()
-        rows = {}
+        rows = []
         for place in places:
             label = f"{place} ({fs_type(place)}), {TASKS} x {size // MIB} MiB, 512 KiB calls"
-            for op in ("write", "read"):
-                rows[place, op] = Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
-        for _, measured in ctx.rounds():
-            for place in places:
-                work = tempfile.mkdtemp(prefix="sonde-bench-mib-", dir=place)
-                try:
-                    mine = self._sonde(sonde, size, work)
-                    shutil.rmtree(work, ignore_errors=True)
-                    os.mkdir(work)
-                    theirs = self._fio(fio, size, work)
-                finally:
-                    shutil.rmtree(work, ignore_errors=True)
-                if measured:
-                    for op in ("write", "read"):
-                        rows[place, op].sonde.append(mine[op])
-                        rows[place, op].ref.append(theirs[op])
-        return list(rows.values())
+            mine_rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
+                         for op in ("write", "read")}
+            rows += mine_rows.values()
+            runs = ctx.fresh_pair(place, partial(self._sonde, sonde, size),
+                                  partial(self._fio, fio, size))
+            ctx.compare(mine_rows, is_disk(place), runs)
+        return rows
 
     @staticmethod
     def _sonde(sonde, size, work):
         results = os.path.join(work, "r.jsonl")
-        argv = [mpirun(sonde), "-n", str(TASKS), str(sonde),
-                "mib", "-F", "-t", work, "-s", str(CALL), "-l", str(size // CALL), "-L", "3600",
-                "--json", results]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())
-        if proc.returncode != 0:
-            raise BenchError(f"sonde mib failed ({proc.returncode}): {' '.join(argv)}\n"
-                             f"{proc.stderr.strip()[-500:]}")
-        out = {}
-        with open(results) as f:
-            for line in f:
-                rec = json.loads(line)
-                if rec["type"] == "measurement":
-                    if rec["bytes"] != TASKS * size:
-                        raise BenchError(f"sonde mib {rec['phase']}: {rec['bytes']} bytes")
-                    out[rec["phase"]] = rec["bandwidth_mib_s"]
-        return out
+        argv = [mpirun(sonde), "-n", TASKS, sonde, "mib", "-F", "-t", work, "-s", CALL,
+                "-l", size // CALL, "-L", 3600, "--json", results]
+        recs = sonde_measurements(argv, "sonde mib", results, expect_bytes=TASKS * size)
+        return {phase: (rec["bandwidth_mib_s"], command(argv)) for phase, rec in recs.items()}
 
     @staticmethod
     def _fio(fio, size, work):
         out = {}
         for op in ("write", "read"):
             argv = [fio, "--name=mib", f"--directory={work}", f"--numjobs={TASKS}",
-                    "--group_reporting", "--ioengine=psync", "--direct=0", "--fallocate=none",
-                    f"--rw={op}", f"--bs={CALL}", f"--size={size}",
-                    "--filename_format=f.$jobnum", "--output-format=json"]
-            argv.append("--end_fsync=1" if op == "write" else "--invalidate=0")
-            job = run_json(argv, "fio")["jobs"][0]
-            if job["error"]:
-                raise BenchError(f"fio {op}: error {job['error']}")
-            stats = job[op]
-            if stats["io_bytes"] != TASKS * size or stats["runtime"] <= 0:
-                raise BenchError(f"fio {op}: moved {stats['io_bytes']} of {TASKS * size} bytes")
-            out[op] = stats["io_bytes"] / (stats["runtime"] / 1000) / MIB
-        return out
+                    "--group_reporting", f"--rw={op}", f"--bs={CALL}", f"--size={size}",
+                    "--filename_format=f.$jobnum", *FIO_COMMON,
+                    "--end_fsync=1" if op == "write" else "--invalidate=0"]
+            out[op] = (fio_rate(argv, op, TASKS * size, f"fio {op}"), command(argv))
+        # one row's reference is both fio runs: the read needs the write's files
+        both = " ; ".join(cmd for _, cmd in out.values())
+        return {op: (rate, both) for op, (rate, _) in out.items()}
 
 
 CASES = [Mib()]

@@ -2,34 +2,36 @@
 objects, type 1 (a file per process) and type 2 (one shared file, each process its own
 contiguous region), write then read through the page cache, on /dev/shm and on the disk.
 
-sonde: `mpiio -type 1|2 -nobj SIZE/1M -size 1M -touch 1 -chkdata 1`; its rate is the LANL
-Effective Bandwidth as the JSON record gives it: all bytes over the slowest process's time from
-open to close (the check is not timed). MPI-IO's independent transfers are
-MPI_File_iwrite_at/iread_at + wait, one object at a time.
-fio: numjobs=2, ioengine=psync, bs=1m, direct=0, fallocate=none, no fsync (mpi_io_test syncs
-only with -sync), invalidate=0 for the read (sonde reads what it just wrote, from the cache);
-type 1: filename_format=f.$jobnum; type 2: one filename, offset_increment=SIZE. Its rate is bytes
-over its runtime.
+sonde: `mpiio -type 1|2 -nobj SIZE/1M -size 1M -touch 1 -chkdata 1`; its figure is the LANL
+Write/Read Bandwidth as the JSON record gives its minimum: all bytes over the slowest process's
+transfer time (from after the open to the last transfer's completion; the check is not timed),
+the span fio's runtime covers (the Effective Bandwidth also counts the open and the close).
+MPI-IO's independent transfers are MPI_File_iwrite_at/iread_at + wait, one object at a time.
+fio: numjobs=2, bs=1m, no fsync (mpi_io_test syncs only with -sync), invalidate=0 for the read
+(sonde reads what it just wrote, from the cache), and benchlib.FIO_COMMON; type 1:
+filename_format=f.$jobnum; type 2: one filename, offset_increment=SIZE. Its rate is bytes over
+its runtime. Each tool's round starts settled (benchlib.Context.settle) in a fresh directory;
+the tools alternate which goes first.
 
 Knobs: SONDE_BENCH_MPIIO_SIZE (bytes per process, default 256m), SONDE_BENCH_SHM_DIR,
 SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN (default: the launcher `sonde --version` names)."""
 
-import json
 import os
-import shutil
-import subprocess
-import tempfile
+from functools import partial
 
 from benchlib import (
-    BenchError,
+    FIO_COMMON,
+    FIO_SAME_BUFFER,
     Row,
+    command,
     fio_path,
+    fio_rate,
     fs_type,
-    mpi_env,
+    is_disk,
     mpirun,
-    run_json,
     scratch_places,
     size_from_env,
+    sonde_measurements,
 )
 
 MIB = 1 << 20
@@ -47,74 +49,47 @@ class Mpiio:
         places = scratch_places(3 * TASKS * size)
         fio = fio_path()
         sonde = ctx.sonde()
-        rows = {}
+        rows = []
         for place in places:
             for type_ in (1, 2):
                 kind = "N-N" if type_ == 1 else "N-1"
                 label = (f"type {type_} ({kind}) {place} ({fs_type(place)}), "
                          f"{TASKS} x {size // MIB} MiB, 1 MiB objects")
-                for op in ("write", "read"):
-                    rows[place, type_, op] = Row(self.name, f"{op} {label}", "MiB/s", "fio",
-                                                 TARGET)
-        for _, measured in ctx.rounds():
-            for place in places:
-                for type_ in (1, 2):
-                    work = tempfile.mkdtemp(prefix="sonde-bench-mpiio-", dir=place)
-                    try:
-                        mine = self._sonde(sonde, type_, size, work)
-                        shutil.rmtree(work, ignore_errors=True)
-                        os.mkdir(work)
-                        theirs = self._fio(fio, type_, size, work)
-                    finally:
-                        shutil.rmtree(work, ignore_errors=True)
-                    if measured:
-                        for op in ("write", "read"):
-                            rows[place, type_, op].sonde.append(mine[op])
-                            rows[place, type_, op].ref.append(theirs[op])
-        return list(rows.values())
+                mine_rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
+                             for op in ("write", "read")}
+                rows += mine_rows.values()
+                runs = ctx.fresh_pair(place, partial(self._sonde, sonde, type_, size),
+                                      partial(self._fio, fio, type_, size))
+                ctx.compare(mine_rows, is_disk(place), runs)
+        return rows
 
     @staticmethod
     def _sonde(sonde, type_, size, work):
         results = os.path.join(work, "r.jsonl")
         target = os.path.join(work, "f.%r" if type_ == 1 else "shared")
-        argv = [mpirun(sonde), "-n", str(TASKS), str(sonde),
-                "mpiio", "-type", str(type_), "-nobj", str(size // OBJ), "-size", str(OBJ),
-                "-target", target, "-touch", "1", "-chkdata", "1", "--json", results]
-        proc = subprocess.run(argv, capture_output=True, text=True, env=mpi_env())
-        if proc.returncode != 0:
-            raise BenchError(f"sonde mpiio failed ({proc.returncode}): {' '.join(argv)}\n"
-                             f"{proc.stderr.strip()[-500:]}")
-        out = {}
-        with open(results) as f:
-            for line in f:
-                rec = json.loads(line)
-                if rec["type"] == "measurement":
-                    if rec["bytes"] != TASKS * size:
-                        raise BenchError(f"sonde mpiio {rec['phase']}: {rec['bytes']} bytes")
-                    out[rec["phase"]] = rec["bandwidth_mib_s"]
-        return out
+        argv = [mpirun(sonde), "-n", TASKS, sonde, "mpiio", "-type", type_,
+                "-nobj", size // OBJ, "-size", OBJ, "-target", target, "-touch", 1,
+                "-chkdata", 1, "--json", results]
+        recs = sonde_measurements(argv, "sonde mpiio", results, expect_bytes=TASKS * size)
+        return {phase: (rec["extra"]["raw_bandwidth_mib_s"]["min"], command(argv))
+                for phase, rec in recs.items()}
 
     @staticmethod
     def _fio(fio, type_, size, work):
         out = {}
         for op in ("write", "read"):
             argv = [fio, "--name=mpiio", f"--directory={work}", f"--numjobs={TASKS}",
-                    "--group_reporting", "--ioengine=psync", "--direct=0", "--fallocate=none",
-                    f"--rw={op}", f"--bs={OBJ}", f"--size={size}", "--output-format=json"]
+                    "--group_reporting", f"--rw={op}", f"--bs={OBJ}", f"--size={size}",
+                    *FIO_COMMON, *FIO_SAME_BUFFER]
             if type_ == 1:
                 argv.append("--filename_format=f.$jobnum")
             else:
                 argv += ["--filename=shared", f"--offset_increment={size}"]
             if op == "read":
                 argv.append("--invalidate=0")
-            job = run_json(argv, "fio")["jobs"][0]
-            if job["error"]:
-                raise BenchError(f"fio {op}: error {job['error']}")
-            stats = job[op]
-            if stats["io_bytes"] != TASKS * size or stats["runtime"] <= 0:
-                raise BenchError(f"fio {op}: moved {stats['io_bytes']} of {TASKS * size} bytes")
-            out[op] = stats["io_bytes"] / (stats["runtime"] / 1000) / MIB
-        return out
+            out[op] = (fio_rate(argv, op, TASKS * size, f"fio {op}"), command(argv))
+        both = " ; ".join(cmd for _, cmd in out.values())
+        return {op: (rate, both) for op, (rate, _) in out.items()}
 
 
 CASES = [Mpiio()]

@@ -2,24 +2,31 @@
 engine doing the same, on /dev/shm (memory) and on the disk.
 
 Both tools write a fresh file in 16 MiB pwrite calls and fsync it at the end (fio's
-end_fsync=1), then read it back in 16 MiB pread calls, through the page cache (direct=0).
-fio's fallocate is off: by default fio preallocates the file before its clock starts, which on
-tmpfs moves the cost of allocating the pages out of the timed write, while sonde (like IOR)
-allocates as it writes.
+end_fsync=1), then read it back in 16 MiB pread calls, through the page cache (direct=0). Both
+figures are bytes over the I/O time: from the first transfer to the end of the last (and of the
+fsync), the open and close outside (fio opens before its clock starts; bench/posix_seq.c times
+the same span).
+
+Each tool's round: settle (benchlib.Context.settle), write a fresh file, settle again, dropping
+the page cache when the file is on a disk (so both read the disk; each tool also drops its file's
+pages: fio invalidate=1, posix_seq posix_fadvise DONTNEED), read, remove the file. The tools
+alternate which goes first.
 
 Knobs: SONDE_BENCH_POSIX_SIZE (file size, default 1g), SONDE_BENCH_SHM_DIR (default /dev/shm),
-SONDE_BENCH_DISK_DIR (default /var/tmp).
-
-Reads start with the file dropped from the page cache (fio: invalidate=1, its default;
-posix_seq: posix_fadvise DONTNEED before it opens), so on the disk both read the disk."""
+SONDE_BENCH_DISK_DIR (default /var/tmp)."""
 
 import os
+from functools import partial
 
 from benchlib import (
-    BenchError,
+    FIO_COMMON,
+    FIO_SAME_BUFFER,
     Row,
+    command,
     fio_path,
+    fio_rate,
     fs_type,
+    is_disk,
     remove,
     run_json,
     scratch_places,
@@ -40,42 +47,52 @@ class PosixSeq:
         places = scratch_places(3 * size)
         sonde = ctx.program("posix_seq")
         fio = fio_path()
-        rows = {}
+        rows = []
         for place in places:
             label = f"{place} ({fs_type(place)}), {size // MIB} MiB file"
-            for op in ("write", "read"):
-                rows[place, op] = Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
-
-        for _, measured in ctx.rounds():
-            for place in places:
-                mine = os.path.join(place, f"sonde-bench-{os.getpid()}.sonde")
-                theirs = os.path.join(place, f"sonde-bench-{os.getpid()}.fio")
-                remove(mine, theirs)  # a fresh file for every write
-                try:
-                    for op in ("write", "read"):
-                        a = run_json([sonde, op, mine, size, TRANSFER], "posix_seq")
-                        b = self._fio(fio, op, theirs, size)
-                        if measured:
-                            rows[place, op].sonde.append(a["bytes"] / a["seconds"] / MIB)
-                            rows[place, op].ref.append(b)
-                finally:
-                    remove(mine, theirs)
-        return list(rows.values())
+            mine_rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
+                         for op in ("write", "read")}
+            rows += mine_rows.values()
+            path = os.path.join(place, f"sonde-bench-{os.getpid()}")
+            disk = is_disk(place)
+            mine = [[sonde, op, path, size, TRANSFER] for op in ("write", "read")]
+            theirs = [self._fio_argv(fio, op, path, size) for op in ("write", "read")]
+            runs = {"sonde": partial(self._tool, ctx, path, disk, mine, self._posix_seq),
+                    "ref": partial(self._tool, ctx, path, disk, theirs,
+                                   partial(self._fio_rate, size))}
+            ctx.compare(mine_rows, disk, runs)
+        return rows
 
     @staticmethod
-    def _fio(fio, op, path, size):
+    def _tool(ctx, path, disk, argvs, rate):
+        """One tool's round: a fresh file written, then read (from the disk when it is on
+        one); returns {phase: (rate, command line)}."""
+        out = {}
+        remove(path)
+        try:
+            for op, argv in zip(("write", "read"), argvs, strict=True):
+                ctx.settle(drop_caches=disk and op == "read")
+                out[op] = (rate(op, argv), command(argv))
+        finally:
+            remove(path)
+        return out
+
+    @staticmethod
+    def _posix_seq(op, argv):
+        a = run_json(argv, f"posix_seq {op}")
+        return a["bytes"] / a["seconds"] / MIB
+
+    @staticmethod
+    def _fio_rate(size, op, argv):
+        return fio_rate(argv, op, size, f"fio {op}")
+
+    @staticmethod
+    def _fio_argv(fio, op, path, size):
         argv = [fio, "--name=seq", f"--filename={path}", f"--rw={op}", "--bs=16m",
-                f"--size={size}", "--ioengine=psync", "--direct=0", "--fallocate=none",
-                "--output-format=json"]
+                f"--size={size}", *FIO_COMMON, *FIO_SAME_BUFFER]
         if op == "write":
             argv.append("--end_fsync=1")
-        job = run_json(argv, "fio")["jobs"][0]
-        if job["error"]:
-            raise BenchError(f"fio {op} {path}: error {job['error']}")
-        stats = job[op]
-        if stats["io_bytes"] != size or stats["runtime"] <= 0:
-            raise BenchError(f"fio {op} {path}: moved {stats['io_bytes']} of {size} bytes")
-        return stats["io_bytes"] / (stats["runtime"] / 1000) / MIB
+        return argv
 
 
 CASES = [PosixSeq()]
