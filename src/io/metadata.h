@@ -15,4 +15,10 @@ int sonde_path_truncate(const char *path, int64_t size);
 int sonde_path_exists(const char *path);
 int sonde_path_mknod(const char *path, mode_t mode);
 
+/* The members of struct sonde_backend they fill, the same in every backend. */
+#define SONDE_PATH_OPERATIONS                                                                      \
+	.stat = sonde_path_stat, .mkdir = sonde_path_mkdir, .rmdir = sonde_path_rmdir,             \
+	.rename = sonde_path_rename, .truncate = sonde_path_truncate, .exists = sonde_path_exists, \
+	.mknod = sonde_path_mknod
+
 #endif

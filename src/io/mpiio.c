@@ -300,11 +300,5 @@ const struct sonde_backend sonde_backend_mpiio = {
     .close = mpiio_close,
     .size = mpiio_size,
     .remove = mpiio_remove,
-    .stat = sonde_path_stat,
-    .mkdir = sonde_path_mkdir,
-    .rmdir = sonde_path_rmdir,
-    .rename = sonde_path_rename,
-    .truncate = sonde_path_truncate,
-    .exists = sonde_path_exists,
-    .mknod = sonde_path_mknod,
+    SONDE_PATH_OPERATIONS,
 };

@@ -243,11 +243,5 @@ const struct sonde_backend sonde_backend_posix = {
     .close = posix_close,
     .size = posix_size,
     .remove = posix_remove,
-    .stat = sonde_path_stat,
-    .mkdir = sonde_path_mkdir,
-    .rmdir = sonde_path_rmdir,
-    .rename = sonde_path_rename,
-    .truncate = sonde_path_truncate,
-    .exists = sonde_path_exists,
-    .mknod = sonde_path_mknod,
+    SONDE_PATH_OPERATIONS,
 };

@@ -344,7 +344,7 @@ static void prepare(struct mdtest_run *run, enum mdtest_op op)
 	                       ? (run->tree.loops > 1 ? run->tree.items_per_dir : run->file_items)
 	                       : run->tree.dirs;
 	int64_t need = per_loop * run->tree.loops;
-	if (run->p.collective || (op >= MDTEST_TREE_CREATE && !run->p.unique_dir))
+	if (run->p.collective)
 		need *= run->tasks;
 	if (need > run->caplat) {
 		free(run->lat);
