@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 
 #include "files.h"
+#include "units.h"
 
 struct fs_magic {
 	unsigned long magic;
@@ -203,7 +204,7 @@ int sonde_fs_usage(const char *dir, struct sonde_fs_usage *u)
 		u->unit = "TiB";
 	}
 	u->used_pct = (1 - (double)s.f_bfree / (double)s.f_blocks) * 100;
-	u->inodes_mi = (double)s.f_files / (double)(1 << 20);
+	u->inodes_mi = (double)s.f_files / (double)SONDE_MIB;
 	u->used_inodes_pct = s.f_files ? (1 - (double)s.f_ffree / (double)s.f_files) * 100 : 0;
 	return 0;
 }

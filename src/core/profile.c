@@ -12,10 +12,11 @@
 #include "files.h"
 #include "json.h"
 #include "results.h"
+#include "units.h"
 
 #define CHUNK_CALLS 4096
 /* Rank 0's gather buffer when the caller does not choose: rows x ranks x 2 doubles. */
-#define DEFAULT_GATHER_BYTES (4 << 20)
+#define DEFAULT_GATHER_BYTES (4 * SONDE_MIB)
 
 struct sonde_profile_chunk {
 	struct sonde_profile_chunk *next;

@@ -77,4 +77,7 @@ void sonde_latency_of_acc(MPI_Comm comm, const struct sonde_latency_acc *local,
 void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64_t max_exact,
                           struct sonde_latency *out);
 
+/* The max_exact workloads pass: rank 0 sorts up to 8 MiB of samples, a fraction of a second. */
+#define SONDE_LATENCY_MAX_EXACT ((int64_t)1 << 20)
+
 #endif

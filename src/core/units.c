@@ -60,9 +60,8 @@ struct suffix {
 
 /* LANL's dd-like set, longest first so "KB" is not read as "K" + junk. */
 static const struct suffix lanl_suffixes[] = {
-    {"KB", 1000}, {"MB", 1000000}, {"GB", 1000000000},
-    {"K", 1024},  {"M", 1 << 20},  {"G", (int64_t)1 << 30},
-    {"w", 2},     {"b", 512},      {"", 1},
+    {"KB", 1000},     {"MB", 1000000}, {"GB", 1000000000}, {"K", SONDE_KIB}, {"M", SONDE_MIB},
+    {"G", SONDE_GIB}, {"w", 2},        {"b", 512},         {"", 1},
 };
 
 static int binary_multiplier(char c, int64_t *mult)

@@ -18,10 +18,6 @@
 #include "results.h"
 #include "workload.h"
 
-/* Dump times gathered for exact percentiles up to this many (ranks x dumps); a histogram past it.
- */
-#define BTIO_LATENCY_EXACT 100000
-
 /* What rank 0 learned from the input file, sent to everyone in one piece. */
 struct input_result {
 	int ok, used;
@@ -264,7 +260,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	int64_t counts[2] = {chk.checked, chk.errors}, total[2];
 	MPI_Allreduce(counts, total, 2, MPI_INT64_T, MPI_SUM, ctx->comm);
 	struct sonde_latency latency;
-	sonde_latency_across(ctx->comm, per_dump, s->dumps, BTIO_LATENCY_EXACT, &latency);
+	sonde_latency_across(ctx->comm, per_dump, s->dumps, SONDE_LATENCY_MAX_EXACT, &latency);
 	free(per_dump);
 
 	if (ctx->rank == 0) {

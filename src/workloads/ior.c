@@ -232,8 +232,8 @@ done:
 			fprintf(r->log,
 			        "stonewalling pairs accessed min: %lld max: %lld -- min data: %.1f "
 			        "GiB mean data: %.1f GiB time: %.1fs\n",
-			        min, max, min_moved / 1073741824.0,
-			        (double)sum / r->ntasks / 1073741824.0, pt->sw_time);
+			        min, max, min_moved / (double)SONDE_GIB,
+			        (double)sum / r->ntasks / (double)SONDE_GIB, pt->sw_time);
 		if (pairs != max) {
 			/* finish the block in progress, then whole blocks, wrapping around */
 			i--;

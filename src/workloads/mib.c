@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "results.h"
 #include "stats.h"
+#include "units.h"
 
 enum stop { STOP_CALLS, STOP_TIME };
 
@@ -462,7 +463,7 @@ static double conclude(struct mib *m, struct phase *ph)
 	int64_t calls = reduce_int(m, ph->calls, MPI_SUM);
 	int64_t shorts = reduce_int(m, ph->short_calls, MPI_SUM);
 	double seconds = end - start;
-	double mib = (double)bytes / (1024.0 * 1024.0);
+	double mib = (double)bytes / (double)SONDE_MIB;
 	double rate = seconds != 0 ? mib / seconds : 0;
 	say(m, show, "%f MB %s in %f seconds\n", mib, ph->writing ? "written" : "read", seconds);
 	if (shorts)

@@ -3,13 +3,14 @@
 #include <stdio.h>
 
 #include "btio.h"
+#include "units.h"
 
 void btio_print_block(const struct btio_setup *s, int writing, int nprocs,
                       const struct btio_times *t, int64_t dumps, const char *banner,
                       int striping_factor, int striping_unit)
 {
 	double mib = (double)s->grid[0] * (double)s->grid[1] * (double)s->grid[2] * BTIO_FIVE *
-	             sizeof(double) * (double)dumps / 1048576.0;
+	             sizeof(double) * (double)dumps / (double)SONDE_MIB;
 	printf("-- BT-IO Benchmark (%s operation only) --\n", writing ? "write" : "read ");
 	printf("Number of MPI processes     : %9d\n", nprocs);
 	printf("Global array size X         : %9lld\n", (long long)s->grid[0]);

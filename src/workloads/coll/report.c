@@ -7,10 +7,6 @@
 #include "results.h"
 #include "workloads/coll/coll.h"
 
-/* Latency samples across ranks: per-call durations in the per-call kernel; in the loop
- * kernels each rank's time per iteration (a loop gives no per-call durations). */
-#define MAX_EXACT_SAMPLES ((int64_t)1 << 20)
-
 static void params_json(struct sonde_json *j, const struct coll_cfg *cfg, const struct coll_call *c,
                         const char *comm_name, int comm_ranks, const struct coll_result *r)
 {
@@ -57,12 +53,15 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
 {
 	struct sonde_stats it;
 	sonde_stats_across(MPI_COMM_WORLD, r->per_iter_s, &it);
+	/* per-call durations in the per-call kernel; in the loop kernels each rank's time per
+	 * iteration (a loop gives no per-call durations) */
 	struct sonde_latency lat;
 	if (r->samples)
-		sonde_latency_across(MPI_COMM_WORLD, r->samples, r->nsamples, MAX_EXACT_SAMPLES,
-		                     &lat);
+		sonde_latency_across(MPI_COMM_WORLD, r->samples, r->nsamples,
+		                     SONDE_LATENCY_MAX_EXACT, &lat);
 	else
-		sonde_latency_across(MPI_COMM_WORLD, &r->per_iter_s, 1, MAX_EXACT_SAMPLES, &lat);
+		sonde_latency_across(MPI_COMM_WORLD, &r->per_iter_s, 1, SONDE_LATENCY_MAX_EXACT,
+		                     &lat);
 	int overlap = cfg->overlap && (c->op->flags & COLL_NONBLOCKING);
 	double pct = overlap_percent(r), mean_pct = 0;
 	if (overlap)

@@ -253,7 +253,7 @@ void ior_params_defaults(struct ior_params *p)
 {
 	memset(p, 0, sizeof *p);
 	p->api = "POSIX";
-	p->block = 1048576;
+	p->block = SONDE_MIB;
 	p->xfer = 262144;
 	p->segments = 1;
 	p->reps = 1;

@@ -14,7 +14,7 @@
 #include "units.h"
 #include "workload.h"
 
-#define MIB 1048576.0
+#define MIB ((double)SONDE_MIB)
 
 void ior_time_string(char *buf, size_t len)
 {

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "ior.h"
+#include "units.h"
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \
@@ -30,7 +31,7 @@ int ior_preset_apply(struct ior_params *p, const struct sonde_option_set *given,
 		     tasks_per_node, p->task_offset);
 	if (sonde_option_given(given, "Z"))
 		FAIL("--preset %s fixes -C (constant reordering); -Z conflicts", name);
-	int64_t xfer = easy ? 16LL << 20 : 4096;
+	int64_t xfer = easy ? 16 * SONDE_MIB : 4096;
 	if (sonde_option_given(given, "t") && p->xfer != xfer)
 		FAIL("--preset %s fixes -t %s, not -t %lld", name, easy ? "16m" : "4k",
 		     (long long)p->xfer);

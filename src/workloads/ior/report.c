@@ -8,6 +8,7 @@
 #include "fail.h"
 #include "results.h"
 #include "stats.h"
+#include "units.h"
 #include "workloads/ior/run.h"
 
 const char *ior_phase_name(enum access acc)
@@ -40,7 +41,7 @@ double *ior_rank_details(struct run *r, const struct ior_params *p, enum access 
 		for (int k = 0; k < r->ntasks; k++) {
 			double *d = all + 4 * k;
 			fprintf(r->out, "%-6d %-14.0f %-12.6f %-12.6f %-12.2f\n", k, d[2], d[0],
-			        d[1], d[1] > 0 ? d[2] / d[1] / 1048576.0 : 0);
+			        d[1], d[1] > 0 ? d[2] / d[1] / (double)SONDE_MIB : 0);
 			if (d[0] > all[4 * slow])
 				slow = k;
 		}
@@ -88,7 +89,7 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 	if (!recording && !t->p.latency_lines)
 		return;
 	sonde_stats_across(r->comm, my_xfer, &per_rank);
-	sonde_latency_across(r->comm, r->lat, r->nlat, 1 << 20, &lat);
+	sonde_latency_across(r->comm, r->lat, r->nlat, SONDE_LATENCY_MAX_EXACT, &lat);
 	int64_t checked = 0, errs = 0;
 	sonde_verify_total(r->comm, v, &errs, &checked);
 	if (r->rank == 0 && t->p.latency_lines && r->out)
@@ -120,9 +121,9 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 		sonde_json_double(&ej, "stonewall_s", pt->sw_time);
 		sonde_json_int(&ej, "stonewall_min_bytes", pt->sw_min_bytes);
 		sonde_json_int(&ej, "stonewall_total_bytes", pt->sw_total_bytes);
-		sonde_json_double(&ej, "stonewall_aggregate_mib_s",
-		                  pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / 1048576.0
-		                                  : 0);
+		sonde_json_double(
+		    &ej, "stonewall_aggregate_mib_s",
+		    pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / (double)SONDE_MIB : 0);
 	}
 	if ((acc == READ || acc == READCHECK) && r->read_shift >= 0) {
 		/* -C's effect, for the rules: a shift of 0 reads back each rank's own data */

@@ -14,7 +14,7 @@
 #include "units.h"
 #include "workload.h"
 
-#define MIB 1048576.0
+#define MIB ((double)SONDE_MIB)
 
 /* IOR writes its figures with four decimals ("blockKiB": 64.0000). */
 static void dbl4(struct sonde_json *j, const char *key, double v)

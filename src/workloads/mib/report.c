@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "mib.h"
+#include "units.h"
 
 static const char *arch(void)
 {
@@ -73,8 +74,8 @@ void mib_print_result(FILE *out, const struct mib_params *p, int tasks, int task
 	now_text(when, sizeof when);
 	int64_t range = 1024;
 	char unit = 'k';
-	if (p->call_size > 1024 * 1024) {
-		range = 1024 * 1024;
+	if (p->call_size > SONDE_MIB) {
+		range = SONDE_MIB;
 		unit = 'M';
 	}
 	if (p->show_headers) {
