@@ -90,6 +90,22 @@ static int64_t check_bytes(uint64_t base, const uint8_t *b, uint64_t offset, siz
 	return bad;
 }
 
+int64_t sonde_verify_compare(const void *expected, const void *found, size_t len, uint64_t offset,
+                             struct sonde_verify *v)
+{
+	const uint8_t *e = expected, *f = found;
+	int64_t bad = 0;
+	v->bytes_checked += (int64_t)len;
+	if (memcmp(e, f, len) == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (e[i] != f[i]) {
+			mismatch(v, offset + i, e[i], f[i]);
+			bad++;
+		}
+	return bad;
+}
+
 int64_t sonde_pattern_check(const struct sonde_pattern *p, const void *buf, size_t len,
                             uint64_t offset, struct sonde_verify *v)
 {
@@ -127,8 +143,9 @@ void sonde_verify_report(const struct sonde_verify *v, int rank, const char *fil
 void sonde_verify_total(MPI_Comm comm, const struct sonde_verify *local, int64_t *errors,
                         int64_t *bytes_checked)
 {
-	int64_t in[2] = {local->errors, local->bytes_checked}, out[2];
-	MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_SUM, comm);
+	int64_t in[2] = {local->errors, local->bytes_checked}, out[2] = {in[0], in[1]};
+	if (comm != MPI_COMM_NULL)
+		MPI_Allreduce(in, out, 2, MPI_INT64_T, MPI_SUM, comm);
 	*errors = out[0];
 	*bytes_checked = out[1];
 }

@@ -38,11 +38,17 @@ struct sonde_verify {
 int64_t sonde_pattern_check(const struct sonde_pattern *p, const void *buf, size_t len,
                             uint64_t offset, struct sonde_verify *v);
 
+/* Checks found against expected, len bytes at file offset offset, for data that is not a
+ * sonde_pattern (mib's); adds to v like sonde_pattern_check. Returns the bad bytes. */
+int64_t sonde_verify_compare(const void *expected, const void *found, size_t len, uint64_t offset,
+                             struct sonde_verify *v);
+
 /* Prints the kept mismatches as "verify: rank R: FILE: offset O: expected 0xEE, found 0xFF"
  * lines on stderr, then a count line if more were found. */
 void sonde_verify_report(const struct sonde_verify *v, int rank, const char *file);
 
-/* Collective: total errors and bytes checked over ranks, on every rank. */
+/* Collective over comm (MPI_COMM_NULL: this process alone): total errors and bytes checked
+ * over ranks, on every rank. */
 void sonde_verify_total(MPI_Comm comm, const struct sonde_verify *local, int64_t *errors,
                         int64_t *bytes_checked);
 

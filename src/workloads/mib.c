@@ -480,12 +480,7 @@ static double conclude(struct mib *m, struct phase *ph)
 	int verified = p->verify && !ph->writing;
 	if (verified) {
 		sonde_verify_report(&ph->verify, m->task, ph->path);
-		if (m->ctx->mpi) {
-			sonde_verify_total(m->ctx->comm, &ph->verify, &verify_errors, &checked);
-		} else {
-			verify_errors = ph->verify.errors;
-			checked = ph->verify.bytes_checked;
-		}
+		sonde_verify_total(m->ctx->comm, &ph->verify, &verify_errors, &checked);
 		if (verify_errors) {
 			sonde_error("verify: %lld of %lld bytes read differ from what the writer "
 			            "tasks wrote",

@@ -172,6 +172,36 @@ static void test_check(void)
 	unlink(path);
 }
 
+/* Data that is no sonde_pattern (mib's): the same bookkeeping as the pattern's check. */
+static void test_compare(void)
+{
+	uint8_t want[300], got[300];
+	for (int i = 0; i < 300; i++)
+		want[i] = got[i] = (uint8_t)(i * 7 + 3);
+	struct sonde_verify v;
+	memset(&v, 0, sizeof v);
+	CHECK_INT(sonde_verify_compare(want, got, 300, 4096, &v), 0);
+	CHECK_INT(v.bytes_checked, 300);
+	CHECK_INT(v.errors, 0);
+	CHECK_INT(v.kept, 0);
+	for (int i = 0; i < 12; i++)
+		got[10 + 20 * i] ^= 0x40;
+	CHECK_INT(sonde_verify_compare(want, got, 300, 4096, &v), 12);
+	CHECK_INT(v.bytes_checked, 600);
+	CHECK_INT(v.errors, 12);
+	CHECK_INT(v.kept, SONDE_VERIFY_KEEP);
+	for (int i = 0; i < SONDE_VERIFY_KEEP; i++) {
+		CHECK_INT(v.first[i].offset, 4096 + 10 + 20 * i);
+		CHECK_INT(v.first[i].expected, want[10 + 20 * i]);
+		CHECK_INT(v.first[i].found, got[10 + 20 * i]);
+	}
+	/* without MPI: the totals are this process's own */
+	int64_t errors = -1, bytes = -1;
+	sonde_verify_total(MPI_COMM_NULL, &v, &errors, &bytes);
+	CHECK_INT(errors, 12);
+	CHECK_INT(bytes, 600);
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
@@ -181,6 +211,7 @@ int main(int argc, char **argv)
 	test_fill();
 	test_definition();
 	test_check();
+	test_compare();
 
 	struct sonde_verify v = {.errors = rank + 1, .bytes_checked = 100 * (rank + 1)};
 	int64_t errors, bytes;

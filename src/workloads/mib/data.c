@@ -41,21 +41,7 @@ const void *mib_data_block(struct mib_data *d, uint64_t offset)
 void mib_data_check(struct mib_data *d, const void *buf, size_t len, uint64_t offset,
                     struct sonde_verify *v)
 {
-	const unsigned char *want = mib_data_block(d, offset), *got = buf;
-	v->bytes_checked += (int64_t)len;
-	if (memcmp(want, got, len) == 0)
-		return;
-	for (size_t i = 0; i < len; i++) {
-		if (want[i] == got[i])
-			continue;
-		if (v->kept < SONDE_VERIFY_KEEP) {
-			struct sonde_mismatch *m = &v->first[v->kept++];
-			m->offset = offset + i;
-			m->expected = want[i];
-			m->found = got[i];
-		}
-		v->errors++;
-	}
+	sonde_verify_compare(mib_data_block(d, offset), buf, len, offset, v);
 }
 
 void mib_data_free(struct mib_data *d)
