@@ -47,7 +47,8 @@ pytest_allow_empty = rc=0; $(1) || rc=$$?; \
 	if ((rc == 5)); then echo "no tests collected in $(2)"; rc=0; fi; exit $$rc
 
 .PHONY: all setup setup-demo setup-bench build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
-	python-test demo bench bench-smoke install clean format lint build-mpich test-mpich build-fuzz fuzz-test fuzz
+	python-test demo bench bench-smoke install uninstall clean format lint build-mpich test-mpich \
+	build-fuzz fuzz-test fuzz
 
 all: build
 
@@ -157,8 +158,14 @@ bench: setup-bench build
 bench-smoke: setup-bench build
 	$(PY) bench/run.py --smoke
 
+# The program, its manual pages and completion, the suites, the Python tools in a venv under
+# PREFIX/lib/sonde and an Lmod module; uninstall removes exactly what install created (its
+# manifest: PREFIX/share/sonde/install-manifest). README.md, "Installing on a cluster".
 install: build
-	cmake --install build --prefix $(PREFIX)
+	scripts/install.sh "$(PREFIX)" build
+
+uninstall:
+	scripts/uninstall.sh "$(PREFIX)"
 
 clean:
 	rm -rf build build-asan build-mpich build-fuzz
