@@ -1,239 +1,517 @@
-"""The report's figures, drawn with matplotlib (Agg, no display) from loaded runs. Each
-function returns a list of Figure(title, caption, png bytes); an empty list when the runs hold
-nothing of that kind."""
+"""The report's views, computed from loaded runs as sonde.figures.Figure (numbers and words, no
+drawing): bandwidth per phase and iteration, scaling over ranks, nodes or any swept parameter,
+per-call latency (percentiles, CDF, histogram), timelines and heatmaps from per-call profiles,
+collective latency against message size, and the ratios of a comparison.
 
-import io
+Every figure is titled in words (sonde.words), never with a run id: ids are in the hover.
+Each view returns a list of figures, empty when the runs hold nothing of its kind."""
+
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from . import profiles, words
+from .figures import (
+    BAND,
+    HEATMAP,
+    HIGHLIGHT,
+    HLINE,
+    LINE,
+    MUTED,
+    POINTS,
+    QUADS,
+    RANGE,
+    Figure,
+    Panel,
+    Series,
+)
+from .names import COLL, MIB, COLLExtra, Measurement
 
-MAX_TASK_LINES = 64  # more tasks than this: timelines show an evenly spaced subset
+MIB_BYTES = 2**20
+MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
+MAX_TASK_LINES = 16  # more tasks: a band over all tasks, the median and the stragglers
+PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("max", "max"))
 
 
-@dataclass
-class Figure:
-    name: str
-    title: str
-    caption: str
-    png: bytes
+# ---- what a measurement measures ------------------------------------------------------------
+
+def figure_of(m):
+    """(value, unit) of an I/O or metadata measurement: its bandwidth when it moved bytes,
+    else its rate of operations; (None, None) when it has neither."""
+    if m[Measurement.BYTES] > 0 and m[Measurement.BANDWIDTH] is not None:
+        return m[Measurement.BANDWIDTH], "MiB/s"
+    if m.get("ops") and m.get("ops_per_s") is not None:
+        return m["ops_per_s"], "operations/s"
+    return None, None
 
 
-def _png(fig):
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
-    plt.close(fig)
-    return buf.getvalue()
+def rank_range(m, unit):
+    """The figure the slowest and the fastest rank's phase time imply for the whole phase,
+    (slow, fast), or None with one rank (no spread to show) or no per-rank times."""
+    pr = m.get("per_rank")
+    if not pr or pr["n"] < 2 or not pr["min"] or not pr["max"]:
+        return None
+    amount = m["bytes"] / MIB_BYTES if unit == "MiB/s" else m["ops"]
+    return amount / pr["max"], amount / pr["min"]
 
 
-def _label(run):
+def io_runs(runs):
+    """Runs of the I/O and metadata workloads (every workload but coll)."""
+    return [r for r in runs if r.workload != COLL.workload and r.measurements]
+
+
+def coll_runs(runs):
+    return [r for r in runs if r.workload == COLL.workload and r.measurements]
+
+
+def _phases(runs):
+    """Phase names in first-seen order: each keeps its colour across figures."""
+    return list(dict.fromkeys(m[Measurement.PHASE] for r in runs for m in r.measurements))
+
+
+def _by_workload(runs):
+    out = defaultdict(list)
+    for r in runs:
+        out[r.workload].append(r)
+    return out
+
+
+def _more(n_runs):
+    return (f" The first {MAX_PANELS} of {n_runs} runs are drawn; the table lists every one."
+            if n_runs > MAX_PANELS else "")
+
+
+def _spans(values, factor):
+    v = [x for x in values if x is not None and x > 0]
+    return len(v) >= 2 and max(v) / min(v) >= factor
+
+
+# ---- bandwidth per phase and iteration ------------------------------------------------------
+
+def bandwidth(runs, labels):
+    """Per workload, one panel per run: each phase's figure per iteration, iteration 0 (first
+    touch of files and caches) drawn apart as an open marker and left out of the mean line
+    of the others; the rank range where the run had more than one rank."""
+    out = []
+    for workload, group in _by_workload(io_runs(runs)).items():
+        colours = {p: k for k, p in enumerate(_phases(group))}
+        panels, unit_seen = [], set()
+        for run in group[:MAX_PANELS]:
+            panel = _bandwidth_panel(run, labels(run), colours)
+            if panel:
+                panels.append(panel)
+                unit_seen.add(panel.y_label)
+        if not panels:
+            continue
+        out.append(Figure(
+            f"{workload}-bandwidth", f"{workload}: {' and '.join(sorted(unit_seen))} per phase "
+            "and iteration",
+            "Each point is one phase of one iteration as the run measured it (all ranks "
+            "together). Iteration 0, open markers, is the first touch of files and caches and is "
+            "left out of the dashed mean of the other iterations. The vertical bar spans the "
+            "figure the slowest and the fastest rank's phase time imply: a long bar is a rank "
+            "spread (drawn only with more than one rank)." + _more(len(group)),
+            panels, columns=2 if len(panels) > 1 else 1, section=workload))
+    return out
+
+
+def _bandwidth_panel(run, title, colours):
+    rows = [(m, *figure_of(m)) for m in run.measurements]
+    rows = [r for r in rows if r[1] is not None]
+    if not rows:
+        return None
+    unit = rows[0][2]
+    rows = [r for r in rows if r[2] == unit]
+    iterated = any(m[Measurement.ITERATION] >= 0 for m, _, _ in rows)
+    panel = Panel(title, "iteration" if iterated else "phase", unit,
+                  x_categories=None if iterated else list(dict.fromkeys(
+                      m[Measurement.PHASE] for m, _, _ in rows)))
+    if iterated:
+        its = sorted({m[Measurement.ITERATION] for m, _, _ in rows})
+        panel.x_ticks = [(i, str(i)) for i in its[::max(1, -(-len(its) // 12))]]
+    by_phase = defaultdict(list)
+    for m, v, _ in rows:
+        by_phase[m[Measurement.PHASE]].append((m, v))
+    for phase, pts in by_phase.items():
+        c = colours[phase]
+        xs = [m[Measurement.ITERATION] if iterated else phase for m, _ in pts]
+        hover = {"run id": [m["run_id"] for m, _ in pts],
+                 "seconds": [m[Measurement.SECONDS] for m, _ in pts]}
+        first = [i for i, (m, _) in enumerate(pts) if iterated and m[Measurement.ITERATION] == 0]
+        rest = [i for i in range(len(pts)) if i not in first]
+
+        def pick(idx, values):
+            return [values[i] for i in idx]
+
+        ys = [v for _, v in pts]
+        if first and len(pts) > 1:
+            panel.series.append(Series(POINTS, f"{phase}, iteration 0", pick(first, xs),
+                                       pick(first, ys), color=c, hollow=True,
+                                       hover={k: pick(first, v) for k, v in hover.items()}))
+        else:
+            rest = list(range(len(pts)))
+        panel.series.append(Series(LINE if len(rest) > 1 else POINTS, phase, pick(rest, xs),
+                                   pick(rest, ys), color=c, markers=True,
+                                   hover={k: pick(rest, v) for k, v in hover.items()}))
+        if first and len(rest) > 1:
+            mean = sum(pick(rest, ys)) / len(rest)
+            panel.series.append(Series(HLINE, f"{phase}, mean of iterations 1-"
+                                       f"{max(pick(rest, xs))}", y=[mean], color=c, dash=True))
+        ranges = [(x, rank_range(m, unit)) for x, (m, _) in zip(xs, pts, strict=True)]
+        ranges = [(x, r) for x, r in ranges if r]
+        if ranges:
+            panel.series.append(Series(
+                RANGE, f"{phase}, slowest to fastest rank", [x for x, _ in ranges],
+                lo=[r[0] for _, r in ranges], hi=[r[1] for _, r in ranges], color=c))
+    return panel
+
+
+# ---- scaling --------------------------------------------------------------------------------
+
+def _number(v):
+    """A swept value as a number (sizes such as "1m" in bytes), or None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return v
+    from .rules import parse_size
+    try:
+        return parse_size(v)
+    except ValueError:
+        return None
+
+
+def _axes_of(run):
+    """{axis: value} a run can be placed on: its suite sweep's keys, else ranks and nodes."""
+    from .results import sweep_values
+    swept = sweep_values(run.launch)
+    if swept:
+        return swept
     h = run.header or {}
-    return f"{run.workload} {h.get('ranks', '?')}r {run.run_id or ''}".strip()
+    return {"ranks": h.get("ranks"), "nodes": h.get("nodes")}
 
 
-def bandwidth(runs):
-    """Bandwidth of every I/O phase by iteration, error bars from the per-rank times."""
+def scaling(runs, labels):
+    """Per workload and axis (ranks, nodes, or a parameter the suite swept): the mean figure of
+    each phase against the axis, one line per benchmark and phase, the band spanning every
+    iteration and repetition; only where at least two values of the axis were run."""
     out = []
-    for k, run in enumerate(runs):
-        rows = [m for m in run.measurements if m["bytes"] > 0 and m["bandwidth_mib_s"]]
-        if not rows or run.workload == "coll":
-            continue
-        phases = list(dict.fromkeys(m["phase"] for m in rows))
-        fig, ax = plt.subplots(figsize=(7, 3.6))
-        width = 0.8 / len(phases)
-        for p, phase in enumerate(phases):
-            pts = [m for m in rows if m["phase"] == phase]
-            xs = [i + p * width for i in range(len(pts))]
-            ys = [m["bandwidth_mib_s"] for m in pts]
-            lo, hi = [], []
-            for m, y in zip(pts, ys, strict=True):
-                pr = m.get("per_rank")
-                # The slowest and fastest rank's time bound the aggregate rate.
-                if pr and pr["max"] and pr["min"]:
-                    lo.append(max(0.0, y - m["bytes"] / 2**20 / pr["max"]))
-                    hi.append(max(0.0, m["bytes"] / 2**20 / pr["min"] - y))
-                else:
-                    lo.append(0.0)
-                    hi.append(0.0)
-            ax.bar(xs, ys, width, yerr=[lo, hi], capsize=3, label=phase)
-        n = max(sum(1 for m in rows if m["phase"] == ph) for ph in phases)
-        ax.set_xticks([i + 0.4 - width / 2 for i in range(n)])
-        ax.set_xticklabels([str(i) for i in range(n)])
-        ax.set_xlabel("iteration")
-        ax.set_ylabel("MiB/s")
-        ax.legend(fontsize=8)
-        ax.set_title(_label(run), fontsize=9)
-        out.append(Figure(f"bandwidth-{k}", f"Bandwidth: {_label(run)}",
-                          "Aggregate bandwidth of each phase; error bars span the rates the "
-                          "fastest and slowest rank's times imply.", _png(fig)))
-    return out
-
-
-def _profile_calls(run):
-    """{phase: (tasks record, [(start row, end row), ...])} from a run's profile records."""
-    by_phase = defaultdict(lambda: [None, []])
-    for rec in run.profiles:
-        entry = by_phase[rec.get("phase", "?")]
-        if rec.get("part") == "tasks":
-            entry[0] = rec
-        elif rec.get("part") == "calls":
-            entry[1].extend(zip(rec["start"], rec["end"], strict=True))
-    return by_phase
-
-
-def timelines(runs):
-    """Per-call timelines (call index vs finish time per task) and a heatmap of calls per task
-    over time, from profile records (mib -p)."""
-    out = []
-    for k, run in enumerate(runs):
-        for phase, (_tasks, calls) in _profile_calls(run).items():
-            if not calls:
+    for workload, group in _by_workload(io_runs(runs)).items():
+        lines = defaultdict(lambda: defaultdict(list))  # (axis, line) -> x -> values
+        units = {}
+        for run in group:
+            axes = _axes_of(run)
+            for axis, x in axes.items():
+                if x is None:
+                    continue
+                others = ", ".join(f"{k} {v}" for k, v in sorted(axes.items()) if k != axis)
+                base = words.name(run) if run.launch else words.label(run, with_shape=False)
+                for m in run.measurements:
+                    v, unit = figure_of(m)
+                    if v is None:
+                        continue
+                    key = (axis, ", ".join(t for t in (base, others, m[Measurement.PHASE]) if t))
+                    lines[key][x].append(v)
+                    units[key] = unit
+        panels = defaultdict(lambda: None)
+        for (axis, line), by_x in lines.items():
+            if len(by_x) < 2:
                 continue
-            ntasks = len(calls[0][1])
-            shown = range(ntasks) if ntasks <= MAX_TASK_LINES else [
-                round(i * (ntasks - 1) / (MAX_TASK_LINES - 1)) for i in range(MAX_TASK_LINES)]
-            fig, (ax, hm) = plt.subplots(1, 2, figsize=(11, 3.8))
-            ends_all = []
-            for t in shown:
-                pts = [(i + 1, row[1][t]) for i, row in enumerate(calls)
-                       if row[1][t] is not None]
-                if pts:
-                    ax.plot([p[1] for p in pts], [p[0] for p in pts], lw=0.8)
-            for row in calls:
-                ends_all.extend(e for e in row[1] if e is not None)
-            ax.set_xlabel("time since the global zero (s)")
-            ax.set_ylabel("call")
-            ax.set_title(f"{phase}: calls completed per task", fontsize=9)
-            if ends_all:
-                tmax = max(ends_all) or 1.0
-                bins = 50
-                grid = [[0] * bins for _ in range(ntasks)]
-                for row in calls:
-                    for t, e in enumerate(row[1]):
-                        if e is not None:
-                            grid[t][min(bins - 1, int(e / tmax * bins))] += 1
-                im = hm.imshow(grid, aspect="auto", origin="lower", cmap="viridis",
-                               extent=[0, tmax, -0.5, ntasks - 0.5], interpolation="nearest")
-                fig.colorbar(im, ax=hm, label="calls per bin")
-            hm.set_xlabel("time (s)")
-            hm.set_ylabel("task")
-            hm.set_title(f"{phase}: calls per task over time", fontsize=9)
-            out.append(Figure(f"timeline-{k}-{phase}",
-                              f"Per-call timeline, {phase}: {_label(run)}",
-                              "Left: each line is a task, climbing one step per finished call; "
-                              "a flat stretch is a stall. Right: calls finished per task in 50 "
-                              "time bins; a dark cell is a task that moved little then.",
-                              _png(fig)))
+            xs = sorted(by_x, key=lambda x: (_number(x) is None, _number(x) or 0, str(x)))
+            numeric = all(_number(x) is not None for x in xs)
+            unit = units[(axis, line)]
+            key = (axis, unit)
+            if panels[key] is None:
+                panels[key] = Panel(f"{unit} against {axis}", axis, unit,
+                                    x_categories=None if numeric else [str(x) for x in xs])
+            p = panels[key]
+            px = [_number(x) for x in xs] if numeric else [str(x) for x in xs]
+            means = [sum(by_x[x]) / len(by_x[x]) for x in xs]
+            c = len([s for s in p.series if s.kind == LINE])
+            p.series.append(Series(LINE, line, px, means, color=c, markers=True,
+                                   hover={"measurements": [len(by_x[x]) for x in xs]}))
+            if any(len(by_x[x]) > 1 for x in xs):
+                p.series.append(Series(BAND, "", px, lo=[min(by_x[x]) for x in xs],
+                                       hi=[max(by_x[x]) for x in xs], color=c))
+            if numeric and _spans(px, 4):
+                p.x_log = 2
+                if axis not in ("ranks", "nodes"):
+                    p.x_ticks = [(x, words.size(x)) for x in px] if _is_size(axis, xs) else None
+            if _spans(means, 10):
+                p.y_log = 10
+        made = [p for p in panels.values() if p is not None]
+        if made:
+            out.append(Figure(
+                f"{workload}-scaling", f"{workload}: scaling",
+                "Each line is one benchmark and phase run at several values of the axis; the "
+                "point is the mean over its iterations and repetitions, the band spans the "
+                "lowest to the highest of them. Log axes where the values span a wide range.",
+                made, columns=2 if len(made) > 1 else 1, section=workload))
     return out
 
 
-def latency_histograms(runs):
-    """Log2 latency histograms of the phases that recorded per-call latencies."""
+def _is_size(axis, xs):
+    return any(isinstance(x, str) and _number(x) is not None for x in xs) or "size" in axis
+
+
+# ---- per-call latency -----------------------------------------------------------------------
+
+def _latency_rows(run):
+    return [m for m in run.measurements
+            if (m.get("latency") or {}).get("count", 0) > 1 and m["latency"]["p50"] is not None]
+
+
+def latency(runs, labels):
+    """Per run with per-call latencies (not coll: its own view): the p50/p90/p99/max of every
+    phase and iteration; the CDF and the histogram of each phase over its iterations (log2
+    buckets drawn with their true widths), log time axes."""
     out = []
-    for k, run in enumerate(runs):
-        rows = [m for m in run.measurements if m.get("latency") and run.workload != "coll"]
+    for run in io_runs(runs):
+        rows = _latency_rows(run)
         if not rows:
             continue
-        merged = defaultdict(lambda: [0] * 48)
+        label = labels(run)
+        bucketed = any(m["latency"].get("percentiles") == "log2-bucket-upper-edge" for m in rows)
+        cats = [f"{m[Measurement.PHASE]}" + (f" #{m[Measurement.ITERATION]}"
+                                               if m[Measurement.ITERATION] >= 0 else "")
+                for m in rows]
+        pct = Panel("Percentiles per phase and iteration", "phase", "call latency (µs)",
+                    x_categories=cats, y_log=10)
+        for k, (key, name) in enumerate(PERCENTILES):
+            edge = " (log2 bucket edge)" if bucketed and key != "max" else ""
+            pct.series.append(Series(POINTS, name + edge, cats,
+                                     [m["latency"][key] * 1e6 for m in rows], color=k,
+                                     hover={"calls": [m["latency"]["count"] for m in rows]}))
+        cdf = Panel("Cumulative distribution per phase", "call latency (µs)",
+                    "fraction of calls", x_log=10)
+        hist = Panel("Calls per latency bucket", "call latency (µs)", "calls", x_log=10)
+        colours = {p: k for k, p in enumerate(_phases([run]))}
+        merged = defaultdict(lambda: np.zeros(48, dtype=np.int64))
         for m in rows:
-            for b, c in enumerate(m["latency"]["histogram_log2_ns"]):
-                merged[m["phase"]][b] += c
-        fig, ax = plt.subplots(figsize=(7, 3.4))
-        for phase, hist in merged.items():
-            last = max((b for b, c in enumerate(hist) if c), default=0)
-            first = min((b for b, c in enumerate(hist) if c), default=0)
-            xs = list(range(first, last + 1))
-            ax.step([2.0**b / 1e3 for b in xs], [hist[b] for b in xs], where="post",
-                    label=phase)
-        ax.set_xscale("log")
-        ax.set_xlabel("call latency (µs, log2 buckets)")
-        ax.set_ylabel("calls")
-        ax.legend(fontsize=8)
-        out.append(Figure(f"latency-{k}", f"Call latency: {_label(run)}",
-                          "How many calls took each latency (log2 buckets, all ranks and "
-                          "iterations).", _png(fig)))
+            merged[m[Measurement.PHASE]] += np.asarray(m["latency"]["histogram_log2_ns"])
+        for phase, h in merged.items():
+            lo_edge, hi_edge, counts = histogram_buckets(h)
+            c = colours[phase]
+            frac = np.cumsum(counts) / counts.sum()
+            cdf.series.append(Series(LINE, phase, [lo_edge[0]] + list(hi_edge),
+                                     [0.0] + list(frac), color=c, markers=True))
+            hist.series.append(Series(QUADS, phase, left=list(lo_edge), right=list(hi_edge),
+                                      y=[int(v) for v in counts], color=c))
+        note = (" Percentiles marked (log2 bucket edge) come from the histogram: each is the "
+                "upper edge of the bucket holding it, up to twice the true value; max is "
+                "exact." if bucketed else "")
+        out.append(Figure(
+            f"{run.workload}-latency-{_slug(label)}", f"Call latency: {label}",
+            "Left: the latency of the median, 90th and 99th percentile and slowest call of "
+            "each phase and iteration. Middle: the fraction of calls done within a latency "
+            "(all iterations of a phase). Right: calls per log2 bucket, each bar as wide as "
+            "its bucket." + note, [pct, cdf, hist], columns=3, section=run.workload))
     return out
 
 
-def collective_latency(runs):
-    """Collective latency against message size, log-log, one line per operation."""
+def histogram_buckets(hist):
+    """(lower edges, upper edges, counts) in µs of the non-empty span of a log2 ns histogram:
+    bucket b is [2^b, 2^(b+1)) ns (bucket 0 from 1 ns)."""
+    hist = np.asarray(hist)
+    nz = np.nonzero(hist)[0]
+    first, last = (int(nz[0]), int(nz[-1])) if nz.size else (0, 0)
+    b = np.arange(first, last + 1)
+    return (2.0**b) / 1e3, (2.0 ** (b + 1)) / 1e3, hist[first:last + 1]
+
+
+def _slug(text):
+    out = "".join(ch if ch.isalnum() else "-" for ch in text.lower())
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out.strip("-")[:60]
+
+
+# ---- timelines from per-call profiles -------------------------------------------------------
+
+def timelines(runs, labels):
+    """Per run and phase with per-call profiles (mib -p): calls completed over time per task
+    (stragglers highlighted), and heatmaps of tasks x time of the rate moved and the mean
+    call latency, from the phase's own start."""
     out = []
-    for k, run in enumerate(runs):
-        rows = [m for m in run.measurements if run.workload == "coll"]
-        if not rows:
-            continue
-        series = defaultdict(list)
-        for m in rows:
-            p, e = m.get("params", {}), m.get("extra", {})
-            avg = e.get("avg_us")
-            if avg is None or p.get("size") is None:
-                continue
-            series[(p.get("comm", "?"), m["phase"])].append((max(p["size"], 1), avg))
-        if not series:
-            continue
-        fig, ax = plt.subplots(figsize=(7.5, 4))
-        for (comm, op), pts in sorted(series.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3,
-                    label=op if comm == "MPI_COMM_WORLD" else f"{op} ({comm})")
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel("average latency (µs)")
-        ax.legend(fontsize=7, ncol=2)
-        out.append(Figure(f"collectives-{k}", f"Collective latency: {_label(run)}",
-                          "Average latency over ranks and iterations for each message size "
-                          "(0 bytes drawn at 1).", _png(fig)))
-    return out
-
-
-def btio_scaling(runs):
-    """BTIO bandwidth against rank count, one line per method and phase."""
-    series = defaultdict(list)
     for run in runs:
-        if run.workload != "btio":
+        if not run.profiles:
             continue
-        ranks = (run.header or {}).get("ranks")
-        for m in run.measurements:
-            method = m.get("params", {}).get("method", "?")
-            if m["bandwidth_mib_s"]:
-                series[(method, m["phase"])].append((ranks, m["bandwidth_mib_s"]))
-    if not series or len({r for pts in series.values() for r, _ in pts}) < 2:
+        call_bytes = ((run.header or {}).get("params") or {}).get(MIB.CALL_SIZE)
+        label = labels(run)
+        for name, phase in profiles.phases(run).items():
+            g = profiles.grid(phase)
+            if g.total_calls == 0:
+                continue
+            out.append(_timeline_figure(run, label, name, phase, g, call_bytes))
+    return out
+
+
+def colour_range(z):
+    """The least value to the 99th percentile of a heatmap's cells: one stalled bin must not
+    turn every other cell into the same colour."""
+    finite = z[np.isfinite(z)]
+    if not finite.size:
+        return (0.0, 1.0)
+    lo, hi = float(finite.min()), float(np.percentile(finite, 99))
+    return (lo, hi if hi > lo else lo + 1.0)
+
+
+def _timeline_figure(run, label, name, phase, g, call_bytes):
+    late = g.stragglers()
+    late_tasks = {t for t, _ in late}
+    edges = list(g.edges)
+    done = Panel("Calls completed per task", "seconds since the phase started",
+                 "calls completed")
+    if phase.tasks <= MAX_TASK_LINES:
+        for t in range(phase.tasks):
+            done.series.append(Series(LINE, f"task {t}" + (" (late)" if t in late_tasks else ""),
+                                      edges, g.completed[t].tolist(),
+                                      color=HIGHLIGHT if t in late_tasks else t))
+    else:
+        done.series.append(Series(BAND, "all tasks, fewest to most", edges,
+                                  lo=g.completed.min(axis=0).tolist(),
+                                  hi=g.completed.max(axis=0).tolist(), color=MUTED))
+        done.series.append(Series(LINE, "median task", edges,
+                                  np.median(g.completed, axis=0).tolist(), color=0))
+        for t, _ in late:
+            done.series.append(Series(LINE, f"task {t} (late)", edges, g.completed[t].tolist(),
+                                      color=HIGHLIGHT))
+    rows = g.calls.shape[0]
+    extent = (0.0, float(g.edges[-1]), -0.5, rows - 0.5)
+    task_axis = "task" if g.group == 1 else f"tasks (groups of {g.group})"
+    heat = []
+    if call_bytes:
+        rate = g.rate_mib_s(call_bytes)
+        heat.append(Panel("Rate per task over time", "seconds since the phase started",
+                          task_axis, [Series(HEATMAP, "MiB/s", z=rate, extent=extent,
+                                             z_range=colour_range(rate))],
+                          y_integer=True, colorbar="MiB/s"))
+    lat = g.mean_latency_us()
+    heat.append(Panel("Mean call latency per task over time", "seconds since the phase started",
+                      task_axis, [Series(HEATMAP, "µs", z=lat, extent=extent,
+                                         z_range=colour_range(lat))],
+                      y_integer=True, colorbar="mean call latency (µs, top 1% of cells clipped)"))
+    if late:
+        for p in heat:
+            p.series.append(Series(POINTS, "last call of a late task", [f for _, f in late],
+                                   [t // g.group for t, _ in late], color=HIGHLIGHT,
+                                   hover={"task": [t for t, _ in late]}))
+    median = float(np.nanmedian(g.finish))
+    said = ("; ".join(f"task {t} finished at {words.seconds(f)} (median task "
+                      f"{words.seconds(median)})" for t, f in late) if late else
+            "no task finished more than 10% after the median task")
+    return Figure(
+        f"{run.workload}-timeline-{name}-{_slug(label)}",
+        f"Per-call timeline of the {name} phase: {label}",
+        f"{g.total_calls} calls of {phase.tasks} tasks in {len(edges) - 1} time bins of "
+        f"{words.seconds(g.width)} from the phase's start. A flat stretch of a line, or a dark "
+        f"stretch of a heatmap row, is a task that stalled. Late tasks: {said}.",
+        [done] + heat, columns=len(heat) + 1, section=run.workload)
+
+
+# ---- collectives ----------------------------------------------------------------------------
+
+def _coll_series_name(run, labels, comm):
+    text = labels(run)
+    return text if comm in (None, "MPI_COMM_WORLD") else f"{text}, {comm}"
+
+
+def collectives(runs, labels):
+    """One panel per operation: latency against message size, log-log, one line per run
+    (and communicator) with its band. mpiBench timing bands span the ranks' mean times (min
+    to max over ranks); per-call timing bands span p50 to p99 of the calls. The timing is in
+    every line's name, so the two kinds are never mixed in one line."""
+    group = coll_runs(runs)
+    if not group:
         return []
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for (method, phase), pts in sorted(series.items(), key=lambda kv: str(kv[0])):
-        by_ranks = defaultdict(list)
-        for r, bw in pts:
-            by_ranks[r].append(bw)
-        xs = sorted(by_ranks)
-        ax.plot(xs, [sum(by_ranks[x]) / len(by_ranks[x]) for x in xs], marker="o",
-                label=f"method {method} {phase}")
-    ax.set_xlabel("ranks")
-    ax.set_ylabel("MiB/s")
-    ax.set_xscale("log", base=2)
-    ax.legend(fontsize=7)
-    return [Figure("btio-scaling", "BTIO strong scaling",
-                   "Bandwidth of the same problem on each rank count (mean of repetitions).",
-                   _png(fig))]
+    ops = list(dict.fromkeys(m[Measurement.PHASE] for r in group for m in r.measurements))
+    panels = {op: Panel(op, "message size", "latency (µs)", x_log=2, y_log=10) for op in ops}
+    sizes = defaultdict(set)
+    zero_sized = False
+    for k, run in enumerate(group):
+        lines = defaultdict(list)
+        for m in run.measurements:
+            p = m[Measurement.PARAMS]
+            lines[(m[Measurement.PHASE], p.get(COLL.COMM))].append(m)
+        for (op, comm), ms in lines.items():
+            ms = sorted((m for m in ms if m[Measurement.PARAMS].get(COLL.SIZE)),
+                        key=lambda m: m[Measurement.PARAMS][COLL.SIZE])
+            zero_sized |= len(ms) < len(lines[(op, comm)])
+            if not ms:
+                continue
+            per_call = ms[0][Measurement.PARAMS].get(COLL.TIMING) == "per-call"
+            xs = [m[Measurement.PARAMS][COLL.SIZE] for m in ms]
+            sizes[op].update(xs)
+            name = _coll_series_name(run, labels, comm)
+            ys = [m[Measurement.EXTRA][COLLExtra.AVG_US] for m in ms]
+            if per_call:
+                lo = [m["latency"]["p50"] * 1e6 for m in ms]
+                hi = [m["latency"]["p99"] * 1e6 for m in ms]
+                band = f"{name}: p50 to p99 of calls"
+            else:
+                lo = [m[Measurement.EXTRA][COLLExtra.MIN_US] for m in ms]
+                hi = [m[Measurement.EXTRA][COLLExtra.MAX_US] for m in ms]
+                band = f"{name}: fastest to slowest rank"
+            panel = panels[op]
+            panel.series.append(Series(BAND, band, xs, lo=lo, hi=hi, color=k))
+            panel.series.append(Series(LINE, f"{name}: mean", xs, ys, color=k, markers=True,
+                                       hover={"run id": [m["run_id"] for m in ms],
+                                              "iterations": [m["ops"] for m in ms]}))
+    made = []
+    for op, p in panels.items():
+        if p.series:
+            p.x_ticks = [(x, words.size(x)) for x in _pow2_ticks(sizes[op])]
+            made.append(p)
+    if not made:
+        return []
+    return [Figure(
+        "coll-latency-vs-size", "Collective latency against message size",
+        "One panel per operation, log-log. The line is the mean time of one call (mpiBench's "
+        "average over ranks); the band spans the fastest to the slowest rank's mean for "
+        "mpiBench timing, and the 50th to the 99th percentile of the calls for per-call "
+        "timing." + (" 0-byte messages have no place on a log axis: the table lists them."
+                     if zero_sized else ""),
+        made, columns=min(3, len(made)), section=COLL.workload)]
 
 
-def compare_bars(labels, a_values, b_values, a_name, b_name, unit):
-    fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(labels) + 2), 3.8))
-    xs = range(len(labels))
-    ax.bar([x - 0.2 for x in xs], [v if v is not None else math.nan for v in a_values], 0.4,
-           label=a_name)
-    ax.bar([x + 0.2 for x in xs], [v if v is not None else math.nan for v in b_values], 0.4,
-           label=b_name)
-    ax.set_xticks(list(xs))
-    ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=7)
-    ax.set_ylabel(unit)
-    ax.legend(fontsize=8)
-    return Figure("compare", "A and B side by side", f"Mean {unit} of each phase in A and B.",
-                  _png(fig))
+def _pow2_ticks(values):
+    """A few powers of two over the values' range, for a readable size axis."""
+    lo, hi = min(values), max(values)
+    exps = range(int(math.floor(math.log2(lo))), int(math.ceil(math.log2(hi))) + 1)
+    step = max(1, -(-len(exps) // 8))
+    return [2**e for e in exps[::step]]
 
 
-ALL = (bandwidth, timelines, latency_histograms, collective_latency, btio_scaling)
+# ---- comparison -----------------------------------------------------------------------------
+
+def comparison(rows, names):
+    """The ratio of each later campaign to the first for every matched measurement (rows from
+    sonde.compare.match), on a log axis around 1; filled where the runs' ranges do not overlap,
+    open where the difference is within the iterations' noise."""
+    if not rows or len(names) < 2:
+        return []
+    cats = [r.label for r in rows]
+    panel = Panel(f"Ratio to {names[0]}", "measurement", "ratio (1: the same)",
+                  x_categories=cats, y_log=10)
+    panel.series.append(Series(HLINE, "same as " + names[0], y=[1.0], color=MUTED, dash=True))
+    for k, name in enumerate(names[1:], start=1):
+        for noisy in (False, True):
+            pts = [(r.label, r.ratio(k), r) for r in rows
+                   if r.ratio(k) is not None and r.within_noise(k) == noisy]
+            if pts:
+                panel.series.append(Series(
+                    POINTS, f"{name}" + (", within noise" if noisy else ""),
+                    [p[0] for p in pts], [p[1] for p in pts], color=k - 1, hollow=noisy,
+                    hover={"unit": [p[2].unit for p in pts],
+                           names[0]: [p[2].means[0] for p in pts],
+                           name: [p[2].means[k] for p in pts]}))
+    return [Figure("comparison-ratios", f"Ratios to {names[0]}",
+                   "Every matched measurement's mean over iterations, divided by the same "
+                   f"measurement's mean in {names[0]}. Above 1 is more: better for MiB/s and "
+                   "operations/s, worse for latency (the unit is in the hover and the table). "
+                   "An open marker is within noise: the two runs' iteration ranges overlap.",
+                   [panel], section="compare")]
+
+
+ALL = (bandwidth, scaling, latency, timelines, collectives)

@@ -1,24 +1,482 @@
-"""sonde-report: one self-contained HTML file (figures inline, no network) with PNGs beside
-it, from the results of any workload or a mix: summary tables, bandwidth per phase and
-iteration, per-call timelines, latency histograms, collective latency against message size,
-BTIO scaling, the run environment; and --compare A B, two runs side by side with ratios."""
+"""sonde-report: one self-contained HTML file (interactive figures with BokehJS inlined, no
+network) with PNGs beside it, organised by question: what ran and what failed, then one
+section per workload (summary table, bandwidth per iteration, scaling, latency, per-call
+timelines, collectives), the procurement tables (IOR table and score, IO500 when present,
+the rules' verdicts), and the run environment. --compare A B [C ...] puts campaigns side by
+side with ratios, marked within noise where the runs' ranges overlap.
+
+build() and build_comparison() make a Page (tables of cells, figures of numbers: what the tests
+check against the records); write() renders it."""
 
 import argparse
-import base64
-import csv
 import json
+import multiprocessing
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from . import plots
+from . import compare as _compare
+from . import plots, render_html, render_png, words
+from . import rules as _rules
 from .cli import EXIT_USAGE
+from .names import COLL, COLLExtra, Measurement
 from .results import ResultsError, load
 
 PROG = "sonde-report"
 VERSION = "0.1.0"
+MANIFEST = "manifest.json"
+VERDICTS = "verdicts.json"
+
+
+# ---- tables ---------------------------------------------------------------------------------
+
+@dataclass
+class Cell:
+    text: str
+    value: float | None = None  # the exact number behind the text (sorting, the tests)
+    cls: str = ""  # "text" (left-aligned words), "good", "bad", "muted"
+    tip: str | None = None  # hover text (run ids go here)
+
+
+def num(value, unit_digits=None):
+    """A number cell: the exact value, shown to 4 significant figures (1 decimal from 1000)."""
+    if value is None:
+        return Cell("-")
+    if isinstance(value, bool):
+        return Cell(str(value).lower(), cls="text")
+    if isinstance(value, int):
+        return Cell(str(value), float(value))
+    if unit_digits is not None:
+        return Cell(f"{value:.{unit_digits}f}", float(value))
+    return Cell(f"{value:.1f}" if abs(value) >= 1000 else f"{value:.4g}", float(value))
+
+
+def text(value, cls="text", tip=None):
+    return Cell("-" if value is None else str(value), None, cls, tip)
+
+
+@dataclass
+class Table:
+    id: str
+    title: str
+    columns: list
+    rows: list = field(default_factory=list)
+    note: str | None = None
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    intro: list = field(default_factory=list)  # sentences
+    tables: list = field(default_factory=list)
+    figures: list = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    title: str
+    sources: list
+    sections: list
+
+    def figures(self):
+        return [f for s in self.sections for f in s.figures]
+
+    def tables(self):
+        return [t for s in self.sections for t in s.tables]
+
+
+# ---- what ran, what failed ------------------------------------------------------------------
+
+def run_status(run):
+    """(text, cls): "ok", "exit N: reason", "did not finish" (no end record)."""
+    if run.end is None:
+        return ("did not finish" + (" (file cut short)" if run.truncated else ""), "bad")
+    if run.end["exit_code"] == 0:
+        return "ok", "good"
+    return f"exit {run.end['exit_code']}: {run.end.get('reason', '?')}", "bad"
+
+
+def overview(runs, labels, dirs):
+    facts = []
+    versions = sorted({f"{h['sonde_version']} ({h.get('git_describe', '?')})"
+                       for h in (r.header for r in runs) if h})
+    mpis = sorted({(r.header or {}).get("mpi_library") for r in runs} - {None})
+    fss = sorted({f"{fs['type']} at {fs['mount'] or fs['path']}"
+                  for fs in ((r.header or {}).get("filesystem") for r in runs) if fs})
+    hosts = sorted({h for r in runs for h in (r.header or {}).get("hostnames", [])})
+    ranks = [(r.header or {}).get("ranks") for r in runs if r.header]
+    starts = sorted((r.header or {}).get("start_time") for r in runs if r.header)
+    facts.append(f"{words.plural(len(runs), 'run')} of "
+                 f"{', '.join(dict.fromkeys(r.workload for r in runs))}"
+                 + (f", {min(ranks)} to {max(ranks)} ranks" if ranks and min(ranks) != max(ranks)
+                    else f", {words.plural(ranks[0], 'rank')} each" if ranks else "")
+                 + (f", on {words.plural(len(hosts), 'node')}" if hosts else "")
+                 + (f", from {starts[0]} to {starts[-1]}" if starts else "") + ".")
+    if versions:
+        facts.append("sonde " + ", ".join(versions) + "; MPI: " + "; ".join(mpis) + ".")
+    if fss:
+        facts.append("File systems: " + "; ".join(fss) + ".")
+    rows = []
+    for run in runs:
+        h = run.header or {}
+        status, cls = run_status(run)
+        rows.append([text(labels(run), tip=f"run id {run.run_id}"), text(run.workload),
+                     num(h.get("ranks")), num(h.get("nodes")), text(h.get("start_time")),
+                     num((run.end or {}).get("elapsed_seconds")),
+                     num(len(run.measurements)), text(status, cls)])
+    ran = Table("runs", "What ran", ["run", "workload", "ranks", "nodes", "start (UTC)",
+                                      "seconds", "measurements", "result"], rows)
+    failed = []
+    for run in runs:
+        status, cls = run_status(run)
+        if cls == "bad":
+            end = run.end or {}
+            failed.append([text(labels(run), tip=f"run id {run.run_id}"), text(status, "bad"),
+                           text(end.get("error") or ("no end record: the run was killed or "
+                                                      "is still running" if not end else "")),
+                           text(end.get("path")), num(end.get("rank"))])
+    for d in dirs:
+        manifest = _manifest(d)
+        for e in (manifest or {}).get("launches", []):
+            if e.get("status") not in ("ok", "pending") and not (d / e["id"] /
+                                                                  "results.jsonl").exists():
+                failed.append([text(f"{e['id']} (suite launch, no results)"),
+                               text(f"{e.get('status')}: exit {e.get('exit_code')}", "bad"),
+                               text(e.get("reason")), text(None), num(None)])
+    tables = [ran]
+    if failed:
+        tables.append(Table("failures", "What failed and why",
+                            ["run", "result", "why", "path", "failing rank"], failed,
+                            "From each run's end record (its reason, the one-line error, the "
+                            "path and rank it concerns), and the suite launches that left no "
+                            "results."))
+    else:
+        facts.append("Every run finished with exit code 0.")
+    return Section("overview", "Overview", facts, tables)
+
+
+def _manifest(d):
+    try:
+        return json.loads((d / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+# ---- per workload ---------------------------------------------------------------------------
+
+def phase_figures(ms):
+    """The figures of one run's phase over its iterations (what the summary table shows):
+    first (iteration 0, when there are later ones), mean (of the later iterations, or of all
+    when there is only one), min, max, mean seconds."""
+    values = [plots.figure_of(m)[0] for m in ms]
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    iterated = len(values) > 1 and ms[0][Measurement.ITERATION] == 0
+    later = values[1:] if iterated else values
+    return {"first": values[0] if iterated else None, "mean": sum(later) / len(later),
+            "min": min(values), "max": max(values),
+            "seconds": sum(m[Measurement.SECONDS] for m in ms) / len(ms)}
+
+
+def verification(ms):
+    checked = [m for m in ms if m[Measurement.VERIFY]["checked"]]
+    if not checked:
+        return text("not checked", "muted")
+    errors = sum(m[Measurement.VERIFY]["errors"] for m in checked)
+    return text("ok" if not errors else f"{errors} errors", "good" if not errors else "bad")
+
+
+def io_summary(group, labels):
+    rows = []
+    for run in group:
+        phases = list(dict.fromkeys(m[Measurement.PHASE] for m in run.measurements))
+        for phase in phases:
+            ms = [m for m in run.measurements if m[Measurement.PHASE] == phase]
+            f = phase_figures(ms)
+            unit = plots.figure_of(ms[0])[1] or "-"
+            f = f or {}
+            rows.append([text(labels(run), tip=f"run id {run.run_id}"), text(phase, "short"),
+                         text(unit, "short"),
+                         num(len(ms)), num(f.get("first")), num(f.get("mean")),
+                         num(f.get("min")), num(f.get("max")), num(f.get("seconds")),
+                         verification(ms)])
+    return Table(f"{group[0].workload}-summary", "Summary per run and phase",
+                 ["run", "phase", "unit", "iterations", "first iteration",
+                  "mean after the first", "min", "max", "mean seconds", "verification"], rows,
+                 "Bandwidth in MiB/s where the phase moved data, else operations per second. "
+                 "The first iteration touches files and caches first: it is shown apart and "
+                 "the mean is of the later iterations (of the one measurement when there is "
+                 "only one). Min and max are over every iteration.")
+
+
+def coll_summary(group, labels):
+    rows = []
+    for run in group:
+        for m in sorted(run.measurements, key=lambda m: (
+                m[Measurement.PHASE], m[Measurement.PARAMS].get(COLL.COMM) or "",
+                m[Measurement.PARAMS].get(COLL.SIZE, 0))):
+            p, e = m[Measurement.PARAMS], m[Measurement.EXTRA]
+            per_call = p.get(COLL.TIMING) == "per-call"
+            lat = m.get("latency") or {}
+            size = p.get(COLL.SIZE)
+            rows.append([text(labels(run), tip=f"run id {run.run_id}"),
+                         text(m[Measurement.PHASE]),
+                         text(p.get(COLL.COMM)),
+                         Cell(words.size(size), float(size) if size is not None else None),
+                         num(m["ops"]), num(e.get(COLLExtra.AVG_US)),
+                         num(e.get(COLLExtra.MIN_US)), num(e.get(COLLExtra.MAX_US)),
+                         num(lat.get("p50") * 1e6 if per_call and lat.get("p50") is not None
+                             else None),
+                         num(lat.get("p99") * 1e6 if per_call and lat.get("p99") is not None
+                             else None),
+                         text(words.COLL_TIMING.get(p.get(COLL.TIMING), p.get(COLL.TIMING)))])
+    return Table("coll-summary", "Latency per operation and message size",
+                 ["run", "operation", "communicator", "message size", "iterations",
+                  "mean µs", "fastest rank µs", "slowest rank µs", "p50 µs", "p99 µs",
+                  "timing"], rows,
+                 "Mean, fastest and slowest rank: mpiBench's figures (each rank's mean time "
+                 "per call, averaged, least and greatest over ranks). p50 and p99 are of "
+                 "every call, with per-call timing only.")
+
+
+def workload_sections(runs, labels, figures):
+    sections = []
+    by_workload = {}
+    for run in runs:
+        if run.measurements or run.profiles:
+            by_workload.setdefault(run.workload, []).append(run)
+    for workload, group in by_workload.items():
+        if workload == COLL.workload:
+            tables = [coll_summary(group, labels)]
+        else:
+            tables = [io_summary(group, labels)] if any(r.measurements for r in group) else []
+        sections.append(Section(workload, workload, [], tables,
+                                [f for f in figures if f.section == workload]))
+    return sections
+
+
+# ---- procurement tables ---------------------------------------------------------------------
+
+def _verdicts(dirs):
+    out = {}
+    for d in dirs:
+        try:
+            out.update(json.loads((d / VERDICTS).read_text()))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _status_cell(status):
+    cls = {"compliant": "good", "not-compliant": "bad", _rules.NO_RULES: "muted"}.get(status, "")
+    return text(status, cls)
+
+
+def procurement(runs, labels, dirs):
+    verdicts = _verdicts(dirs)
+    tables, intro = [], []
+    ior_rows = []
+    for run in runs:
+        if run.workload != "ior" or not run.summaries:
+            continue
+        launch = run.launch or {}
+        h = run.header or {}
+        status = verdicts.get(launch.get("id"), {}).get("status", _rules.NO_RULES)
+        ior_rows.append((run, dict(_rules.ior_row(run), launch=launch.get("id"),
+                                   variant=launch.get("variant") or "", nodes=h.get("nodes"),
+                                   ranks=h.get("ranks"),
+                                   tasks_per_node=h.get("tasks_per_node"), status=status)))
+    if ior_rows:
+        cols = _rules.IOR_TABLE
+        rows = [[text(labels(run), tip=f"run id {run.run_id}")]
+                + [text(r[c]) if c == "api" else num(r[c]) for c in cols]
+                + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
+                   _status_cell(r["status"])] for run, r in ior_rows]
+        tables.append(Table("ior-table", "IOR results (the JUPITER table)",
+                            ["run"] + cols + ["nodes", "ranks", "tasks per node", "status"],
+                            rows, "MiB/s and seconds over each run's iterations, from IOR's "
+                            "Summary of all tests (the run's summary records)."))
+        s = _rules.score([r for _, r in ior_rows])
+        if s.value is not None:
+            intro.append(f"Score (RDbwmean + WRbwmean of the best compliant easy POSIX run on "
+                         f"more than {_rules.SCORE_MIN_NODES - 1} nodes): {s.value:.1f} MiB/s "
+                         f"({s.row['launch']}, {s.row['nodes']} nodes).")
+        else:
+            intro.append(f"Score: none: {s.why_none}.")
+    tables += io500_tables(dirs)
+    if verdicts:
+        rows = []
+        for launch, v in verdicts.items():
+            bad = [f"{r['rule']}: {r['reason']}" for r in v["rules"] if not r["ok"]]
+            judged = [r for r in v["rules"] if r["rule"] != "exit_ok"]
+            why = "; ".join(bad) if bad else (
+                "the step lists no rule" if not judged else
+                f"all {words.plural(len(judged), 'rule')} met")
+            rows.append([text(launch), _status_cell(v["status"]), text(why)])
+        tables.append(Table("verdicts", "Rules", ["launch", "status", "why"], rows,
+                            "Each launch under the rules its suite step lists (docs/suites.md). "
+                            "A launch whose step lists none reads \"no rules\": it is never "
+                            "called compliant."))
+    if not tables:
+        return None
+    return Section("procurement", "Procurement tables", intro, tables)
+
+
+def io500_tables(dirs):
+    """The IO500 table of each run directory that holds an IO500 campaign, from
+    sonde.io500.evaluate_run_dir(dir) (None when the directory is no IO500 campaign), whose
+    rows() are dicts: one per phase and the scores, rendered column by column."""
+    try:
+        from . import io500
+    except ImportError:
+        return []
+    out = []
+    for d in dirs:
+        result = io500.evaluate_run_dir(d)
+        if result is None:
+            continue
+        rows = result.rows()
+        columns = list(dict.fromkeys(k for r in rows for k in r))
+        out.append(Table(f"io500-{len(out)}", f"IO500 ({d.name})", columns,
+                         [[num(r.get(c)) if isinstance(r.get(c), (int, float)) else
+                           text(r.get(c)) for c in columns] for r in rows],
+                         "IO500's phases, scores and validity as IO500 computes them "
+                         "(sonde.io500)."))
+    return out
+
+
+# ---- environment ----------------------------------------------------------------------------
+
+def environment(runs, labels):
+    rows = []
+    for run in runs:
+        h = run.header or {}
+        fs = h.get("filesystem") or {}
+        slurm = h.get("slurm") or {}
+        hosts = h.get("hostnames", [])
+        rows.append([text(run.run_id), text(labels(run)), text(h.get("start_time")),
+                     text(f"{h.get('sonde_version', '-')} ({h.get('git_describe', '-')})"),
+                     text(h.get("mpi_library")), num(h.get("ranks")),
+                     num(h.get("tasks_per_node")),
+                     text(", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more"
+                                                  if len(hosts) > 8 else "")),
+                     text(f"{fs.get('type', '-')} {fs.get('mount', '')} ({fs.get('path', '')})"
+                          if fs else None),
+                     text(slurm.get("job_id")), text(" ".join(h.get("command_line", [])),
+                                                     "text code")])
+    return Section("environment", "Run environment", [], [Table(
+        "environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
+                                     "ranks", "tasks per node", "hosts", "file system",
+                                     "Slurm job", "command line"], rows)])
+
+
+# ---- the page -------------------------------------------------------------------------------
+
+def _dirs(sources):
+    return [Path(p) for p in sources if Path(p).is_dir()]
+
+
+def build(sources, runs=None):
+    """The report of results files and run directories."""
+    runs = runs if runs is not None else load(*sources)
+    labels = words.Labels(runs)
+    figures = [f for view in plots.ALL for f in view(runs, labels)]
+    dirs = _dirs(sources)
+    sections = [overview(runs, labels, dirs)] + workload_sections(runs, labels, figures)
+    proc = procurement(runs, labels, dirs)
+    if proc:
+        sections.append(proc)
+    sections.append(environment(runs, labels))
+    names = [(_manifest(d) or {}).get("suite_name") for d in dirs]
+    title = "sonde report" + (f": suite {', '.join(n for n in names if n)}"
+                              if any(names) else "")
+    return Page(title, [str(s) for s in sources], sections)
+
+
+def build_comparison(sources, campaigns):
+    """The comparison of campaigns (each a list of runs), the first the reference."""
+    names = [Path(s).name or str(s) for s in sources]
+    for k in range(len(names)):  # "A", "B", ... when two sources share a name
+        if names.count(names[k]) > 1:
+            names = [chr(ord("A") + i) for i in range(len(names))]
+            break
+    matched = _compare.match(campaigns)
+    cols = ["measurement", "unit"]
+    for k, n in enumerate(names):
+        cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}"] if k else [])
+    rows = []
+    for r in matched:
+        row = [text(r.label), text(r.unit)]
+        for k, values in enumerate(r.values):
+            row += [num(r.means[k]), num(min(values) if values else None),
+                    num(max(values) if values else None)]
+            if k:
+                ratio = num(r.ratio(k))
+                better = r.better(k)
+                ratio.cls = ("muted" if r.within_noise(k) else
+                             "" if better is None else "good" if better else "bad")
+                ratio.tip = "within noise: the ranges overlap" if r.within_noise(k) else None
+                row.append(ratio)
+        rows.append(row)
+    unmatched = _compare.unmatched(campaigns)
+    intro = [f"{n}: {words.plural(len(c), 'run')} ({s}), {unmatched[k]} measurements without a "
+             "match" for k, (n, c, s) in enumerate(zip(names, campaigns, sources, strict=True))]
+    table = Table("compare", "Matched measurements", cols, rows,
+                  "A measurement matches when workload, phase, ranks, nodes and parameters "
+                  "(paths aside) are the same. Mean, min and max over its iterations; the ratio "
+                  "is green where the later campaign is better (more MiB/s or operations/s, "
+                  "fewer µs), red where worse, grey where within noise (the ranges overlap).")
+    section = Section("compare", "Comparison", intro, [table],
+                      plots.comparison(matched, names))
+    all_runs = [r for c in campaigns for r in c]
+    return Page(f"sonde comparison: {' / '.join(names)}", [str(s) for s in sources],
+                [section, environment(all_runs, words.Labels(all_runs))])
+
+
+def _draw(figures):
+    """(script, divs, PNGs) of the figures: the PNGs drawn by worker processes while this one
+    builds the page's figures (matplotlib takes as long as the rest of the report)."""
+    if len(figures) < 2 or (os.cpu_count() or 1) < 2:
+        script, divs = render_html.embed(figures)
+        return script, divs, [render_png.png(f) for f in figures]
+    workers = min(len(figures), os.cpu_count())
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        pngs = [pool.submit(render_png.png, f) for f in figures]
+        script, divs = render_html.embed(figures)
+        return script, divs, [p.result() for p in pngs]
+
+
+def write(page, output):
+    """The HTML file and the PNGs beside it (OUTPUT-figures/NAME.png)."""
+    output = Path(output)
+    fig_dir = output.parent / (output.stem + "-figures")
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    figures = page.figures()
+    script, divs, pngs = _draw(figures)
+    used = {}
+    items = {}
+    for f, div, png in zip(figures, divs, pngs, strict=True):
+        used[f.name] = used.get(f.name, 0) + 1
+        stem = f.name if used[f.name] == 1 else f"{f.name}-{used[f.name]}"
+        (fig_dir / f"{stem}.png").write_bytes(png)
+        items[id(f)] = {"figure": f, "div": div, "png": f"{fig_dir.name}/{stem}.png",
+                        "anchor": f"figure-{stem}"}
+    figure_items = {s.id: [items[id(f)] for f in s.figures] for s in page.sections}
+    env = Environment(loader=PackageLoader("sonde", "templates"),
+                      autoescape=select_autoescape(["html"]))
+    html = env.get_template("report.html").render(
+        page=page, version=VERSION, figure_items=figure_items,
+        bokeh_js=render_html.javascript(), bokeh_script=script,
+        made=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+    output.write_text(html)
+    return output
 
 
 def parser():
@@ -28,193 +486,19 @@ def parser():
     p.add_argument("-o", "--output", metavar="report.html", default=None,
                    help="the HTML file to write, PNGs beside it (default: report.html in the "
                         "run directory, or here)")
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="two runs side by side, with ratios B/A")
+    p.add_argument("--compare", nargs="+", metavar="CAMPAIGN",
+                   help="two or more campaigns (run directories or results files) side by "
+                        "side, with ratios to the first")
     return p
-
-
-def cell(value, cls="", digits=None):
-    if value is None:
-        text = "-"
-    elif isinstance(value, float):
-        text = f"{value:.{digits}f}" if digits is not None else (
-            f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}")
-    else:
-        text = str(value)
-    if not cls and isinstance(value, str):
-        cls = "text"
-    return {"text": text, "cls": cls}
-
-
-def table(tid, title, columns, rows, note=None):
-    return {"id": tid, "title": title, "columns": columns, "rows": rows, "note": note}
-
-
-def summary_table(runs):
-    rows = []
-    for run in runs:
-        h = run.header or {}
-        phases = list(dict.fromkeys(m["phase"] for m in run.measurements))
-        for phase in phases or ["-"]:
-            ms = [m for m in run.measurements if m["phase"] == phase]
-            bws = [m["bandwidth_mib_s"] for m in ms if m["bandwidth_mib_s"] is not None]
-            secs = [m["seconds"] for m in ms]
-            errors = sum(m["verify"]["errors"] for m in ms)
-            checked = any(m["verify"]["checked"] for m in ms)
-            verdict = ("-" if not checked else ("ok" if errors == 0 else f"{errors} errors"))
-            status = "complete" if run.complete else "incomplete"
-            if run.end and run.end["exit_code"] != 0:
-                status = f"exit {run.end['exit_code']}"
-            rows.append([cell(run.workload), cell(h.get("ranks")), cell(h.get("nodes")),
-                         cell(phase), cell(len(ms)),
-                         cell(sum(bws) / len(bws) if bws else None),
-                         cell(max(bws) if bws else None), cell(min(bws) if bws else None),
-                         cell(sum(secs) / len(secs) if secs else None),
-                         cell(verdict, "bad" if errors else ("good" if checked else "")),
-                         cell(status, "" if status == "complete" else "bad"),
-                         cell(run.run_id)])
-    return table("summary", "Summary", ["workload", "ranks", "nodes", "phase", "measurements",
-                                        "mean MiB/s", "max MiB/s", "min MiB/s", "mean s",
-                                        "verification", "run", "run id"], rows)
-
-
-def environment_table(runs):
-    rows = []
-    for run in runs:
-        h = run.header or {}
-        fs = h.get("filesystem") or {}
-        slurm = h.get("slurm") or {}
-        rows.append([cell(run.run_id), cell(run.workload), cell(h.get("start_time")),
-                     cell(h.get("sonde_version")),
-                     cell((h.get("mpi_library") or "").split(",")[0] or None),
-                     cell(h.get("ranks")), cell(h.get("tasks_per_node")),
-                     cell(", ".join(h.get("hostnames", [])[:8])),
-                     cell(f"{fs.get('type', '-')} {fs.get('mount', '')}".strip()),
-                     cell(slurm.get("job_id")),
-                     cell(" ".join(h.get("command_line", [])))])
-    return table("environment", "Run environment",
-                 ["run id", "workload", "start (UTC)", "sonde", "MPI", "ranks", "tasks/node",
-                  "hosts", "file system", "Slurm job", "command line"], rows)
-
-
-def csv_table(path, tid, title, note=None):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    if len(rows) < 1:
-        return None
-    body = []
-    for r in rows[1:]:
-        out = []
-        for v in r:
-            try:
-                out.append(cell(float(v)))
-            except ValueError:
-                out.append(cell(v, "bad" if v == "not-compliant" else ""))
-        body.append(out)
-    return table(tid, title, rows[0], body, note)
-
-
-def suite_tables(dirs):
-    """The tables sonde-suite left in a run directory, with its rules' verdicts."""
-    out = []
-    for d in dirs:
-        if (d / "ior-table.csv").exists():
-            out.append(csv_table(d / "ior-table.csv", "ior-table",
-                                 f"IOR results ({d.name}), MiB/s and seconds",
-                                 "The procurement table: read and write bandwidth over the "
-                                 "iterations of each launch."))
-        if (d / "verdicts.json").exists():
-            verdicts = json.loads((d / "verdicts.json").read_text())
-            rows = []
-            for launch, v in verdicts.items():
-                bad = [f"{r['rule']}: {r['reason']}" for r in v["rules"] if not r["ok"]]
-                rows.append([cell(launch), cell(v["status"],
-                                                "good" if v["status"] == "compliant"
-                                                else "bad"),
-                             cell("; ".join(bad) or "all rules met")])
-            out.append(table("verdicts", f"Rules ({d.name})", ["launch", "status", "why"],
-                             rows))
-    return [t for t in out if t]
-
-
-def key_of(m, workload):
-    """What makes two measurements comparable across runs: workload, phase and the
-    parameters that are not paths."""
-    params = {k: v for k, v in sorted(m.get("params", {}).items())
-              if not (isinstance(v, str) and "/" in v) and not isinstance(v, (dict, list))}
-    return (workload, m["phase"], json.dumps(params, sort_keys=True))
-
-
-def figure_of(m, workload):
-    """Bandwidth (MiB/s) for I/O; average latency (µs) for collectives."""
-    if workload == "coll":
-        return m.get("extra", {}).get("avg_us"), "µs"
-    return m["bandwidth_mib_s"], "MiB/s"
-
-
-def compare(runs_a, runs_b, name_a, name_b):
-    def means(runs):
-        acc = {}
-        for run in runs:
-            for m in run.measurements:
-                v, unit = figure_of(m, run.workload)
-                if v is not None:
-                    acc.setdefault(key_of(m, run.workload), ([], unit))[0].append(v)
-        return {k: (sum(v) / len(v), unit) for k, (v, unit) in acc.items()}
-
-    a, b = means(runs_a), means(runs_b)
-    rows, labels, av, bv = [], [], [], []
-    for k in list(dict.fromkeys(list(a) + list(b))):
-        va, unit = a.get(k, (None, None))
-        vb, unit_b = b.get(k, (None, None))
-        unit = unit or unit_b
-        ratio = vb / va if va and vb is not None else None
-        # For latency lower is better; say which way a ratio points.
-        better = None
-        if ratio is not None:
-            better = (ratio > 1) if unit == "MiB/s" else (ratio < 1)
-        params = json.loads(k[2])
-        short = " ".join(f"{p}={v}" for p, v in params.items())
-        rows.append([cell(k[0]), cell(k[1]), cell(short), cell(unit), cell(va), cell(vb),
-                     cell(ratio, "" if better is None else ("good" if better else "bad"),
-                          digits=3)])
-        labels.append(f"{k[0]} {k[1]}")
-        av.append(va)
-        bv.append(vb)
-    t = table("compare", f"A = {name_a}, B = {name_b}",
-              ["workload", "phase", "parameters", "unit", "A", "B", "B/A"], rows,
-              "Means over iterations of each comparable measurement; green where B is "
-              "better (more bandwidth, less latency).")
-    figs = [plots.compare_bars(labels[:40], av[:40], bv[:40], "A", "B", "mean")] if rows else []
-    return [t], figs
-
-
-def run_dirs(paths):
-    return [Path(p) for p in paths if Path(p).is_dir()]
-
-
-def render(title, sources, tables, figures, output):
-    env = Environment(loader=PackageLoader("sonde", "templates"),
-                      autoescape=select_autoescape(["html"]))
-    fig_dir = output.parent / (output.stem + "-figures")
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    items = []
-    for f in figures:
-        (fig_dir / f"{f.name}.png").write_bytes(f.png)
-        items.append({"name": f.name, "title": f.title, "caption": f.caption,
-                      "b64": base64.b64encode(f.png).decode()})
-    html = env.get_template("report.html").render(
-        title=title, version=VERSION, sources=[str(s) for s in sources], tables=tables,
-        figures=items, made=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
-    output.write_text(html)
-    return output
 
 
 def main(argv=None):
     p = parser()
     args = p.parse_args(argv)
     if args.compare and args.inputs:
-        p.error("--compare takes its two runs as its arguments; give no other inputs")
+        p.error("--compare takes its campaigns as its arguments; give no other inputs")
+    if args.compare and len(args.compare) < 2:
+        p.error("--compare needs at least two campaigns")
     if not args.compare and not args.inputs:
         p.error("give a run directory or results files (or --compare A B)")
     sources = args.compare or args.inputs
@@ -227,22 +511,15 @@ def main(argv=None):
         if not runs:
             print(f"{PROG}: error: no results in {src}", file=sys.stderr)
             return EXIT_USAGE
-    dirs = run_dirs(sources)
+    dirs = _dirs(sources)
     default = (dirs[0] / "report.html") if len(dirs) == 1 and not args.compare else \
         Path("report.html")
     output = Path(args.output) if args.output else default
-    if args.compare:
-        tables, figures = compare(loaded[0], loaded[1], *sources)
-        runs = loaded[0] + loaded[1]
-        tables.append(environment_table(runs))
-        title = "sonde comparison"
-    else:
-        runs = loaded[0]
-        tables = [summary_table(runs)] + suite_tables(dirs) + [environment_table(runs)]
-        figures = [f for draw in plots.ALL for f in draw(runs)]
-        title = "sonde report"
-    render(title, sources, tables, figures, output)
-    print(f"{output} ({len(figures)} figures, {sum(len(t['rows']) for t in tables)} table rows)")
+    page = build_comparison(sources, loaded) if args.compare else \
+        build(sources, loaded[0])
+    write(page, output)
+    print(f"{output} ({len(page.figures())} figures, "
+          f"{sum(len(t.rows) for t in page.tables())} table rows)")
     return 0
 
 

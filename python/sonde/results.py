@@ -12,7 +12,6 @@ import csv
 import io
 import json
 import re
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -208,20 +207,37 @@ def _profile_calls(line):
 
 
 def _matrix(text):
-    """[[a,b],[c,d],...] (numbers and null) as a rows x columns float array, or None."""
+    """[[a,b],[c,d],...] (numbers and null) as a rows x columns float array, or None. pandas'
+    C parser reads the numbers (each a "line" ended by a comma): 2-3 times as fast as numpy's
+    text reader."""
     import numpy as np
+    import pandas as pd
 
     rows = text.count(b"],[") + 1
-    flat = text.translate(None, b"[]").replace(b"null", b"nan")
-    if not flat or not flat.replace(b",", b"").strip():
+    flat = text.translate(None, b"[]")
+    count = flat.count(b",") + 1
+    try:
+        values = pd.read_csv(io.BytesIO(flat), header=None, names=["v"], dtype=np.float64,
+                             na_values=["null"], keep_default_na=False, engine="c",
+                             lineterminator=",")["v"].to_numpy()
+    except (ValueError, pd.errors.ParserError):
         return None
-    with warnings.catch_warnings():
-        # Text numpy cannot read to its end: it warns and stops; the count check refuses it.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        values = np.fromstring(flat, dtype=np.float64, sep=",")
-    if values.size % rows or values.size != flat.count(b",") + 1:
+    if values.size != count or count % rows or not _rectangular(text, rows, count // rows):
         return None
-    return values.reshape(rows, values.size // rows)
+    return values.reshape(rows, count // rows)
+
+
+def _rectangular(text, rows, per_row):
+    """Every row of [[...],[...]] holds per_row values: the commas before each row's closing
+    bracket are those of the rows before it (and the separators between them)."""
+    import numpy as np
+
+    b = np.frombuffer(text, dtype=np.uint8)
+    closes = np.flatnonzero(b == ord("]"))[:-1]  # the last one closes the whole array
+    if closes.size != rows:
+        return False
+    commas = np.cumsum(b == ord(","), dtype=np.int32)[closes]  # a line is a few MiB
+    return bool(np.array_equal(commas, np.arange(1, rows + 1) * per_row - 1))
 
 
 def _flatten(prefix, obj, out):

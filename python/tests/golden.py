@@ -9,6 +9,7 @@ command line once per test session and returns the path of its results file.
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -101,3 +102,30 @@ WORKLOAD_RUNS = {
 def golden():
     with tempfile.TemporaryDirectory(prefix="sonde-golden-") as d:
         yield Golden(d)
+
+
+CAMPAIGN = Path(__file__).resolve().parent / "data" / "campaign.toml"
+
+
+def run_suite(suite_text, out, scratch):
+    """A sonde-suite run directory of suite_text (its scratch moved to scratch), run with the
+    binary under test; the suite's own output on failure."""
+    suite = out.parent / f"{out.name}.toml"
+    suite.write_text(suite_text.replace('scratch = "/tmp/sonde-report-test"',
+                                        f'scratch = "{scratch}"'))
+    e = env()
+    e["PYTHONPATH"] = str(REPO / "python") + os.pathsep + e.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
+                           str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def campaign():
+    """The run directory of python/tests/data/campaign.toml, run once per session."""
+    if not os.access(SONDE, os.X_OK):
+        pytest.fail(f"{SONDE} is not built (make build, or set SONDE_BIN)")
+    with tempfile.TemporaryDirectory(prefix="sonde-campaign-") as d:
+        yield run_suite(CAMPAIGN.read_text(), Path(d) / "run", Path(d) / "scratch")

@@ -1,0 +1,106 @@
+"""The report as a browser shows it (headless Chromium, scripts/setup.sh installs Debian's): the
+campaign's page and one of more than 10^6 per-call profile records load with no console error
+or exception, fetch nothing from the network, draw every figure (its title above it, its
+canvas not blank), fit the page's width, and render in bounded time."""
+
+import io
+import os
+import subprocess
+
+import pytest
+from browser import Browser, find
+from golden import SONDE, env
+
+from sonde import report
+
+# Bounds on this shared 2-core machine, far above what a quiet one takes (about a second):
+# they catch a report that stops drawing or grows without bound, not a slow day.
+CAMPAIGN_SECONDS = 60
+LARGE_SECONDS = 90
+LARGE_CALLS = 500_000  # per phase, 2 tasks: 2 x 10^6 profile records (start and end)
+
+READY = ("typeof Bokeh !== 'undefined' && Bokeh.documents.length > 0 && "
+         "Bokeh.documents.every(d => d.is_idle)")
+FIGURES = """Array.from(document.querySelectorAll('figure.figure')).map(f => {
+  // Bokeh's root div is display: contents; the element it drew into is its first child.
+  const root = f.querySelector('[data-root-id]');
+  const r = (root && root.firstElementChild) || f;
+  const b = r.getBoundingClientRect();
+  return {title: f.querySelector('h3').textContent, want: f.dataset.title,
+          x: b.left + window.scrollX, y: b.top + window.scrollY, width: b.width,
+          height: b.height};
+})"""
+
+
+def browser_or_skip():
+    binary = find()
+    if not binary:
+        pytest.skip("no Chromium installed (scripts/setup.sh installs Debian's chromium)")
+    return binary
+
+
+def distinct_colours(png):
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(png)).convert("RGB")
+    return len(im.resize((200, 120)).getcolors(maxcolors=200 * 120))
+
+
+def check_page(path, page, seconds):
+    with Browser(browser_or_skip()) as b:
+        took = b.open(path.as_uri(), READY, timeout=seconds * 2)
+        assert took < seconds, f"rendered in {took:.1f} s"
+        assert b.problems() == []
+        assert all(u.startswith(("file:", "data:", "about:")) for u in b.requests()), \
+            [u for u in b.requests() if not u.startswith("file:")]
+        figs = b.evaluate(FIGURES)
+        assert len(figs) == len(page.figures())
+        assert [f["title"] for f in figs] == [f.title for f in page.figures()]
+        for f in figs:
+            assert f["title"] == f["want"] and f["width"] > 200 and f["height"] > 150, f
+            shot = b.screenshot({k: f[k] for k in ("x", "y", "width", "height")})
+            assert distinct_colours(shot) > 12, f"blank figure: {f['title']}"
+        # Wide tables scroll inside their box: the page itself never gets wider than the view.
+        assert b.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        # The tables sort on a click of a column title (by the exact values).
+        ordered = b.evaluate("""(() => {
+            const t = document.querySelector('table.sortable'); const th = t.tHead.rows[0].cells;
+            const col = Array.from(th).findIndex(h => h.textContent === 'ranks');
+            th[col].click(); th[col].click();
+            return Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[col].dataset.value));
+        })()""")
+        assert ordered == sorted(ordered, reverse=True)
+        full = b.screenshot()
+        assert full.startswith(b"\x89PNG") and distinct_colours(full) > 20
+        return took
+
+
+def test_campaign_report_in_a_browser(campaign, tmp_path):
+    page = report.build([str(campaign)])
+    out = report.write(page, tmp_path / "report.html")
+    check_page(out, page, CAMPAIGN_SECONDS)
+
+
+def test_large_profile_report_in_a_browser(tmp_path):
+    """A profiled mib run of 2 x 10^6 per-call records (start and end of 500 000 calls of 2
+    tasks in each phase): the figures stay bounded to their pixels, so the page loads as fast
+    as a small one."""
+    browser_or_skip()
+    results = tmp_path / "large.jsonl"
+    argv = ["mpirun", "-n", "2", "--oversubscribe", SONDE, "mib", "-F", "-t", str(tmp_path),
+            "-l", str(LARGE_CALLS), "-L", "300", "-s", "16", "-p", str(tmp_path / "prof"),
+            "--json", str(results)]
+    proc = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for f in tmp_path.glob("mibData.*"):
+        os.unlink(f)
+    page = report.build([str(results)])
+    timelines = [f for f in page.figures() if f.title.startswith("Per-call timeline")]
+    assert len(timelines) == 2
+    for f in timelines:
+        heat = f.panels[1].series[0]
+        assert heat.z.size <= 256 * 400  # bounded to pixels, whatever the calls
+        assert f"{2 * LARGE_CALLS} calls of 2 tasks" in f.caption
+    out = report.write(page, tmp_path / "large.html")
+    assert out.stat().st_size < 4 << 20  # the page does not grow with the calls
+    check_page(out, page, LARGE_SECONDS)
