@@ -26,7 +26,7 @@ from .figures import (
     Panel,
     Series,
 )
-from .names import COLL, MIB, COLLExtra, Measurement
+from .names import COLL, FIND, MDTEST, MIB, COLLExtra, Measurement
 
 MIB_BYTES = 2**20
 MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
@@ -36,10 +36,17 @@ PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("max", "max"))
 
 # ---- what a measurement measures ------------------------------------------------------------
 
+# Metadata workloads: their figure is the rate of operations even where a phase moves bytes
+# (mdtest's file writes), as mdtest and IO500 report it.
+RATE_WORKLOADS = {MDTEST.workload, FIND.workload}
+
+
 def figure_of(m):
-    """(value, unit) of an I/O or metadata measurement: its bandwidth when it moved bytes,
-    else its rate of operations; (None, None) when it has neither."""
-    if m[Measurement.BYTES] > 0 and m[Measurement.BANDWIDTH] is not None:
+    """(value, unit) of an I/O or metadata measurement: its bandwidth when it moved bytes
+    (not for metadata workloads), else its rate of operations; (None, None) when it has
+    neither."""
+    if m[Measurement.BYTES] > 0 and m[Measurement.BANDWIDTH] is not None and \
+            m["workload"] not in RATE_WORKLOADS:
         return m[Measurement.BANDWIDTH], "MiB/s"
     if m.get("ops") and m.get("ops_per_s") is not None:
         return m["ops_per_s"], "operations/s"

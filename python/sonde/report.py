@@ -310,7 +310,9 @@ def procurement(runs, labels, dirs):
                          f"({s.row['launch']}, {s.row['nodes']} nodes).")
         else:
             intro.append(f"Score: none: {s.why_none}.")
-    tables += io500_tables(dirs)
+    said, io500 = io500_tables(dirs)
+    intro += said
+    tables += io500
     if verdicts:
         rows = []
         for launch, v in verdicts.items():
@@ -330,26 +332,31 @@ def procurement(runs, labels, dirs):
 
 
 def io500_tables(dirs):
-    """The IO500 table of each run directory that holds an IO500 campaign, from
-    sonde.io500.evaluate_run_dir(dir) (None when the directory is no IO500 campaign), whose
-    rows() are dicts: one per phase and the scores, rendered column by column."""
-    try:
-        from . import io500
-    except ImportError:
-        return []
-    out = []
+    """(sentences, tables) of each run directory that holds an IO500 campaign: its score line
+    and one row per phase, from sonde.io500.evaluate_run_dir(dir) (None for any other
+    suite): the result's bw, md, score, valid and reasons, and rows() (phase, group, value,
+    unit, seconds, valid, reasons)."""
+    from . import io500
+
+    said, tables = [], []
     for d in dirs:
-        result = io500.evaluate_run_dir(d)
+        result = io500.evaluate_run_dir(d) if (d / MANIFEST).exists() else None
         if result is None:
             continue
-        rows = result.rows()
-        columns = list(dict.fromkeys(k for r in rows for k in r))
-        out.append(Table(f"io500-{len(out)}", f"IO500 ({d.name})", columns,
-                         [[num(r.get(c)) if isinstance(r.get(c), (int, float)) else
-                           text(r.get(c)) for c in columns] for r in rows],
-                         "IO500's phases, scores and validity as IO500 computes them "
-                         "(sonde.io500)."))
-    return out
+        verdict = "valid" if result.valid else "INVALID" + (
+            f": {'; '.join(result.reasons)}" if result.reasons else "")
+        said.append(f"IO500 ({d.name}): score {result.score:.4g}, bandwidth {result.bw:.4g} "
+                    f"GiB/s, metadata {result.md:.4g} kIOPS, {result.procs} ranks: {verdict}.")
+        rows = [[text(r["phase"]), text(r["group"] or "-"), num(r["value"]), text(r["unit"]),
+                 num(r["seconds"]),
+                 text("valid", "good") if r["valid"] else text("INVALID", "bad"),
+                 text("; ".join(r["reasons"]) or None)] for r in result.rows()]
+        tables.append(Table(f"io500-{len(tables)}", f"IO500 phases ({d.name})",
+                            ["phase", "group", "score", "unit", "seconds", "validity", "why"],
+                            rows, "Each phase's score as IO500 computes it (GiB/s for the IOR "
+                            "phases, kIOPS for the metadata ones); BW and MD are the geometric "
+                            "means of their group, the score their geometric mean."))
+    return said, tables
 
 
 # ---- environment ----------------------------------------------------------------------------

@@ -4,7 +4,7 @@ tests."""
 import json
 
 import pytest
-from golden import campaign, golden  # noqa: F401  (records the binary wrote, for every test)
+from golden import campaign, golden, io500_campaign  # noqa: F401  (records the binary wrote)
 
 RUN_ID = "20261122T060000Z-1234"
 

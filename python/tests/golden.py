@@ -129,3 +129,20 @@ def campaign():
         pytest.fail(f"{SONDE} is not built (make build, or set SONDE_BIN)")
     with tempfile.TemporaryDirectory(prefix="sonde-campaign-") as d:
         yield run_suite(CAMPAIGN.read_text(), Path(d) / "run", Path(d) / "scratch")
+
+
+# The shipped IO500 suite with small sizes and a one-second stonewall (its tunables only).
+IO500_SMALL = (('block_mib = 9920000', 'block_mib = 8'), ('segments = 10000000', 'segments = 100'),
+               ('files = 1000000', 'files = 200'), ('stonewall = 300', 'stonewall = 1'))
+
+
+@pytest.fixture(scope="session")
+def io500_campaign():
+    """The run directory of a small IO500 campaign (suites/io500.toml), run once per session."""
+    text = (REPO / "suites" / "io500.toml").read_text()
+    for old, new in IO500_SMALL:
+        assert old in text, old
+        text = text.replace(old, new)
+    text = text.replace('scratch = "/scratch/sonde-io500"', 'scratch = "/tmp/sonde-report-test"')
+    with tempfile.TemporaryDirectory(prefix="sonde-io500-") as d:
+        yield run_suite(text, Path(d) / "run", Path(d) / "scratch")

@@ -257,3 +257,27 @@ def test_histogram_buckets():
     lo, hi, counts = plots.histogram_buckets([0] * 10 + [5] + [0] * 37)
     assert lo.tolist() == [1.024] and hi.tolist() == [2.048] and counts.tolist() == [5]
     assert np.asarray(plots.histogram_buckets([0] * 48)[2]).tolist() == [0]
+
+
+def test_io500_table_is_io500_s_result(io500_campaign):
+    from sonde import io500
+
+    page = report.build([str(io500_campaign)])
+    result = io500.evaluate_run_dir(io500_campaign)
+    [table] = [t for t in page.tables() if t.id.startswith("io500")]
+    rows = result.rows()
+    assert [r[0].text for r in table.rows] == [r["phase"] for r in rows] == list(
+        io500.PHASE_NAMES)
+    for cells, r in zip(table.rows, rows, strict=True):
+        assert cells[2].value == r["value"] and cells[4].value == r["seconds"]
+        assert cells[5].text == ("valid" if r["valid"] else "INVALID")
+    proc = next(s for s in page.sections if s.id == "procurement")
+    [line] = [s for s in proc.intro if s.startswith("IO500")]
+    assert f"score {result.score:.4g}" in line and f"bandwidth {result.bw:.4g} GiB/s" in line
+    # a one-second stonewall is no valid IO500 run, and the page says so
+    assert "INVALID" in line and not result.valid
+    # mdtest and find have their sections, their rates in operations per second
+    ids = [s.id for s in page.sections]
+    assert "mdtest" in ids and "find" in ids
+    md = next(t for t in page.tables() if t.id == "mdtest-summary")
+    assert {r[2].text for r in md.rows} == {"operations/s"}

@@ -35,7 +35,8 @@ def raw_runs(run_dir):
 
 
 def value_of(m):
-    if m["bytes"] > 0 and m["bandwidth_mib_s"] is not None:
+    if m["bytes"] > 0 and m["bandwidth_mib_s"] is not None and \
+            m["workload"] not in ("mdtest", "find"):
         return m["bandwidth_mib_s"]
     return m["ops_per_s"] if m["ops"] else None
 
@@ -45,7 +46,7 @@ def mean(v):
 
 
 def parse_tables(page_html):
-    """{table id: [[(data-value or None, text), ...] per row]} of the written page."""
+    """{table id: [[(data-value or None, text, words), ...] per row]} of the written page."""
     out = {}
     for tid, body in re.findall(r'<table class="data sortable" id="([^"]+)">(.*?)</table>',
                                 page_html, re.S):
@@ -55,8 +56,9 @@ def parse_tables(page_html):
             row = []
             for attrs, text in cells:
                 m = re.search(r'data-value="([^"]*)"', attrs)
+                words = "class=" in attrs  # a number cell has no class, even when empty
                 row.append((float(htmllib.unescape(m.group(1))) if m else None,
-                            htmllib.unescape(text)))
+                            htmllib.unescape(text), words))
             rows.append(row)
         out[tid] = rows
     return out
@@ -72,7 +74,7 @@ def check_rows(table, expected):
     """expected: per row, the numbers of its numeric cells in order (None for "-")."""
     assert len(table) == len(expected)
     for row, want in zip(table, expected, strict=True):
-        cells = [(v, t) for v, t in row if v is not None or t == "-"]
+        cells = [(v, t) for v, t, words in row if v is not None or not words]
         got = [v for v, _ in cells][: len(want)]
         assert len(got) == len(want) and all(same(g, w) for g, w in zip(got, want, strict=True)), \
             (row, want)
@@ -81,16 +83,25 @@ def check_rows(table, expected):
                 assert math.isclose(float(t), v, rel_tol=5e-4, abs_tol=1e-12), (t, v)
 
 
+def write(run_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("truth") / "report.html"
+    page = report.build([str(run_dir)])
+    report.write(page, out)
+    return page, parse_tables(out.read_text()), raw_runs(run_dir)
+
+
 @pytest.fixture(scope="module")
 def written(campaign, tmp_path_factory):
-    out = tmp_path_factory.mktemp("truth") / "report.html"
-    page = report.build([str(campaign)])
-    report.write(page, out)
-    return page, parse_tables(out.read_text()), raw_runs(campaign)
+    return write(campaign, tmp_path_factory)
 
 
-def test_tables_are_the_records(written):
-    page, tables, runs = written
+@pytest.fixture(scope="module", params=["campaign", "io500_campaign"])
+def any_written(request, tmp_path_factory):
+    return request.param, write(request.getfixturevalue(request.param), tmp_path_factory)
+
+
+def test_tables_are_the_records(any_written):
+    which, (page, tables, runs) = any_written
     check_rows(tables["runs"], [[r["header"]["ranks"], r["header"]["nodes"],
                                  r["end"]["elapsed_seconds"], len(r["measurement"])]
                                 for r in runs])
@@ -111,7 +122,7 @@ def test_tables_are_the_records(written):
                              max(vals), mean([m["seconds"] for m in ms])])
         check_rows(tables[f"{workload}-summary"], want)
     want = []
-    for r in by_workload["coll"]:
+    for r in by_workload.get("coll", []):
         for m in sorted(r["measurement"], key=lambda m: (m["phase"], m["params"]["comm"],
                                                          m["params"]["size"])):
             per_call = m["params"]["timing"] == "per-call"
@@ -119,24 +130,36 @@ def test_tables_are_the_records(written):
             want.append([m["params"]["size"], m["ops"], e["avg_us"], e["min_us"], e["max_us"],
                          lat["p50"] * 1e6 if per_call else None,
                          lat["p99"] * 1e6 if per_call else None])
-    check_rows(tables["coll-summary"], want)
+    if want:
+        check_rows(tables["coll-summary"], want)
     want = []
     for r in by_workload["ior"]:
+        if not r["summary"]:
+            continue
         s = {x["operation"]: x for x in r["summary"] if x["test"] == 0}
-        want.append([s[op][k] for op in ("read", "write") for k in (
+        want.append([s.get(op, {}).get(k) for op in ("read", "write") for k in (
             "bw_max_mib_s", "bw_mean_mib_s", "bw_min_mib_s", "mean_time_s")]
             + [r["header"]["nodes"], r["header"]["ranks"], r["header"]["tasks_per_node"]])
     check_rows(tables["ior-table"], want)
     check_rows(tables["environment"], [[r["header"]["ranks"], r["header"]["tasks_per_node"]]
                                        for r in runs])
+    io500 = {}
+    if which == "io500_campaign":
+        from sonde import io500 as io500_module
+
+        result = io500_module.evaluate_run_dir(Path(page.sources[0]))
+        io500 = {"io500-0": [[r["value"], r["seconds"]] for r in result.rows()]}
+        check_rows(tables["io500-0"], io500["io500-0"])
     # Every table of the page was checked above (or holds words only).
-    checked = {"runs", "coll-summary", "ior-table", "environment", "verdicts"}
-    checked |= {f"{w}-summary" for w in by_workload if w != "coll"}
+    checked = {"runs", "ior-table", "environment", "verdicts"} | set(io500)
+    checked |= {f"{w}-summary" for w in by_workload}
     assert set(tables) == checked
     facts = page.sections[0].intro
     ranks = [r["header"]["ranks"] for r in runs]
+    shape = (f"{min(ranks)} to {max(ranks)} ranks" if min(ranks) < max(ranks) else
+             f"{ranks[0]} ranks each")
     assert facts[0].startswith(f"{len(runs)} runs of ") and \
-        f", {min(ranks)} to {max(ranks)} ranks, on 1 node, from " in facts[0]
+        f", {shape}, on 1 node, from " in facts[0]
 
 
 def panel(fig, title):
