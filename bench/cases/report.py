@@ -41,18 +41,18 @@ class Report:
                   f"phases), {place}", "10 s / run time", "the 10 s budget", 1.0)
         try:
             results = self._profiled_run(ctx.sonde(), work, calls)
+            argv = [sys.executable, "-m", "sonde.report", str(results), "-o",
+                    str(work / "report.html")]
             for _, measured in ctx.rounds():
-                out = work / "report.html"
+                ctx.settle()
                 t0 = time.monotonic()
-                proc = subprocess.run([sys.executable, "-m", "sonde.report", str(results),
-                                       "-o", str(out)], capture_output=True, text=True)
+                proc = subprocess.run(argv, capture_output=True, text=True)
                 seconds = time.monotonic() - t0
                 if proc.returncode != 0:
                     raise BenchError(f"sonde-report failed ({proc.returncode}): "
                                      f"{proc.stderr.strip()[-500:]}")
-                if measured:
-                    row.sonde.append(BUDGET_SECONDS / seconds)
-                    row.ref.append(1.0)
+                row.record(measured, BUDGET_SECONDS / seconds, 1.0, " ".join(argv),
+                           f"{BUDGET_SECONDS:g} s for {BUDGET_RECORDS} records")
         finally:
             shutil.rmtree(work, ignore_errors=True)
         return [row]

@@ -232,8 +232,14 @@ def test_compare_keeps_every_row_and_marks_noise(golden, tmp_path):
             max(m.values[1])
         assert m.within_noise(1) == (len(m.values[0]) > 1 and len(m.values[1]) > 1 and
                                      max(lo_a, lo_b) <= min(hi_a, hi_b))
-    # ior's iterations overlap between two runs of the same command: within noise somewhere.
-    assert any(m.within_noise(1) for m in matched if m.unit == "MiB/s")
+    # A campaign against itself: every ratio 1; within noise where there is a range (ior's
+    # iterations), never where a single value has none (a collective's mean); nothing better.
+    same = compare.match([results.load(pa), results.load(pa)])
+    coll_run, ior_run = sorted(results.load(pa), key=lambda r: r.workload)
+    assert len(same) == len(coll_run.measurements) + 2  # ior: write and read, 2 iterations
+    for m in same:
+        assert m.ratio(1) == 1 and m.better(1) is None
+        assert m.within_noise(1) == (m.unit == "MiB/s")
 
 
 def test_compare_needs_two_campaigns(golden, capsys):
