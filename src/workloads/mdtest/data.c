@@ -40,33 +40,19 @@ void mdtest_data_stamp(struct mdtest_data *d, uint64_t item)
 	}
 }
 
-static void note(struct sonde_verify *v, uint64_t offset, unsigned char expected,
-                 unsigned char found)
-{
-	if (v->kept < SONDE_VERIFY_KEEP)
-		v->first[v->kept++] = (struct sonde_mismatch){offset, expected, found};
-	v->errors++;
-}
-
+/* The stamps against the item's number, the bytes between them against the creator's
+ * pattern. */
 void mdtest_data_check(const struct mdtest_data *d, const void *buf, size_t len, uint64_t item,
                        struct sonde_verify *v)
 {
 	const unsigned char *got = buf;
 	unsigned char s[8];
 	stamp_bytes(item, s);
-	v->bytes_checked += (int64_t)len;
 	for (size_t at = 0; at < len; at += MDTEST_DATA_STAMP) {
 		size_t end = at + MDTEST_DATA_STAMP < len ? at + MDTEST_DATA_STAMP : len;
 		size_t n = end - at < 8 ? end - at : 8;
-		for (size_t i = 0; i < n; i++)
-			if (got[at + i] != s[i])
-				note(v, at + i, s[i], got[at + i]);
-		size_t from = at + n;
-		if (memcmp(got + from, d->buf + from, end - from) == 0)
-			continue;
-		for (size_t i = from; i < end; i++)
-			if (got[i] != d->buf[i])
-				note(v, i, d->buf[i], got[i]);
+		sonde_verify_compare(s, got + at, n, at, v);
+		sonde_verify_compare(d->buf + at + n, got + at + n, end - at - n, at + n, v);
 	}
 }
 
