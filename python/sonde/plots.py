@@ -112,8 +112,8 @@ def bandwidth(runs, labels):
         if not panels:
             continue
         out.append(Figure(
-            f"{workload}-bandwidth", f"{workload}: {' and '.join(sorted(unit_seen))} per phase "
-            "and iteration",
+            f"{workload}-per-iteration",
+            f"{workload}: {' and '.join(sorted(unit_seen))} per phase and iteration",
             "Each point is one phase of one iteration as the run measured it (all ranks "
             "together). Iteration 0, open markers, is the first touch of files and caches and is "
             "left out of the dashed mean of the other iterations. The vertical bar spans the "

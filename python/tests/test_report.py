@@ -67,7 +67,7 @@ def test_labels_say_what_ran(campaign):
 
 
 def test_bandwidth_iteration_zero_apart_and_rank_range_only_with_ranks(page, campaign):
-    fig = next(f for f in page.figures() if f.name == "ior-bandwidth")
+    fig = next(f for f in page.figures() if f.name == "ior-per-iteration")
     one = next(p for p in fig.panels if p.title.startswith("ior easy, 1 rank "))
     two = next(p for p in fig.panels if p.title.startswith("ior easy, 2 ranks "))
     # One rank has no rank spread: no range is drawn (earlier reports drew error bars).

@@ -172,11 +172,11 @@ def series(p, name):
 
 def test_bandwidth_figures_are_the_records(written):
     page, _, runs = written
-    labels = {p.title for f in page.figures() if f.name.endswith("-bandwidth")
+    labels = {p.title for f in page.figures() if f.name.endswith("-per-iteration")
               for p in f.panels}
     n = 0
     for f in page.figures():
-        if not f.name.endswith("-bandwidth"):
+        if not f.name.endswith("-per-iteration"):
             continue
         for p in f.panels:
             run = next(r for r in runs if p.title.startswith(_name(r)) and

@@ -257,3 +257,17 @@ def test_profile_calls_load_as_arrays_equal_to_the_json(golden):
         for k in ("start", "end"):
             if k in b:
                 assert np.array_equal(np.asarray(a[k], dtype=float), b[k], equal_nan=True)
+
+
+def test_rows_of_a_campaign_say_which_launch_and_swept_values(campaign):
+    df = results.to_dataframe(campaign)
+    ior = df[df["workload"] == "ior"]
+    assert set(ior["step"]) == {"ior-easy"} and set(ior["variant"]) == {"easy"}
+    # the suite swept ranks: each row carries its value, the run's own shape agrees
+    assert sorted(set(ior["sweep.ranks"])) == [1, 2, 4]
+    assert (ior["sweep.ranks"] == ior["ranks"]).all()
+    assert all(lid.startswith("00") and f"ranks-{r}" in lid
+               for lid, r in zip(ior["launch"], ior["ranks"], strict=True))
+    # steps without a sweep carry no sweep value
+    assert df[df["workload"] == "mib"]["sweep.ranks"].isna().all()
+    assert str(df["repetition"].dtype) == "Int64" and set(df["repetition"]) == {0}
