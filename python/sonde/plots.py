@@ -42,15 +42,21 @@ RATE_WORKLOADS = {MDTEST.workload, FIND.workload}
 
 
 def figure_of(m):
-    """(value, unit) of an I/O or metadata measurement: its bandwidth when it moved bytes
-    (not for metadata workloads), else its rate of operations; (None, None) when it has
+    """(value, unit) of an I/O or metadata measurement (a record, or a row of
+    sonde.results.measurement_rows, which has the same names): its bandwidth when it moved
+    bytes (not for metadata workloads), else its rate of operations; (None, None) when it has
     neither."""
-    if m[Measurement.BYTES] > 0 and m[Measurement.BANDWIDTH] is not None and \
-            m["workload"] not in RATE_WORKLOADS:
-        return m[Measurement.BANDWIDTH], "MiB/s"
-    if m.get("ops") and m.get("ops_per_s") is not None:
-        return m["ops_per_s"], "operations/s"
+    bandwidth, rate = m[Measurement.BANDWIDTH], m.get("ops_per_s")
+    if m[Measurement.BYTES] > 0 and _known(bandwidth) and m["workload"] not in RATE_WORKLOADS:
+        return bandwidth, "MiB/s"
+    if m.get("ops") and _known(rate):
+        return rate, "operations/s"
     return None, None
+
+
+def _known(v):
+    """A figure the record has: not null (None), not NaN (a DataFrame's null)."""
+    return v is not None and v == v
 
 
 def rank_range(m, unit):

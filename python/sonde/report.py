@@ -22,9 +22,10 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from . import compare as _compare
 from . import plots, render_html, render_png, words
+from . import results as _results
 from . import rules as _rules
 from .cli import EXIT_USAGE
-from .names import COLL, COLLExtra, Measurement
+from .names import COLL, COLLExtra
 from .results import ResultsError, load
 
 PROG = "sonde-report"
@@ -170,73 +171,83 @@ def _manifest(d):
 
 # ---- per workload ---------------------------------------------------------------------------
 
-def phase_figures(ms):
-    """The figures of one run's phase over its iterations (what the summary table shows):
-    first (iteration 0, when there are later ones), mean (of the later iterations, or of all
-    when there is only one), min, max, mean seconds."""
-    values = [plots.figure_of(m)[0] for m in ms]
-    values = [v for v in values if v is not None]
+def measurements_frame(runs):
+    """The runs' measurements as sonde.results.to_dataframe gives them (one row each, in run
+    order), with each row's figure and unit by plots.figure_of: what the summary tables
+    aggregate."""
+    df = _results.to_dataframe(runs)
+    if df.empty:
+        return df
+    plain = df.astype(object).where(df.notna(), None)
+    figures = [plots.figure_of(r) for r in plain.to_dict("records")]
+    return df.assign(figure=[f for f, _ in figures], unit=[u for _, u in figures])
+
+
+def phase_figures(g):
+    """The figures of one run's phase over its iterations (rows of measurements_frame): first
+    (iteration 0, when there are later ones), mean (of the later iterations, or of all when
+    there is only one), min, max, mean seconds."""
+    values = [v for v in g["figure"] if v is not None]
     if not values:
-        return None
-    iterated = len(values) > 1 and ms[0][Measurement.ITERATION] == 0
+        return {}
+    iterated = len(values) > 1 and g["iteration"].iloc[0] == 0
     later = values[1:] if iterated else values
     return {"first": values[0] if iterated else None, "mean": sum(later) / len(later),
-            "min": min(values), "max": max(values),
-            "seconds": sum(m[Measurement.SECONDS] for m in ms) / len(ms)}
+            "min": min(values), "max": max(values), "seconds": float(g["seconds"].mean())}
 
 
-def verification(ms):
-    checked = [m for m in ms if m[Measurement.VERIFY]["checked"]]
-    if not checked:
+def verification(g):
+    checked = g[g["verify_checked"].fillna(False)]
+    if checked.empty:
         return text("not checked", "muted")
-    errors = sum(m[Measurement.VERIFY]["errors"] for m in checked)
+    errors = int(checked["verify_errors"].sum())
     return text("ok" if not errors else f"{errors} errors", "good" if not errors else "bad")
 
 
-def io_summary(group, labels):
+def _run_cell(run, labels):
+    return text(labels(run), tip=f"run id {run.run_id}")
+
+
+def io_summary(df, by_id, labels):
     rows = []
-    for run in group:
-        phases = list(dict.fromkeys(m[Measurement.PHASE] for m in run.measurements))
-        for phase in phases:
-            ms = [m for m in run.measurements if m[Measurement.PHASE] == phase]
-            f = phase_figures(ms)
-            unit = plots.figure_of(ms[0])[1] or "-"
-            f = f or {}
-            rows.append([text(labels(run), tip=f"run id {run.run_id}"), text(phase, "short"),
-                         text(unit, "short"),
-                         num(len(ms)), num(f.get("first")), num(f.get("mean")),
-                         num(f.get("min")), num(f.get("max")), num(f.get("seconds")),
-                         verification(ms)])
-    return Table(f"{group[0].workload}-summary", "Summary per run and phase",
+    for (run_id, phase), g in df.groupby(["run_id", "phase"], sort=False):
+        f = phase_figures(g)
+        rows.append([_run_cell(by_id[run_id], labels), text(phase, "short"),
+                     text(g["unit"].iloc[0] or "-", "short"), num(len(g)), num(f.get("first")),
+                     num(f.get("mean")), num(f.get("min")), num(f.get("max")),
+                     num(f.get("seconds")), verification(g)])
+    return Table(f"{df['workload'].iloc[0]}-summary", "Summary per run and phase",
                  ["run", "phase", "unit", "iterations", "first iteration",
                   "mean after the first", "min", "max", "mean seconds", "verification"], rows,
-                 "Bandwidth in MiB/s where the phase moved data, else operations per second. "
-                 "The first iteration touches files and caches first: it is shown apart and "
-                 "the mean is of the later iterations (of the one measurement when there is "
-                 "only one). Min and max are over every iteration.")
+                 "Bandwidth in MiB/s where the phase moved data, else operations per second "
+                 "(always for the metadata workloads). The first iteration touches files and "
+                 "caches first: it is shown apart and the mean is of the later iterations (of "
+                 "the one measurement when there is only one). Min and max are over every "
+                 "iteration.")
 
 
-def coll_summary(group, labels):
+def _value(v, scale=1.0):
+    return None if v is None or v != v else float(v) * scale
+
+
+def coll_summary(df, by_id, labels):
+    comm, size = f"param.{COLL.COMM}", f"param.{COLL.SIZE}"
     rows = []
-    for run in group:
-        for m in sorted(run.measurements, key=lambda m: (
-                m[Measurement.PHASE], m[Measurement.PARAMS].get(COLL.COMM) or "",
-                m[Measurement.PARAMS].get(COLL.SIZE, 0))):
-            p, e = m[Measurement.PARAMS], m[Measurement.EXTRA]
-            per_call = p.get(COLL.TIMING) == "per-call"
-            lat = m.get("latency") or {}
-            size = p.get(COLL.SIZE)
-            rows.append([text(labels(run), tip=f"run id {run.run_id}"),
-                         text(m[Measurement.PHASE]),
-                         text(p.get(COLL.COMM)),
-                         Cell(words.size(size), float(size) if size is not None else None),
-                         num(m["ops"]), num(e.get(COLLExtra.AVG_US)),
-                         num(e.get(COLLExtra.MIN_US)), num(e.get(COLLExtra.MAX_US)),
-                         num(lat.get("p50") * 1e6 if per_call and lat.get("p50") is not None
-                             else None),
-                         num(lat.get("p99") * 1e6 if per_call and lat.get("p99") is not None
-                             else None),
-                         text(words.COLL_TIMING.get(p.get(COLL.TIMING), p.get(COLL.TIMING)))])
+    for run_id, runs in df.groupby("run_id", sort=False):
+        ordered = runs.assign(_comm=runs[comm].fillna("")).sort_values(
+            ["phase", "_comm", size], kind="stable")
+        for r in ordered.astype(object).where(ordered.notna(), None).to_dict("records"):
+            per_call = r[f"param.{COLL.TIMING}"] == "per-call"
+            n = r[size]
+            rows.append([_run_cell(by_id[run_id], labels), text(r["phase"]), text(r[comm]),
+                         Cell(words.size(n), float(n) if n is not None else None),
+                         num(r["ops"]), num(_value(r[f"extra.{COLLExtra.AVG_US}"])),
+                         num(_value(r[f"extra.{COLLExtra.MIN_US}"])),
+                         num(_value(r[f"extra.{COLLExtra.MAX_US}"])),
+                         num(_value(r["lat_p50_s"], 1e6) if per_call else None),
+                         num(_value(r["lat_p99_s"], 1e6) if per_call else None),
+                         text(words.COLL_TIMING.get(r[f"param.{COLL.TIMING}"],
+                                                    r[f"param.{COLL.TIMING}"]))])
     return Table("coll-summary", "Latency per operation and message size",
                  ["run", "operation", "communicator", "message size", "iterations",
                   "mean µs", "fastest rank µs", "slowest rank µs", "p50 µs", "p99 µs",
@@ -252,11 +263,16 @@ def workload_sections(runs, labels, figures):
     for run in runs:
         if run.measurements or run.profiles:
             by_workload.setdefault(run.workload, []).append(run)
-    for workload, group in by_workload.items():
-        if workload == COLL.workload:
-            tables = [coll_summary(group, labels)]
+    df = measurements_frame(runs)
+    by_id = {r.run_id: r for r in runs}
+    for workload in by_workload:
+        mine = df[df["workload"] == workload] if not df.empty else df
+        if mine.empty:
+            tables = []
+        elif workload == COLL.workload:
+            tables = [coll_summary(mine, by_id, labels)]
         else:
-            tables = [io_summary(group, labels)] if any(r.measurements for r in group) else []
+            tables = [io_summary(mine, by_id, labels)]
         sections.append(Section(workload, workload, [], tables,
                                 [f for f in figures if f.section == workload]))
     return sections

@@ -328,7 +328,8 @@ def to_dataframe(paths):
     df = pd.DataFrame.from_records(rows)
     if df.empty:
         return pd.DataFrame(columns=[c for c in CSV_COLUMNS if c not in _JSON_COLUMNS])
-    return df.astype({c: _dtype(c, df[c]) for c in df.columns})
+    # astype makes one block per column; copy() joins them into one frame again
+    return df.astype({c: _dtype(c, df[c]) for c in df.columns}).copy()
 
 
 def _dtype(column, values):
