@@ -27,6 +27,16 @@ def env():
     return e
 
 
+def launcher(ranks):
+    """The command that starts ranks processes of the binary under test: the launcher of the
+    MPI it is built with, oversubscribing this small machine."""
+    from sonde.placement import mpi_flavor, mpirun_for
+
+    mpirun = mpirun_for(SONDE)
+    extra = ["--oversubscribe"] if mpi_flavor(mpirun) == "openmpi" else []
+    return [mpirun, "-n", str(ranks), *extra]
+
+
 class Golden:
     """Runs sonde command lines in one scratch directory, each once; {dir} in an argument is
     that directory."""
@@ -49,7 +59,7 @@ class Golden:
         argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
         argv += ["--json", str(out)] + (["--csv", str(out.with_suffix(".csv"))] if csv else [])
         if ranks:
-            argv = ["mpirun", "-n", str(ranks), "--oversubscribe"] + argv
+            argv = launcher(ranks) + argv
         proc = subprocess.run(argv, cwd=self.dir, env=env(), capture_output=True, text=True,
                               timeout=300)
         assert proc.returncode == expect, (

@@ -2,6 +2,7 @@
 and single runs): every view, its words (no run id in any title, legend or axis), the bugs seen
 in earlier reports, --compare, and the files written."""
 
+import json
 import re
 
 import numpy as np
@@ -287,3 +288,25 @@ def test_io500_table_is_io500_s_result(io500_campaign):
     assert "mdtest" in ids and "find" in ids
     md = next(t for t in page.tables() if t.id == "mdtest-summary")
     assert {r[2].text for r in md.rows} == {"operations/s"}
+
+
+def test_what_failed_and_why(golden, tmp_path):
+    """A run that failed (its end record's reason, error and path) and one killed before its
+    end (no end record) are in the overview's failures, in words."""
+    failed = golden.run("ior", "-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file",
+                        expect=2)
+    killed = golden.killed("ior", "-w", "-d", "30", "-b", "64k", "-t", "16k", "-o",
+                           "{dir}/killed-file")
+    ok = golden.run("coll", *WORKLOAD_RUNS["coll"])
+    page = report.build([str(failed), str(killed), str(ok)])
+    [table] = [t for t in page.tables() if t.id == "failures"]
+    end = [json.loads(line) for line in failed.read_text().splitlines()][-1]
+    rows = {r[1].text: r for r in table.rows}
+    usage = rows["exit 2: usage"]
+    assert usage[2].text == end["error"] and usage[3].text == end["path"]
+    assert usage[4].value == end["rank"] == 0
+    gone = rows["did not finish"]
+    assert gone[2].text.startswith("no end record")
+    assert len(table.rows) == 2  # the coll run finished: not a failure
+    ran = next(t for t in page.tables() if t.id == "runs")
+    assert [r[-1].text for r in ran.rows] == ["exit 2: usage", "did not finish", "ok"]

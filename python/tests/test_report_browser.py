@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 from browser import Browser, find
-from golden import SONDE, env
+from golden import SONDE, env, launcher
 
 from sonde import report
 
@@ -87,7 +87,7 @@ def test_large_profile_report_in_a_browser(tmp_path):
     as a small one."""
     browser_or_skip()
     results = tmp_path / "large.jsonl"
-    argv = ["mpirun", "-n", "2", "--oversubscribe", SONDE, "mib", "-F", "-t", str(tmp_path),
+    argv = launcher(2) + [SONDE, "mib", "-F", "-t", str(tmp_path),
             "-l", str(LARGE_CALLS), "-L", "300", "-s", "16", "-p", str(tmp_path / "prof"),
             "--json", str(results)]
     proc = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=600)
