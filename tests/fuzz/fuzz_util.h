@@ -9,6 +9,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* libFuzzer's entry point, which every target defines (libFuzzer has no header for it). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 /* A NUL-terminated malloc'd copy (parsers read C strings; embedded NULs end them early). */
 static inline char *fuzz_string(const uint8_t *data, size_t size)
 {
