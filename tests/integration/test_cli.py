@@ -21,6 +21,43 @@ def test_version_without_launcher():
     assert re.match(r"MPI \d\.\d: \S", second)
 
 
+def version_script(source, out):
+    """What the build runs before compiling: cmake/version.cmake on the checkout at source."""
+    subprocess.run(["cmake", f"-DSOURCE_DIR={source}", f"-DTEMPLATE={REPO}/src/version.c.in",
+                    f"-DOUT={out}", "-DPROJECT_VERSION=9.8.7", "-P",
+                    f"{REPO}/cmake/version.cmake"], check=True, capture_output=True, timeout=60)
+    return out.read_text()
+
+
+def test_version_follows_the_checkout_at_each_build(tmp_path):
+    """The git describe in --version is the one of the build, not of the first configure: a
+    commit, a tag or an edit after configuring changes it, and an unchanged checkout leaves the
+    source untouched (nothing relinks)."""
+    repo, out = tmp_path / "repo", tmp_path / "version.c"
+    repo.mkdir()
+    git = ["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "f").write_text("1\n")
+    subprocess.run([*git, "add", "f"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    subprocess.run([*git, "tag", "v9.8.7"], check=True)
+    assert 'sonde_version[] = "9.8.7"' in version_script(repo, out)
+    assert 'sonde_git_describe[] = "v9.8.7"' in out.read_text()
+    before = out.stat().st_mtime_ns
+    version_script(repo, out)
+    assert out.stat().st_mtime_ns == before
+    (repo / "f").write_text("2\n")
+    assert 'sonde_git_describe[] = "v9.8.7-dirty"' in version_script(repo, out)
+    subprocess.run([*git, "commit", "-qam", "two"], check=True)
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert f'sonde_git_describe[] = "v9.8.7-1-g{head}"' in version_script(repo, out)
+    # not a checkout (a release tarball)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert 'sonde_git_describe[] = "unknown"' in version_script(plain, out)
+
+
 def test_help_lists_workloads_and_common_options():
     out = subprocess.run([SONDE, "--help"], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0
