@@ -10,14 +10,11 @@
 
 void sonde_parent_dir(const char *path, char *out, size_t len)
 {
-	snprintf(out, len, "%s", path);
-	char *slash = strrchr(out, '/');
+	const char *slash = strrchr(path, '/');
 	if (!slash)
 		snprintf(out, len, ".");
-	else if (slash == out)
-		out[1] = '\0';
 	else
-		*slash = '\0';
+		snprintf(out, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
 FILE *sonde_fopen_nofollow(const char *path, const char *mode)

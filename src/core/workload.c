@@ -38,6 +38,8 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	free(sets[1].given);
+	free(workload_set.given);
+	workload_set = sets[0];
 	if (positional->help) {
 		if (ctx->rank == 0)
 			sonde_options_help(table, stdout);
@@ -47,6 +49,5 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 	                            sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
-	workload_set = sets[0];
 	return &workload_set;
 }

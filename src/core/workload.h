@@ -38,7 +38,8 @@ struct sonde_workload {
  * the help and every rank exits 0; on a bad command line rank 0 prints one line and every rank
  * exits SONDE_EXIT_USAGE. Opens the results files named by --json/--csv. Fills *positional
  * (caller frees with sonde_parse_result_free) and returns the workload's option set (for
- * sonde_option_given; freed by sonde_exit). */
+ * sonde_option_given): one static set per process, kept until it exits, which the next call
+ * replaces. */
 struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
                                                   const struct sonde_option_table *table, void *cfg,
                                                   int argc, char **argv,

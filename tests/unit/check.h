@@ -13,6 +13,10 @@ void check_fail(const char *file, int line, const char *fmt, ...)
 /* Prints a summary; returns the process exit code (0 when every check passed). */
 int check_finish(const char *name);
 
+/* Makes a fresh directory "sonde-<name>-XXXXXX" under TEST_TMPDIR (or /tmp) and writes its
+ * canonical path (links resolved) to out, PATH_MAX bytes; exits the test when it cannot. */
+void check_temp_dir(const char *name, char *out);
+
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
 		check_count++;                                                                     \

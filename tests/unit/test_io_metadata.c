@@ -118,16 +118,8 @@ static void test_backend(const struct sonde_backend *be, const char *dir)
 int main(int argc, char **argv)
 {
 	MPI_Init(&argc, &argv);
-	const char *base = getenv("TEST_TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	mkdir(base, 0755);
-	char made[PATH_MAX], dir[PATH_MAX];
-	snprintf(made, sizeof made, "%s/sonde-io-metadata-XXXXXX", base);
-	if (!mkdtemp(made) || !realpath(made, dir)) {
-		fprintf(stderr, "mkdtemp %s: %s\n", made, strerror(errno));
-		return 1;
-	}
+	char dir[PATH_MAX];
+	check_temp_dir("io-metadata", dir);
 	test_backend(&sonde_backend_posix, dir);
 	test_backend(&sonde_backend_mpiio, dir);
 	CHECK_INT(rmdir(dir), 0);
