@@ -133,41 +133,32 @@ def load_file(path, validate=False):
     """The runs of one JSON Lines file, in the order their first records appear."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        f = open(path, "rb")  # closed by the with below; read line by line, never whole
     except OSError as e:
         raise ResultsError(f"{path}: {e.strerror}") from e
     runs = {}
     last = None
-    lines = data.split(b"\n")
-    # A file that ends with "\n" splits into a last empty string; anything else after the last
-    # newline is a record that was being written when the run stopped.
-    partial = lines.pop()
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        record = _profile_calls(line) if line.startswith(_PROFILE) else None
-        if record is None:
-            try:
-                record = json.loads(line)
-            except ValueError as e:  # not JSON, or not UTF-8
-                raise ResultsError(f"{where}: not a JSON record "
-                                   f"({getattr(e, 'msg', None) or e.reason})") from e
-        if not isinstance(record, dict) or not isinstance(record.get("type"), str):
-            raise ResultsError(f"{where}: not a sonde record (no \"type\" member)")
-        if not isinstance(record.get("run_id"), str):
-            raise ResultsError(f"{where}: {record['type']} record without a run_id")
-        if validate:
-            _schema.validate(record, where)
-        last = runs.setdefault(record["run_id"], Run(record["run_id"], path))
-        last.add(record)
+    partial = b""
+    lineno = 0
+    with f:
+        for lineno, line in enumerate(f, 1):
+            # A line without its newline can only be the last: a record that was being
+            # written when the run stopped.
+            if not line.endswith(b"\n"):
+                partial = line
+                break
+            if not line.strip():
+                continue
+            record = _record(line[:-1], f"{path}:{lineno}", validate)
+            last = runs.setdefault(record["run_id"], Run(record["run_id"], path))
+            last.add(record)
     if partial.strip():
         try:
             record = json.loads(partial)
         except ValueError:
             record = None
         if record is not None:
-            raise ResultsError(f"{path}:{len(lines) + 1}: last record has no newline")
+            raise ResultsError(f"{path}:{lineno}: last record has no newline")
         m = _RUN_ID.search(partial.decode(errors="replace"))
         if m:
             last = runs.setdefault(m.group(1), Run(m.group(1), path))
@@ -175,6 +166,23 @@ def load_file(path, validate=False):
             last = runs.setdefault(None, Run(None, path))
         last.truncated = True
     return list(runs.values())
+
+
+def _record(line, where, validate):
+    record = _profile_calls(line) if line.startswith(_PROFILE) else None
+    if record is None:
+        try:
+            record = json.loads(line)
+        except ValueError as e:  # not JSON, or not UTF-8
+            raise ResultsError(f"{where}: not a JSON record "
+                               f"({getattr(e, 'msg', None) or e.reason})") from e
+    if not isinstance(record, dict) or not isinstance(record.get("type"), str):
+        raise ResultsError(f"{where}: not a sonde record (no \"type\" member)")
+    if not isinstance(record.get("run_id"), str):
+        raise ResultsError(f"{where}: {record['type']} record without a run_id")
+    if validate:
+        _schema.validate(record, where)
+    return record
 
 
 # Profile "calls" records (src/core/profile.c) are most of a profiled run's bytes: 10^7 calls
