@@ -106,9 +106,10 @@ python-test:
 # default. Debian's PnetCDF is built on Open MPI, so this build leaves it out (two MPI libraries
 # in one process), and the check below fails a build that links both. GCC 12 takes MPICH's
 # MPI_STATUSES_IGNORE for an array of size 0 (-Wstringop-overflow); that stays a warning here.
-# srun launches through Slurm's PMI, not MPICH's Hydra, and the quick suite launches with mpirun:
-# those tests run in the Open MPI legs; the btio tests include PnetCDF methods this build has not
-# (methods 0/1 run in test_faults). The unit tests' failures do not stop the integration tests.
+# srun launches through Slurm's PMI, not MPICH's Hydra: those tests run in the Open MPI legs; the
+# btio tests and the quick suite include PnetCDF methods this build has not (methods 0/1 run in
+# test_faults), and the quick suite's dry run expects Open MPI's placement words. The unit tests'
+# failures do not stop the integration tests.
 build-mpich:
 	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
 		-DSONDE_WERROR=ON -DCMAKE_C_FLAGS=-Wno-error=stringop-overflow \
@@ -173,7 +174,9 @@ clean:
 format:
 	clang-format -i $(C_SOURCES)
 
+# Every source file names its licence (SPDX line); scripts/spdx.sh fix adds it to new files.
 lint:
+	scripts/spdx.sh check
 	clang-format --dry-run -Werror $(C_SOURCES)
 	@if [[ -x $(VENV)/bin/ruff ]]; then (cd python && ../$(VENV)/bin/ruff check --no-cache .) && \
 		$(VENV)/bin/ruff check --no-cache --config python/pyproject.toml bench tests/integration; \

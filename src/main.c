@@ -80,6 +80,7 @@ static void print_version(void)
 	 * system's alternatives pick. */
 	if (*SONDE_MPIEXEC)
 		printf("Launcher: %s\n", SONDE_MPIEXEC);
+	printf("License: %s (the LICENSE file); there is no warranty\n", sonde_license);
 }
 
 /* The help a user asked for: --help always; -h (getopt style) or -help (LANL style) when the

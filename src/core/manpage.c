@@ -555,5 +555,10 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	        "srun sonde coll -b 0 -e 1M Alltoall Allreduce --json coll.jsonl");
 	example(out, "mib's fixed-size calls for 60 seconds per phase, with per-call profiles:",
 	        "srun sonde mib -t /lustre/x/mib -l 1024 -L 60 -s 512k -H -p prof");
+	fputs(".SH LICENSE\nsonde is distributed under the ", out);
+	sonde_roff_text(out, sonde_license);
+	sonde_roff_line(out,
+	                " licence: see the LICENSE file of its sources "
+	                "(share/doc/sonde/LICENSE where it is installed). There is no warranty.");
 	see_also(out, "sonde", workloads);
 }

@@ -51,5 +51,7 @@ extern const struct sonde_option_table sonde_common_options;
 /* Version strings. */
 extern const char sonde_version[];
 extern const char sonde_git_describe[];
+/* The licence, by its SPDX identifier; LICENSE holds its text. */
+extern const char sonde_license[];
 
 #endif

@@ -59,6 +59,8 @@ def prefix(tmp_path_factory):
 def test_installed_sonde_runs_from_the_prefix(prefix, tmp_path):
     out = run([prefix / "bin/sonde", "--version"]).stdout
     assert out.startswith("sonde ")
+    assert "\nLicense: BSD-3-Clause (the LICENSE file); there is no warranty\n" in out
+    assert (prefix / "share/doc/sonde/LICENSE").read_text() == (REPO / "LICENSE").read_text()
     # one real launch of the installed binary through the launcher it names
     assert f"\nLauncher: {MPIRUN}\n" in out
     results = tmp_path / "r.jsonl"
