@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Thin wrapper around CMake, ctest, pytest and the scripts: the commands a user and CI type.
 #   make demo    set up, build, run every workload small on 2 ranks and print their tables
 #   make test    set up, build (normal + ASan/UBSan), run unit, integration and Python tests

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What bench cases share: the run context (rounds, their order, the same start state for every
 run), result rows (medians, spreads, verdicts, the command lines both sides ran), tool runners."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* make bench's reference for sonde coll --per-call (bench/README.md, case coll_percall): the
  * plainest loop that measures a collective the OSU/IMB way. For each iteration: MPI_Barrier,
  * MPI_Wtime, the call, MPI_Wtime; the time per call is the sum over the iterations / count, after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* make bench's reference for sonde mdtest (bench/README.md, case mdtest): the plainest loop of
  * the work `sonde mdtest -n N -F -u -C -T -r` does. Each rank makes its directory (untimed),
  * then three phases, each between barriers: create (open O_WRONLY|O_CREAT, close), stat, unlink

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* make bench's sonde side of the sequential POSIX case: writes or reads one file through the
  * POSIX backend in transfers of one size, the way fio's psync engine does (a write phase ends
  * with fsync, as fio's end_fsync=1), and prints {"bytes":N,"seconds":S} for the harness. The

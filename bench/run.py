@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """make bench: runs the benchmark cases (bench/cases/*.py) and writes a results table.
 
 Each case compares sonde with a reference tool on the same pattern in the same run: every run of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes what the built sonde prints in one of its generator modes (the manual pages, the shell
 # completion) to OUT:  cmake -DSONDE=... -DARGS="--help-man" -DOUT=... -P generate.cmake
 # OUT is replaced only by a complete page: a failing run stops the build with sonde's message.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Writes the version source at every build, so that `sonde --version` names the commit the binary
 # was built from (configure_file at configure time froze the commit of the first cmake run):
 #   cmake -DSOURCE_DIR=... -DTEMPLATE=... -DOUT=... -DPROJECT_VERSION=... -P version.cmake

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make demo: runs every workload that build/sonde has, small, on 2 ranks (BTIO: 4, it needs a
 # square count) on a scratch directory under /tmp, printing their tables and appending JSON Lines
 # results to a run directory under results/. When sonde-suite can run suites/quick.toml (the

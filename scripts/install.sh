@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make install PREFIX=P: installs sonde from the build directory into P,
 #
 #   P/bin/sonde                                    the program

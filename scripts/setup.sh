@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian packages sonde needs and creates the Python venv (.venv), for one purpose:
 #
 #   scripts/setup.sh demo    building sonde and make demo: compiler, CMake, Open MPI, PnetCDF,

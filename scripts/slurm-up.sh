@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Brings up a one-node Slurm cluster on this machine (localhost), idempotently, for the tests
 # and for trying sonde under srun. Needs root and Debian's slurmctld, slurmd, slurm-client and
 # munge (scripts/setup.sh installs them). `scripts/slurm-up.sh down` stops the daemons.

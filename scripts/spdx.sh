@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every source file names its licence with an SPDX line in its first lines (make lint checks):
 #
 #   scripts/spdx.sh [check] [DIR]   lists the files of DIR (default: the checkout) without it;

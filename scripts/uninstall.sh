@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # make uninstall PREFIX=P: removes exactly what make install put into P, as its manifest
 # P/share/sonde/install-manifest lists it (scripts/install.sh): the files, the Python venv, and
 # the directories the install created, each only when nothing else is left in it.

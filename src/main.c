@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde <workload> [options]: dispatch to a workload, with MPI set up around it.
  * --version and the help texts need no MPI launcher and never initialise MPI. */
 #include <mpi.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # An Open MPI rsh launcher agent that makes one machine look like several: each "host" runs in
 # its own UTS namespace whose host name is that host's, so MPI sees one node per name.
 #   mpirun --mca plm_rsh_agent tests/uts-agent.sh --host nodeA:2,nodeB:2 -n 4 ...

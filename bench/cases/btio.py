@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde btio, the NAS BT-IO pattern, against sonde ior moving the same bytes contiguously: what
 the pattern costs. 4 ranks (BTIO needs a square), one shared file on /dev/shm, grids 64^3 and
 128^3, each of BTIO's four methods, write then read.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde coll --per-call against a minimal reference loop (bench/coll_ref.c) timing the same
 collective the same way: per iteration MPI_Barrier, then the call alone between two MPI_Wtime;
 mean time per call averaged over ranks. Bcast, Allreduce and Alltoall at 8 B, 64 KiB and 1 MiB on

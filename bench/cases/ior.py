@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior's easy and hard patterns (the JUPITER variants, scaled down) against fio doing the
 same I/O with the same number of processes, on /dev/shm and on the disk.
 

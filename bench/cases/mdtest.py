@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mdtest against the machine's own metadata rate: a plain C loop (bench/mdtest_ref.c) of
 open/close, stat and unlink doing the same work, 2 ranks, each in a directory of its own, on
 /dev/shm and on the disk.

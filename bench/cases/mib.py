@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mib against fio doing the same I/O: 2 processes, one file per process, sequential
 512 KiB calls (mib's default call size), the write phase ending with an fsync, then the read of
 a whole file per process, on /dev/shm and on the disk.

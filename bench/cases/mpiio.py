@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mpiio (the LANL MPI-IO Test) against fio doing the same I/O: 2 processes, 1 MiB
 objects, type 1 (a file per process) and type 2 (one shared file, each process its own
 contiguous region), write then read through the page cache, on /dev/shm and on the disk.

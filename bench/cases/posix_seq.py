@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The POSIX backend's sequential write and read in 16 MiB transfers, against fio's psync
 engine doing the same, on /dev/shm (memory) and on the disk.
 

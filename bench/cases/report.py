@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde-report on 10^7 per-call profile records: the whole command (Python start, loading,
 numpy aggregation, the page and its PNGs) against the budget of 10 seconds for 10^7 records.
 

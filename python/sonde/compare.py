@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Matching measurements across campaigns (sonde-report --compare A B [C ...]): two
 measurements match when they are the same workload, phase, shape (ranks, nodes) and
 parameters (paths aside: the same benchmark on another file system matches), so mib runs with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a figure of the report shows, independent of how it is drawn: panels of series of
 numbers with their axes and words. sonde.plots computes them from the records (numpy, bounded
 to the pixels drawn); sonde.render_html draws them with Bokeh (zoom, hover) inside the page and

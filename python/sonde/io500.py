@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its phases
 in IO500's order, the parameters IO500 fixes, its score, its [RESULT]/[SCORE ] lines and result
 files, and what makes a run invalid.

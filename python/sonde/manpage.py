@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Manual pages of the Python tools, generated from their argparse parsers (make install writes
 them next to sonde's own, which the sonde binary generates from its option tables):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The names of the record members the Python layer reads, in one place.
 
 The binary is their source: the `params` of a header or measurement record are written from the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Where a launch's ranks go: the nodes the launcher can use, the checks that refuse a launch
 the machine cannot hold, and the launcher's command line that places nodes x tasks per node as
 the suite says (docs/suites.md, "Placement").

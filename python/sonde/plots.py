@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report's views, computed from loaded runs as sonde.figures.Figure (numbers and words, no
 drawing): bandwidth per phase and iteration, scaling over ranks, nodes or any swept parameter,
 per-call latency (percentiles, CDF, histogram), timelines and heatmaps from per-call profiles,

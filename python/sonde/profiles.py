@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Per-call profiles (the "profile" records of mib -p) aggregated with numpy into what a figure
 can show: a grid of tasks x time bins (calls, bytes and call time per cell), calls completed
 over time per task, and the stragglers. The grid is bounded by the pixels a figure draws

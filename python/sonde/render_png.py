@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A sonde.figures.Figure drawn with matplotlib (Agg) as a PNG, for slides: the same numbers as
 the interactive figure of the page."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde-report: one self-contained HTML file (interactive figures with BokehJS inlined, no
 network) with PNGs beside it, organised by question: what ran and what failed, then one
 section per workload (summary table, bandwidth per iteration, scaling, latency, per-call

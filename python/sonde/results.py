@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Loading sonde results: JSON Lines files (--json) into runs, CSV files (--csv) into rows, and
 either into a pandas DataFrame (to_dataframe) with one row per measurement.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Rules that judge whether a launch is a valid procurement run, the result table made from the
 runs and the score (the JUPITER IOR rules: ../shared/seeds/ior-jupiter-benchmark-README.md;
 every rule is described in docs/suites.md).

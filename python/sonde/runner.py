@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Running a suite: one launch per step combination, each kept under the run directory with
 its command line, stdout, stderr and JSON results, and a manifest that says what ran, what
 failed and why, so that an interrupted campaign can be resumed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Validation of result records against the results JSON Schema (docs/results-schema.md).
 
 The schema file ships inside this package (sonde/results.schema.json); docs/results.schema.json

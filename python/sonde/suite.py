@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde-suite: runs a campaign of sonde launches described in a TOML suite file, checks the
 procurement rules, prints and saves the result tables and the score.
 

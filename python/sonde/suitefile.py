@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Suite files: what a campaign runs, swept how, placed on how many nodes, under which rules.
 docs/suites.md is the reference; in short, a TOML file with a [suite] table of defaults and one
 [[step]] table per benchmark:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What a finished campaign says: every launch's verdict under its rules, a summary table of
 phases, the IOR README's result table and score; printed and saved as CSV."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the report calls things: sizes, rank counts, durations and each run in the words a
 storage administrator uses ("ior easy, 2 ranks on 1 node, POSIX, 16 MiB transfers"), never
 a run id (ids go in tooltips and the environment table)."""

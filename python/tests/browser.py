@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Headless Chromium driven through the DevTools protocol over a pipe (--remote-debugging-pipe:
 JSON messages ended by a NUL byte on file descriptors 3 and 4), with no package beyond the
 standard library: the tests load a page, time it until Bokeh has drawn every figure, collect

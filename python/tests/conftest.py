@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Records as the C writer produces them (docs/results-schema.md), for the loader and schema
 tests."""
 

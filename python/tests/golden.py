@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Golden records: result records the sonde binary writes while the tests run, so that the
 Python layer is tested on what the binary produces, never on hand-made dicts.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The Python tools' manual pages, generated from their argparse parsers: one per console
 script, without a groff warning, with every option and command of the parser."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde.names against records the binary writes: every name is there with its type, and every
 parameter the binary writes has a name (so an option added or renamed in a C table fails here
 until sonde.names follows)."""

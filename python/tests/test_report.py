@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde-report on records the binary wrote (a campaign run by sonde-suite in the test session,
 and single runs): every view, its words (no run id in any title, legend or axis), the bugs seen
 in earlier reports, --compare, and the files written."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The report as a browser shows it (headless Chromium, scripts/setup.sh installs Debian's): the
 campaign's page and one of more than 10^6 per-call profile records load with no console error
 or exception, fetch nothing from the network, draw every figure (its title above it, its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Every number on the report's page re-derived from the JSON records the binary wrote, here,
 without sonde's loader: each table cell's exact value (data-value) and its shown text, and
 every number of every figure (test_report checks that both renderers draw these numbers)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The rules, the IOR table and the score, judged on records the binary wrote: small runs made
 in the test session (golden.py) and the 65-node JUPITER easy run kept as a fixture."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde-suite: suite files (expansion and every check, one line naming file and line), the
 placement of launches, --scale, and the runner's manifest and resume with the real binary."""
 

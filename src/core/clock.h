@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Time. MPI_Wtime when MPI is up, CLOCK_MONOTONIC otherwise (never 1-second time()).
  * A global zero: rank 0's clock after a barrier; each rank's offset to rank 0 is estimated by
  * ping-pong, keeping the sample with the smallest round trip (its error is at most half that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Errors: one clear line, from one rank, and a non-zero exit without a hang.
  *
  * Three situations, three calls:

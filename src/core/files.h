@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Files sonde writes beside its test data (results, summaries, profiles, status files): never
  * through a symbolic link planted at the path, which could point at any file the user can
  * write; created 0644. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* File-system facts for a path: type by statfs magic, mount point, free space. */
 #ifndef SONDE_FSINFO_H
 #define SONDE_FSINFO_H

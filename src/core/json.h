@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A small streaming JSON writer into a growable buffer: objects, arrays, escaped strings,
  * numbers (non-finite doubles become null). Commas are placed automatically. Used for result
  * records and for the originals' JSON outputs (IOR summaryFormat=JSON). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The manual pages, generated at build time from the workloads' option tables (the tables that
  * drive parsing, --help and docs/options/), so that they cannot drift from the program:
  * `sonde --help-man` writes sonde(1), `sonde <workload> --help-man DOCPAGE` sonde-<workload>(1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Declarative option tables. One table per workload drives parsing, --help, the generated
  * option reference (docs/options/<workload>.md) and the "params" of its result records
  * (src/core/params.c); nothing about an option is written twice.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The "params" of result records, written from the workload's option table: every parameter
  * under its one name, with the type its option gives it, so no workload lists its parameters a
  * second time and the Python layer reads names the binary is known to write

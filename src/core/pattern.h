@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Data patterns and verification. Every 8-byte word of data written is a function of
  * (seed, stream, word index in the file), where the stream names who wrote it and when
  * (rank, file, repetition), so misplaced, stale and torn data are all caught. The byte at file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Per-call timing profiles: every rank keeps the (start, end) local times of its calls in
  * fixed-size chunks (no reallocation, so recording costs the same at call 10 and call 10^7),
  * and a collective write streams them, converted to the global zero of a sonde_clock, to

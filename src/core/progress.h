@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A progress bar on rank 0's stderr: only on a terminal, or when a workload's flag asks for it.
  * Redraws at most a few times a second, so it costs nothing in an I/O loop. */
 #ifndef SONDE_PROGRESS_H

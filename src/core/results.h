@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Results: one schema for every workload (docs/results-schema.md, docs/results.schema.json).
  *
  * A run appends to the --json file (JSON Lines): one "header" record, then "measurement" records

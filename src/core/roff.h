@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* roff for the generated manual pages (man(7) macros): sonde's own texts escaped, and the
  * Markdown of the docs pages converted, so that no page is written by hand. */
 #ifndef SONDE_ROFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shell completion generated from the option tables (`sonde --help-completion bash`): the
  * workloads, each workload's options, file or directory names after an option whose value is a
  * path, and the values of an option that lists them (--mode w|r|rw). */

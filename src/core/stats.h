@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Statistics over ranks and over samples. */
 #ifndef SONDE_STATS_H
 #define SONDE_STATS_H

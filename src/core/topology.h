@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where ranks run: node ids from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), numbered in the
  * order of each node's lowest rank (node 0 holds rank 0), node names, tasks per node; and the
  * Slurm view (SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_NTASKS_PER_NODE...) cross-checked. */

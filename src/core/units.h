@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Sizes and counts as the originals read them. Every parser rejects junk, trailing garbage,
  * negatives and overflow with a message that names the bad text. */
 #ifndef SONDE_UNITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What every workload gets from main, and what it gives back. */
 #ifndef SONDE_WORKLOAD_H
 #define SONDE_WORKLOAD_H

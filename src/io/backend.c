@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Backend lookup, the per-thread error description, and "key=value" hints. */
 #include "backend.h"
 

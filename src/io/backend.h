@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Storage backends: one small struct of function pointers. A workload opens files through
  * sonde_backend_find("POSIX") or ("MPIIO") and never needs to know which it has, except through
  * the capability flags. Calls return a byte count or 0 on success, and a negative errno value on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO and PnetCDF completion checks (completion.h). */
 #include "completion.h"
 

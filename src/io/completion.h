@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one failure contract for MPI-IO and PnetCDF calls, used by the MPI-IO backend (ior -a
  * MPIIO), btio (methods 0-3) and mpiio (types 1-5): every data call, wait, sync and close is
  * checked here, the same way, once.

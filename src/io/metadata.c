@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The backends' metadata operations (backend.h): one system call each, retried on EINTR where
  * the call can be interrupted, and every failure described with the path and the system's
  * words. */

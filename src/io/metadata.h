@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Metadata operations on paths, the same for both backends: MPI-IO has none of its own beyond
  * deleting a file, so the MPI-IO backend, like IOR's, uses these POSIX calls. */
 #ifndef SONDE_IO_METADATA_H

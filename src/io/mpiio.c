@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO backend: one MPI_File per communicator (opt->comm, MPI_COMM_SELF by default), data moved
  * with MPI_File_{write,read}_at or, in collective mode, their _all forms. open, close, sync and
  * a truncating open are collective over that communicator; every rank must pass the same path,

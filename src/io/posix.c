@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* POSIX backend: one file descriptor per rank, pwrite/pread at explicit offsets. */
 #define _FILE_OFFSET_BITS 64 /* 64-bit offsets on 32-bit builds too */
 

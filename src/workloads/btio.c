@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde btio: the NAS BT-IO pattern as wkliao's BTIO runs it (docs/workloads/btio.md).
  *
  * P = n*n ranks share one global array of X*Y*Z points of five doubles; each rank owns n cells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde coll: MPI collective latency over message sizes, replacing LLNL's mpiBench 1.5.
  *
  * Reads top to bottom as mpiBench runs: options and operation names; the START line and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde find: a parallel find over a directory tree, after pfind (the IO500 find).
  *
  * Every rank keeps a stack of work: directories to read and files whose name matched and that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior: IOR's benchmark, phase by phase as IOR runs it.
  *
  * For every test (one, or one per RUN of an -f script) and every repetition: write (timed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mdtest: mdtest (IOR repository, 4.x), the metadata benchmark.
  *
  * Each iteration makes the directory tree (every rank its own with -u, else rank 0 one shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mib: LLNL's mib. Each task writes its own file with system calls of one size until a
  * call limit or a time limit (whichever trips first, checked after each call), fsyncs, then
  * reads the file of task (task + tasks/2) mod tasks the same way. Rates are all tasks' bytes

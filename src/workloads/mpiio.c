@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mpiio: the LANL MPI-IO Test (mpi_io_test 1.00.009).
  *
  * Reads top to bottom as the test runs: the input parameters (defaults, the -setup master

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BTIO's inputbt.data reader and its --grid parser on any bytes. */
 #include "fuzz_util.h"
 #include "workloads/btio/btio.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* IOR's -f scripts (IOR START ... RUN ... IOR STOP) and -O key=value directives, the same
  * parser, from IOR's defaults; each test a script yields then goes through IOR's checks. */
 #include "fuzz_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* LANL -target templates (%r %h %p %%) with any host name: the result always fits, and a host
  * name never brings a '/' or a ".." into the file name. */
 #include "fuzz_util.h"

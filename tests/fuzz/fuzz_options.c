@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The option parser on random command lines (one word per line of the input), against a table
  * of every option type in both styles and against the workloads' own tables with their
  * defaults, always together with the common options, as sonde_parse_command_line does; for

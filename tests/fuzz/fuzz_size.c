@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde_parse_size in its three styles, sonde_parse_int and sonde_parse_double on any text.
  * Beyond not crashing: a size accepted is never negative, and the decimal text of an accepted
  * value parses back to the same value in every style. */

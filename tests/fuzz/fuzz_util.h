@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the libFuzzer targets: the fuzzer's bytes as C strings, argv words and files. */
 #ifndef SONDE_FUZZ_UTIL_H
 #define SONDE_FUZZ_UTIL_H

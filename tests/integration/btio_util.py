@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers for the sonde btio tests: run it, parse its output block, and compute the values it
 writes independently of sonde (the same splitmix64 arithmetic as src/core/pattern.c), so tests
 check the bytes in the files, not only what sonde reports."""

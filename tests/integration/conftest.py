@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Shared fixtures for the integration tests: run sonde under a real MPI launcher.
 
 SONDE_BIN names the binary (default build/sonde); SONDE_MPIRUN the launcher (default: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers of the fault tests: small file systems of their own (tmpfs, and a device-mapper
 device whose sectors fail with EIO), error lines, and a rank's process."""
 

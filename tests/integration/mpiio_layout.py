@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the LANL MPI-IO Test's files must hold, computed independently of sonde.
 
 An object written by rank w is the doubles w, w+1, ... (size/8 of them); -touch 2 stamps its

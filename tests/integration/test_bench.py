@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """make bench's harness: the verdict of a row (pass, FAIL, or noisy when a tool's spread is
 wider than the distance of the ratio from its target), and a smoke run of real cases that
 records both sides' command lines and the spreads."""

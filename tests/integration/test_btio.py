@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde btio: every method on 1, 4 and 9 ranks, write then read with verification; the output
 block, the files' bytes, the netCDF header against the seed's, and reads across methods and
 rank counts."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde btio: the input file and the options over it, corruption caught with its index, and bad
 input refused with one line, a non-zero exit and no hang."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The sonde command itself: version, help, dispatch, and bad command lines on 1 and 4 ranks."""
 
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde coll: mpiBench 1.5's output, parsed line by line with the field layout of the
 reference (collectives.md 5.5), cross-checked against the JSON records of the same run."""
 

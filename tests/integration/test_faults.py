@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Fault injection: a full disk, a rank killed mid-phase, a read-only or vanished target, a file
 removed or cut short between the write and the read run, and data corrupted in between. Each
 fault has one asserted outcome: a clear error naming the path, a non-zero exit, no hang, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde find: the matches equal find(1)'s over the same tree, on 1, 2 and 4 ranks and on two
 nodes; pfind's [DONE] and MATCHED lines agree with the tree and the JSON record; bad input."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """make install into a temporary prefix, used from there with a clean PATH and no source tree:
 the program, its manual pages and completion, the Python tools (a venv under PREFIX/lib/sonde)
 running the installed sonde, the Lmod module; then make uninstall removing exactly what the

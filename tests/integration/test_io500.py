@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The IO500 campaign (suites/io500.toml) end to end, small: every phase in IO500's order runs,
 the [RESULT] and [SCORE ] lines have IO500's layout, the score is recomputed here from the
 phase records, the find found what the names of mdtest-hard's files say, a run shorter than the

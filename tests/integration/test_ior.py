@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior: numbers cross-checked against the files, IOR's output layout, verification."""
 
 import csv

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior: -O summaryFormat JSON/CSV, saveRankPerformanceDetailsCSV, -f scripts, presets,
 MPI-IO hints, and bad input (one line, non-zero exit, no hang) on 1 and 4 ranks."""
 

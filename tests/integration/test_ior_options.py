@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior: IOR options that change where and how data goes: -u, -m, -E, -z, -d, -A."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior's output line for line against IOR 4.1 (hpc/ior 5fcf0ba).
 
 The label lists, value formats and JSON keys below are facts recorded from IOR 4.1 built at that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior read-back reordering on 4 ranks on two "nodes" (UTS namespaces via the rsh agent):
 the rank whose data each rank reads, from IOR's own "task R reading FILE" lines (-vvv)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde ior -D stonewalling with wear-out: every rank ends with the same number of transfers,
 the file holds exactly that, and the status file makes a later read run read exactly that."""
 

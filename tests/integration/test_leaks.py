@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Each workload once under LeakSanitizer: the sanitized integration suite runs without leak
 checking (complete stacks through Open MPI make every launch ~5x slower), so leaks of sonde's
 own are caught here, one small launch per quick-suite step. Runs only with an ASan build

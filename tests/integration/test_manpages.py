@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The manual pages and the bash completion the build generates from the option tables
 (build/man/, build/completion/sonde): one page and one completion entry for every workload the
 binary has, pages without a groff warning, every option of --help in its page with the default

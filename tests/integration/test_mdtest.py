@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mdtest: the items on disk after each phase, mdtest's output parsed and recomputed from
 the JSON records, -N across two nodes (seen with strace), the stonewall and its wear-out, data
 verification, per-rank figures, errors and bad input."""

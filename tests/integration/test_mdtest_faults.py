@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Faults under sonde mdtest and sonde find: a full disk (bytes and inodes), a read-only target,
 a rank killed in a phase, a directory removed under find. Each: one error line naming the path,
 a non-zero exit within a bound, no rate printed for the failed phase, and an end record that

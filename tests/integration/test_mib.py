@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mib: limits, files, cross-task reads, result line, profiles, rates.
 
 Every figure sonde prints is cross-checked against the files it wrote and the JSON records.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mib: the -F safety, --verify, -M, and bad input (one clear line, non-zero exit, no hang,
 no file of the user's touched)."""
 

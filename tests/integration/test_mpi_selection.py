@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The builds and launches do not depend on the system's MPI alternatives.
 
 Debian's mpicc, mpirun and mpiexec are alternatives that point to Open MPI or MPICH, as the

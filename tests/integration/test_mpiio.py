@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mpiio (LANL MPI-IO Test), types 1, 2 and 5: the files hold exactly what the offsets
 formula and the data pattern say (read back here with plain Python), the read phase verifies,
 the report lines are in the original's format and their figures agree with each other and with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mpiio aggregation (types 3 and 4): each aggregator's file holds its senders' objects in
 rank order, the read path sends them home and verifies them, -host/-num_io place aggregators
 as the guide describes, -norsend leaves the aggregators' own data out, -csize packs several

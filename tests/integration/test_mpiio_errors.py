@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mpiio on bad input: one clear line from rank 0, exit code 2, no hang, no file."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde mpiio's report, line for line against mpi_io_test 1.00.009.
 
 The original's label lists and layouts below are facts recorded from the original built from

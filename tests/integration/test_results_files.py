@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Results files are data, never collateral: a results file that cannot be written fails the run
 (exit 1, after the measurements) and keeps only whole records; sonde refuses to start when a
 file it would write is the results file (or --json and --csv are one file), and the file keeps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Safe file handling: sonde never follows a symbolic link planted where it creates a file, never
 creates or removes anything outside its target, removes only the files its run created, appends
 to results files, and creates files no one else can write whatever the umask."""

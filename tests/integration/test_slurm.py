@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """sonde under a real Slurm: a one-node cluster on this machine (scripts/slurm-up.sh), srun
 --mpi=pmix launches of every workload, the results header's Slurm fields, sonde-suite inside
 an allocation and through sbatch, and a clean end when Slurm sends SIGTERM.

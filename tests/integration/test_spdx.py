@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """scripts/spdx.sh, the lint check that every source file names its licence: it fails for a
 source file without the SPDX line, `fix` adds the line in each file's own comments (after a #!
 line), and leaves data alone. make lint runs the check on the checkout."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A small JUPITER-shaped suite end to end on two "nodes" (UTS namespaces, tests/uts-agent.sh):
 sonde-suite places each launch on its nodes, every rule judges the records (pass, fail and
 warning cases), the IOR table holds IOR's summary figures, and the score selects as the seed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The quick suite end to end: sonde-suite launches every workload with mpirun, keeps each
 launch's results, checks the rules, prints the tables; sonde-report makes the report of it."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Two "nodes" on one machine (tests/uts-agent.sh: one UTS namespace per host name): the
 topology sees each name as a node, numbers nodes by their lowest rank and counts tasks per node.
 Runs the topology unit test, which checks itself against every rank's host name and prints one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Minimal assertions for the C unit tests: a failed check prints file:line and the values and
  * makes the test exit non-zero at check_finish(). */
 #ifndef SONDE_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What the backend tests share: offset-dependent data, file paths and sizes, and checks of the
  * backend's last error message. */
 #ifndef SONDE_IO_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BTIO's decomposition: the cells of all ranks tile the global array exactly once, each rank has
  * one cell per z-slab, and the figures match the original's own cell table. */
 #include <stdio.h>

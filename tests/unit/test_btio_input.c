@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BTIO's input file: the five lines as Fortran list-directed reads take them (values first,
  * anything after ignored), and one clear message for each way a file can be wrong. */
 #include <stdio.h>

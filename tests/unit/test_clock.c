@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 4
 /* Clock sync: on one machine CLOCK_MONOTONIC is one clock for every process, so each rank's true
  * offset to rank 0 is known independently of the ping-pong, and the estimate must match it within

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Error lines: whatever the message holds (MPICH's multi-line error strings with their call
  * stack), sonde_error and sonde_agree print exactly one line. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The files sonde writes beside its data: parent directories, opening without following a
  * planted link (the link's target untouched), truncating and appending, the mode, and whether two
  * names are one file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* File-system facts: tmpfs on /dev/shm, files that do not exist yet, missing directories. */
 #include <errno.h>
 #include <mpi.h>

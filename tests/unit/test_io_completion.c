@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The completion module: failures of the system calls under an MPI call are seen (only on
  * regular files, never EINTR); a call that returned success but whose I/O failed is an error
  * naming the system's words; counts come from the status; and a nonblocking write that fails

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The backends' metadata operations: each does its one job on real paths, and each failure
  * returns -errno with a message naming the operation and the path, for both backends. */
 #include <errno.h>

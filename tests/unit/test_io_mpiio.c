@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO backend on two ranks: a shared file written collectively and independently at
  * rank-interleaved offsets and compared byte for byte through POSIX; end of file; O_EXCL,
  * truncation, symbolic links, bad flags, hints (accepted, malformed), a missing directory, a

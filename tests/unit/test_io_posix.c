@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* POSIX backend on real files: round trips, end of file, O_EXCL/O_TRUNC, symbolic links refused,
  * short writes completed or reported (a file size limit, a full tmpfs), EINTR and short counts
  * retried, O_DIRECT alignment and file systems that refuse it. Files live under TEST_TMPDIR

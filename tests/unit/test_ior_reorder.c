@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* IOR's read-back reordering and offset arithmetic (sonde ior), checked against hand-worked
  * cases, including the JUPITER rule -Q = tasks per node on 16 nodes of 64 tasks. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mdtest's SUMMARY table, line for line. The expected lines are mdtest 4.1's own output
  * (IOR repository, commit 5fcf0ba, `mpirun -n 2 mdtest -n 100 -F -u -i 2` and others): the
  * header, the rows with their widths, and the standard deviation over iterations with N-1. */

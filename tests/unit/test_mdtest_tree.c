@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mdtest's arithmetic: directories and items of a tree as mdtest derives them from -n, -I, -z,
  * -b, -L; where item k lives; whose items and tree a rank works on in each phase; -R's order;
  * the data of -w and its check. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -target templates of sonde mpiio: %r %h %p %% expand, and nothing a host name brings can move
  * the file out of the directory the template names. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The params of result records from an option table (src/core/params.c), and IOR's -O
  * directives going through the same entries as its options. */
 #include <stdio.h>

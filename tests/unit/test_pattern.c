@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 2
 /* Data pattern: any offset and length gives the same bytes as one aligned fill; streams and seeds
  * give different data; the check finds exactly the corrupted bytes. */

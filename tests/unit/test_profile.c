@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 3
 /* Profiles: ranks with different call counts (and more calls than one storage chunk), a clock
  * with a per-rank offset, gathered in chunks smaller than the call count. Rank 0 reads the text

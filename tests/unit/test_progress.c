@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Progress: the forced (non-terminal) lines every tenth, nothing when not asked or not rank 0, and
  * the redrawn bar on a terminal. */
 #include <mpi.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 2
 /* The results writer: records land as whole lines, in order, appended to an existing file,
  * with the figures derived from what the workload passed; only rank 0 writes. */

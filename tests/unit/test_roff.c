@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The roff writer of the manual pages: escapes, and the Markdown of the docs pages converted
  * (the integration tests render every page with man; these pin the conversion itself). */
 #include <stdio.h>

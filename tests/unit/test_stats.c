@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 4
 /* Statistics: exact expected values for known inputs, across 4 ranks and 2-rank halves. */
 #include <math.h>

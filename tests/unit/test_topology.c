@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // ranks: 4
 /* Topology: node ids by lowest rank, tasks per node and node names, checked against each rank's
  * own host name (so the test holds on one machine and under tests/uts-agent.sh, where every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde_parse_command_line: a workload's options and the common ones in one command line, the
  * results files it opens, and its three ways out (--help: exit 0 with the help on stdout; a bad
  * option or an unusable results file: one line on stderr, exit 2, no file left behind). The ways

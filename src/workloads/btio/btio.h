@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde btio: what the workload and its helpers share. */
 #ifndef SONDE_BTIO_H
 #define SONDE_BTIO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The memory buffer and the data in it. The original filled its buffer once with random numbers
  * and never checked them; sonde writes values that are a function of (dump, z, y, x, f), uniform
  * in [0, 1) like the original's, so a read checks every value against where it belongs, whatever

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* BTIO's multi-partition ("block-tridiagonal") decomposition: on P = n*n ranks every rank owns
  * n cells, one in each z-slab, placed so that each rank's cells lie on a diagonal of the n x n x n
  * cell grid. Dimension index 0 is X, 1 is Y, 2 is Z. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The original's input file, inputbt.data: five lines read as Fortran list-directed input, so
  * whatever follows the values on a line (the "# comment" text) is ignored. Line by line:
  *   1  mode: w (write) or r (read)

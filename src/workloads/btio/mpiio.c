@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Methods 0 and 1: MPI-IO on one shared raw file (btio.mpi). The file view is a struct of the
  * rank's cells (3-D subarrays of 5-double points) stretched to one record, so each dump is one
  * call and the file pointer walks record by record: write_all/read_all for method 0, write/read

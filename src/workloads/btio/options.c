@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde btio's options: the input file stays the original's interface; these long options
  * override its lines, so a sweep needs no file per point. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The original's output block, line for line: labels padded as it pads them, integers in 9
  * columns and reals in 12 with 2 decimals (Fortran I9 and F12.2 after one blank). */
 #include <stdio.h>

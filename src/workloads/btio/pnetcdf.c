@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Methods 2 and 3: PnetCDF on btio.nc, a CDF-5 file holding one record variable
  * double var(NUM_DUMPS, Z, Y, X, FIVE_DBL), its dimensions defined in the original's order so
  * that ncdump -h prints the same header. Method 2 makes one put_vara_all/get_vara_all per cell and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde coll internals: the operations table, the timing kernels, the data checks and the
  * reporting, shared by src/workloads/coll.c and the files of src/workloads/coll/. */
 #ifndef SONDE_COLL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Timing kernels and the iteration count, as mpiBench's get_time (reference 5.3, 5.4):
  * fill the buffers, prime with one iteration, estimate with five, let rank 0's estimate and the
  * time limit pick the iteration count, measure. Three kernels:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The collectives sonde coll times: mpiBench 1.5's eleven, in its order, then sonde's additions.
  * Counts, buffers and data checks follow mpiBench (reference section 5): one send and one
  * receive buffer of (largest size x world size) bytes, MPI_BYTE for data movement, MPI_DOUBLE +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* One result: mpiBench's tab-separated line on stdout (reference 5.5) and one measurement
  * record (JSON Lines / CSV), both from the same figures. Collective over MPI_COMM_WORLD: as in
  * mpiBench, every world rank's time per iteration counts, also for sub-communicator tests. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde find: the pieces of src/workloads/find.c that are not the traversal itself. */
 #ifndef SONDE_FIND_H
 #define SONDE_FIND_H

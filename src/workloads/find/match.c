@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* find(1)'s tests as the IO500 query uses them: -name (a shell pattern on the base name),
  * -size (rounded up to its unit), -newer (modification time strictly later, to the
  * nanosecond). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pfind's command line: the find(1)-style tests as whole words (-newer, -size, -name) and
  * pfind's one-letter options, also as words (-C, -q 10000, -D rates). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The work of sonde find: a stack of directories to read and files to stat, which idle ranks
  * take half of. */
 #include <stdlib.h>

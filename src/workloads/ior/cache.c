@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --drop-cache: before a read, ask the kernel to drop the file's cached pages, and find out
  * whether it did (tmpfs, for one, cannot). */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The files an IOR run writes must be distinct from each other and from the results: a test
  * file, summaryFile, the rank CSV or the status file that is also --json or --csv would write
  * over the results, and a summary onto the test file would destroy the data. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO hints as IOR takes them: IOR_HINT__MPI__<key>=<value> from rank 0's environment and
  * from a hints file (-U) of the same lines, broadcast so every rank opens with the same
  * hints. Hints for other layers (IOR_HINT__GPFS__...) are counted and ignored. */

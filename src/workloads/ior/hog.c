@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -M / memoryPerNode, memoryPerTask: IOR's memory hog. Taking memory away from the page cache
  * makes reads after writes less likely to be served from it on one node. Each rank allocates
  * its share and touches every page, so the kernel really has to provide it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior: the parts of the IOR workload shared by its files (src/workloads/ior.c and
  * src/workloads/ior/[*].c). One struct of parameters per test, as IOR's IOR_param_t, and the
  * figures of each phase of each repetition. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Where each transfer goes: IOR's offsets for a shared file and for file-per-process, the
  * shuffled offsets of -z, and test file names (-o a@b, -u, -m). */
 #ifndef SONDE_IOR_LAYOUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior's options: IOR's letters, long names and -O / script keys in one table, and IOR's
  * parameter rules with its messages. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* IOR's text output, section for section: header, test start, Options:, Results: rows,
  * remove rows, Max Write/Read, Summary of all tests (28 columns), Finished. Field widths are
  * IOR's, so scripts that parse IOR's output parse these lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* --preset jupiter-easy / jupiter-hard: the JUPITER procurement's IOR rules (JSC's
  * jubench-ior README). Fixed parameters are set; a fixed parameter given with another value is
  * refused, so a preset run is always a valid procurement run; free ones stay with the user. */

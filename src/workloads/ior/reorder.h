@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Read-back reordering (-C, -Q, -Z, -X) with IOR's arithmetic, and where the reads land.
  * Pure functions of the rank layout, so they are unit-tested without MPI. */
 #ifndef SONDE_IOR_REORDER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior's per-phase reports: per-rank details (--rank-details, IOR's
  * saveRankPerformanceDetailsCSV), result records with per-rank statistics and per-call
  * latencies, IOR's -j outlier warnings, and the summary records. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior: the state one run shares between its phases, and the per-phase reports
  * (src/workloads/ior/report.c) that read it. */
 #ifndef SONDE_IOR_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -f FILE: IOR's script. Lines between "IOR START" and "IOR STOP" are key=value directives
  * (IOR's long names, any case) that change the current parameters; "RUN" adds a test with the
  * parameters as they are then, so later tests inherit earlier settings, as in IOR. '#' starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -O summaryFormat=JSON|CSV: IOR's machine-readable results, with IOR's keys, written to
  * summaryFile (the text log stays on stdout) or to stdout in place of the text. Unlike IOR's,
  * the JSON is always valid: it is built by a JSON writer, and nothing else is mixed in. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The bytes of mdtest's -w files and their check (-X, --verify-write). */
 #include <stdlib.h>
 #include <string.h>

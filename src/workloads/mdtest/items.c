@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The timed work of sonde mdtest: what each rank does to each item of a phase, and to the
  * directories of its tree. Every call goes through the I/O backend and is checked; the first
  * failure stops the rank's items and is kept for the phase's verdict, taken after the phase's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mdtest: the pieces of src/workloads/mdtest.c that are not the algorithm itself. */
 #ifndef SONDE_MDTEST_H
 #define SONDE_MDTEST_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mdtest's options: the letters and long names of mdtest 4.1 (IOR repository), their meaning,
  * and the ones sonde refuses. Counts and byte sizes take k/m/g/t suffixes as mdtest's parser
  * does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mdtest's text output: the SUMMARY tables with mdtest's column widths and its N-1 standard
  * deviation, --print-all-procs, the -v lines of each iteration. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* What a phase of sonde mdtest measured: its verdict, the figure mdtest's summary shows, the
  * measurement record with per-item latencies, and --saveRankPerformanceDetails. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mdtest: the state a run shares between src/workloads/mdtest.c (the algorithm), items.c
  * (the timed work on the items) and report.c (records and per-rank figures). */
 #ifndef SONDE_MDTEST_RUN_H

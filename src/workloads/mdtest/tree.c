@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mdtest's tree arithmetic: how many directories a tree has, how many items go in each, where
  * item k lives, and which rank's items and tree a rank works on in each phase. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mib's data: see mib.h. The area holds the 4 KiB base block repeated, so that for a call at
  * offset o the window starting at o % 4096 holds the base bytes of every offset of the call;
  * the stamps (the words at 512-byte boundaries) sit at fixed window positions, multiples of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* -F safety: mib writes only to parallel file systems unless forced. sonde decides "parallel"
  * with fsinfo (Lustre, GPFS, BeeGFS, Ceph, PanFS, DAOS dfuse, Weka, ... by magic and mount
  * type), where mib allowed Lustre and any type missing from its table (btrfs, overlay, ...).

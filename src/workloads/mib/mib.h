@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mib: the pieces of src/workloads/mib.c that are not the algorithm itself. */
 #ifndef SONDE_MIB_H
 #define SONDE_MIB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mib's options: the getopt string of mib 1.9.10 ("b::EFIhHl:L:np:PrRs:St:VWd") with its long
  * names, 1.9.8's -M, and sonde's --seed and --verify. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mib's human output, byte for byte where parsers read it: the result line and its -H header,
  * -S, -V, -E and -P. Printed by the caller's rank 0 only. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Types 3 and 4: N processes send their objects to M aggregators, which gather whole senders
  * into circular buffers of -csize bytes and write each full buffer with one call; reading runs
  * the same way backwards (the aggregator reads a buffer and sends each object home, where it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The data of the user's guide: an object of rank r holds the doubles r, r+1, ...; -touch 2
  * stamps its first element and -touch 3 the first element of each OS page of it with 1 + the
  * byte offset in the file where that element lands. The original stamped every 4096th element

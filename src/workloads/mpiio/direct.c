@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Types 1, 2 and 5: every process writes its own objects straight to its file, one object per
  * call (-nobj calls), from one object-sized buffer that is touched again before each call. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO as the LANL test uses it: MPI_File_open on the communicator that shares the file,
  * optional MPI_File_preallocate, explicit-offset nonblocking transfers (collective ones with
  * -collective) and their waits, sync and close, each timed on its own. */

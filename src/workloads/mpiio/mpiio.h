@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde mpiio, the LANL MPI-IO Test: the pieces shared by src/workloads/mpiio.c and its helpers
  * in src/workloads/mpiio/. */
 #ifndef SONDE_MPIIO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The input parameters of the user's guide, the -setup master file and the checks that every
  * rank can make alike. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Aggregation placement (types 3 and 4). Every rank computes the same plan from the same
  * inputs, so placement is deterministic: senders are kept in rank order (the original used
  * message arrival order, which made the files' layout a matter of chance). */

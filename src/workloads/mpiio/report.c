@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The report in mpi_io_test's format: the header, the Input Parameters and MPI environment
  * blocks, then per phase the "=== ..." lines of min [rank] / avg / max [rank] over the ranks,
  * -verbose per-rank lines, the hints the file carried; and the same figures as JSON records.

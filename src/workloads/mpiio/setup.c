@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Before the first phase: where the report and errors go, who writes which file under which
  * name, and the hints every open carries. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Target names: %r %h %p templates, and the -targets file. */
 #include <stdio.h>
 #include <string.h>
