@@ -11,6 +11,7 @@
 #include "fail.h"
 #include "manpage.h"
 #include "shell_completion.h"
+#include "stop.h"
 #include "topology.h"
 #include "workload.h"
 
@@ -189,6 +190,7 @@ int main(int argc, char **argv)
 		MPI_Comm_rank(ctx.comm, &ctx.rank);
 		MPI_Comm_size(ctx.comm, &ctx.size);
 		sonde_topology_init(ctx.comm, &ctx.topo);
+		sonde_stop_init();
 	} else {
 		sonde_topology_single(&ctx.topo);
 	}

@@ -130,6 +130,14 @@ def sweep_values(launch):
     return {k: v for k, v in params.items() if swept is None or k in swept}
 
 
+def _text(data):
+    """Bytes sonde wrote, as text. sonde writes every byte of a string that is not UTF-8 (a file
+    name in another encoding) as the escape \\udcXX (docs/results-schema.md), which json turns
+    into the same lone surrogate as this decoding gives a raw byte (files of sonde before the
+    escaping): either way os.fsencode() of a string gives back its original bytes."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def load_file(path, validate=False):
     """The runs of one JSON Lines file, in the order their first records appear."""
     path = Path(path)
@@ -173,8 +181,8 @@ def _record(line, where, validate):
     record = _profile_calls(line) if line.startswith(_PROFILE) else None
     if record is None:
         try:
-            record = json.loads(line)
-        except ValueError as e:  # not JSON, or not UTF-8
+            record = json.loads(_text(line))
+        except ValueError as e:  # not JSON
             raise ResultsError(f"{where}: not a JSON record "
                                f"({getattr(e, 'msg', None) or e.reason})") from e
     if not isinstance(record, dict) or not isinstance(record.get("type"), str):
@@ -378,7 +386,7 @@ def load_csv(path):
     last line (killed run) is dropped."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = _text(path.read_bytes())
     except OSError as e:
         raise ResultsError(f"{path}: {e.strerror}") from e
     if text and not text.endswith("\n"):

@@ -67,3 +67,73 @@ int sonde_same_file(const char *a, const char *b)
 	resolved(b, rb, sizeof rb);
 	return strcmp(ra, rb) == 0;
 }
+
+int sonde_open_dir_nofollow(const char *dir)
+{
+	char parent[PATH_MAX];
+	sonde_parent_dir(dir, parent, sizeof parent);
+	const char *slash = strrchr(dir, '/');
+	const char *name = slash ? slash + 1 : dir;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int e = errno;
+	close(pfd);
+	errno = e;
+	return fd;
+}
+
+void sonde_path_in_dir(int dirfd, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "/proc/self/fd/%d/%s", dirfd, name);
+}
+
+void sonde_path_shown(char *msg, size_t len, const char *inner, const char *shown)
+{
+	char *at = strstr(msg, inner);
+	if (!at || !*inner)
+		return;
+	char rest[4096];
+	snprintf(rest, sizeof rest, "%s", at + strlen(inner));
+	snprintf(at, len - (size_t)(at - msg), "%s%s", shown, rest);
+}
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode)    ? "a directory"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket"
+	                        : "not a file";
+}
+
+FILE *sonde_fopen_input(const char *path, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)", file_kind(st.st_mode));
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}

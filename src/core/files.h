@@ -11,10 +11,29 @@
  * symbolic link). */
 FILE *sonde_fopen_nofollow(const char *path, const char *mode);
 
+/* Opens an input file (a script, hints, an input deck, a target list) to read it: only a regular
+ * file, since a device or a FIFO would be read forever or block (/dev/zero), and without
+ * blocking on a FIFO while it looks. NULL with the reason in why ("No such file or directory",
+ * "not a regular file (a character device)") and errno set (EINVAL: not a regular file). */
+FILE *sonde_fopen_input(const char *path, char *why, size_t whylen);
+
 /* Whether a and b name the same file: the same device and inode where both exist, the same
  * resolved path (the real path of the directory, then the name) otherwise. A symbolic link
  * planted at a name counts as the file it points at. */
 int sonde_same_file(const char *a, const char *b);
+
+/* Opens a directory that sonde created, or creates files in, for use: its last component must
+ * be a directory and never a symbolic link (openat with O_NOFOLLOW | O_DIRECTORY from a
+ * descriptor of its parent; the components before it are the user's own path). Returns the
+ * descriptor, or -1 with errno (ELOOP or ENOTDIR for a link). */
+int sonde_open_dir_nofollow(const char *dir);
+
+/* The path of name inside the directory open at dirfd: "/proc/self/fd/<dirfd>/<name>", which
+ * reaches that very directory whatever links are planted in its own path later. */
+void sonde_path_in_dir(int dirfd, const char *name, char *out, size_t len);
+
+/* Where a message names inner (a path made by sonde_path_in_dir), names shown instead. */
+void sonde_path_shown(char *msg, size_t len, const char *inner, const char *shown);
 
 /* The directory part of path ("." for a bare name, "/" for a file at the root), into out. */
 void sonde_parent_dir(const char *path, char *out, size_t len);

@@ -49,6 +49,26 @@ static void puts_(struct sonde_json *j, const char *s)
 	put(j, s, strlen(s));
 }
 
+/* Length of the well-formed UTF-8 sequence at p (1 to 4), or 0 when p starts none: a stray
+ * continuation byte, a truncated or overlong sequence, a surrogate, beyond U+10FFFF. */
+static int utf8_length(const unsigned char *p)
+{
+	int n = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 0;
+	if (n == 0 || p[0] < 0xC2 || p[0] > 0xF4)
+		return 0;
+	for (int k = 1; k < n; k++)
+		if ((p[k] & 0xC0) != 0x80)
+			return 0;
+	if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0) ||
+	    (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* JSON text is UTF-8. A byte of a string that is not part of well-formed UTF-8 (a file name
+ * in another encoding) is written as the escape \udcXX, XX being the byte: what Python calls
+ * surrogateescape, so that os.fsencode() of the loaded string gives the original bytes back,
+ * and no well-formed string is ever written that way. */
 static void quoted(struct sonde_json *j, const char *s)
 {
 	put(j, "\"", 1);
@@ -74,8 +94,17 @@ static void quoted(struct sonde_json *j, const char *s)
 			if (*p < 0x20) {
 				snprintf(esc, sizeof esc, "\\u%04x", *p);
 				puts_(j, esc);
-			} else {
+			} else if (*p < 0x80) {
 				put(j, (const char *)p, 1);
+			} else {
+				int n = utf8_length(p);
+				if (n) {
+					put(j, (const char *)p, (size_t)n);
+					p += n - 1;
+				} else {
+					snprintf(esc, sizeof esc, "\\udc%02x", *p);
+					puts_(j, esc);
+				}
 			}
 		}
 	}

@@ -194,6 +194,12 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 			break;
 		return 0;
 	case SONDE_OPT_STRING:
+		/* Every string option names something (a file, a directory, an interface): an
+		 * empty one would silently mean the root or the current directory. */
+		if (!*value) {
+			snprintf(why, sizeof why, "empty value");
+			break;
+		}
 		*(const char **)field = value;
 		return 0;
 	case SONDE_OPT_LIST:

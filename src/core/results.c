@@ -17,6 +17,7 @@
 #include "files.h"
 #include "fsinfo.h"
 #include "json.h"
+#include "stop.h"
 #include "units.h"
 #include "workload.h"
 
@@ -177,13 +178,22 @@ static size_t append_uint(char *buf, size_t at, size_t cap, unsigned long long v
 }
 
 /* SIGTERM (Slurm's time limit, the launcher) or SIGINT: every finished measurement is already
- * on disk; close the file with an "end" record naming the signal and leave at once. */
+ * on disk; rank 0 closes the file with an "end" record and leaves at once. The record names the
+ * signal, or, when a rank on this node had already ended (killed, crashed, failed) and the
+ * launcher is ending the job because of it, that rank (reason "peer-failed", exit code 1). The
+ * other ranks linger a moment first (sonde_stop_linger). */
 static void on_stop_signal(int sig)
 {
+	if (!R.rank0) {
+		sonde_stop_linger();
+		_exit(SONDE_EXIT_SIGNAL);
+	}
 	const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+	int peer = sonde_stop_failed_peer();
+	int code = peer >= 0 ? SONDE_EXIT_RUNTIME : SONDE_EXIT_SIGNAL;
 	char line[512];
 	size_t n = 0;
-	if (R.json.fd1) {
+	if (R.json.fd1 && R.header_written) {
 		struct timespec now;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		long long ms = (now.tv_sec - R.start_mono.tv_sec) * 1000LL +
@@ -193,12 +203,20 @@ static void on_stop_signal(int sig)
 		n = append(line, n, sizeof line, "\",\"workload\":\"");
 		n = append(line, n, sizeof line, R.workload ? R.workload : "");
 		n = append(line, n, sizeof line, "\",\"exit_code\":");
-		n = append_uint(line, n, sizeof line, SONDE_EXIT_SIGNAL);
+		n = append_uint(line, n, sizeof line, (unsigned long long)code);
 		n = append(line, n, sizeof line, ",\"reason\":\"");
-		n = append(line, n, sizeof line, sonde_reason_name(SONDE_REASON_SIGNAL));
-		n = append(line, n, sizeof line, "\",\"signal\":\"");
-		n = append(line, n, sizeof line, name);
-		n = append(line, n, sizeof line, "\",\"elapsed_seconds\":");
+		if (peer >= 0) {
+			n = append(line, n, sizeof line,
+			           sonde_reason_name(SONDE_REASON_PEER_FAILED));
+			n = append(line, n, sizeof line, "\",\"rank\":");
+			n = append_uint(line, n, sizeof line, (unsigned long long)peer);
+		} else {
+			n = append(line, n, sizeof line, sonde_reason_name(SONDE_REASON_SIGNAL));
+			n = append(line, n, sizeof line, "\",\"signal\":\"");
+			n = append(line, n, sizeof line, name);
+			n = append(line, n, sizeof line, "\"");
+		}
+		n = append(line, n, sizeof line, ",\"elapsed_seconds\":");
 		n = append_uint(line, n, sizeof line, (unsigned long long)(ms / 1000));
 		char frac[5] = {'.', (char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10),
 		                (char)('0' + ms % 10), '\0'};
@@ -209,27 +227,44 @@ static void on_stop_signal(int sig)
 		if (write(R.json.fd1 - 1, line, n) < 0)
 			n = 0;
 	}
-	if (R.rank0) {
-		n = append(line, 0, sizeof line, "sonde ");
-		n = append(line, n, sizeof line, R.workload ? R.workload : "");
+	n = append(line, 0, sizeof line, "sonde ");
+	n = append(line, n, sizeof line, R.workload ? R.workload : "");
+	if (peer >= 0) {
+		n = append(line, n, sizeof line, ": error: rank ");
+		n = append_uint(line, n, sizeof line, (unsigned long long)peer);
+		n = append(line, n, sizeof line,
+		           " ended (killed or failed) and the launcher stopped "
+		           "the run after ");
+	} else {
 		n = append(line, n, sizeof line, ": stopped by ");
 		n = append(line, n, sizeof line, name);
 		n = append(line, n, sizeof line, " after ");
-		n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
-		n = append(line, n, sizeof line,
-		           " measurements; the results recorded so far are kept\n");
-		if (write(STDERR_FILENO, line, n) < 0)
-			n = 0;
 	}
-	_exit(SONDE_EXIT_SIGNAL);
+	n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
+	n = append(line, n, sizeof line, " measurements; the results recorded so far are kept\n");
+	if (write(STDERR_FILENO, line, n) < 0)
+		n = 0;
+	_exit(code);
 }
 
-static void install_stop_handlers(void)
+/* After the end record: a stop signal (the launcher ending a job whose MPI_Finalize waits for
+ * a rank that died) leaves at once with the code the end record gave, writing nothing more. */
+static volatile sig_atomic_t final_code;
+
+static void on_signal_after_end(int sig)
+{
+	(void)sig;
+	_exit(final_code);
+}
+
+static void install(void (*handler)(int))
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGINT);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 }
@@ -249,7 +284,7 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 	R.header_written = 0;
 	R.write_errno = 0;
 	R.measurements = 0;
-	install_stop_handlers();
+	install(on_stop_signal);
 	if (!R.rank0)
 		return 0;
 	if ((json_path && (open_append(&R.json, "json", json_path, err, errlen) < 0 ||
@@ -625,10 +660,13 @@ int sonde_results_close(int exit_code)
 	if (!R.open)
 		return exit_code;
 	R.open = 0;
-	/* From here on the run is over: a SIGTERM from the launcher (another rank failed first)
-	 * must not claim to have stopped it. */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
+	/* From here on the run is over: a stop signal while the end record is written waits for
+	 * it, and one after it must not claim to have stopped the run. */
+	sigset_t stops, before;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigprocmask(SIG_BLOCK, &stops, &before);
 	/* Results that could not be written fail a run that would otherwise succeed. */
 	if (exit_code == SONDE_EXIT_OK && R.write_errno)
 		exit_code = SONDE_EXIT_RUNTIME;
@@ -661,5 +699,8 @@ int sonde_results_close(int exit_code)
 	free(R.row);
 	R.row = NULL;
 	sonde_json_free(&R.rec);
+	final_code = exit_code;
+	install(on_signal_after_end);
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	return exit_code;
 }

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -268,6 +269,44 @@ int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st)
 		if (++polls > 64)
 			sched_yield();
 	}
+}
+
+/* A long name is shown by its first 60 characters. */
+#define SHOWN(path, len) (int)((len) > 80 ? 60 : (len)), (path), (len) > 80 ? "..." : ""
+
+int sonde_mpio_check_name(MPI_Comm comm, const char *path)
+{
+	size_t len = strlen(path), longest = 0;
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		longest = n > longest ? n : longest;
+		c += n + (c[n] == '/');
+	}
+	if (len >= PATH_MAX || longest > NAME_MAX) {
+		sonde_io_set_error("open %.*s%s: the name is %zu characters long; file names "
+		                   "have at most %d and each part at most %d",
+		                   SHOWN(path, len), len, PATH_MAX - 1, NAME_MAX);
+		return -ENAMETOOLONG;
+	}
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+	int size = 1;
+	MPI_Comm_size(comm, &size);
+	int digits = 1;
+	for (int r = size - 1; r >= 10; r /= 10)
+		digits++;
+	size_t limit = 255 - strlen(".locktest.") - (size_t)digits;
+	if (len > limit) {
+		sonde_io_set_error("open %.*s%s: the name is %zu characters long; Open MPI %d.%d "
+		                   "aborts when it opens a file whose name is longer than %zu "
+		                   "characters on %d ranks",
+		                   SHOWN(path, len), len, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
+		                   limit, size);
+		return -ENAMETOOLONG;
+	}
+#else
+	(void)comm;
+#endif
+	return 0;
 }
 
 #ifdef SONDE_HAVE_PNETCDF

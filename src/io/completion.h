@@ -55,6 +55,15 @@ int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st);
  * (<MPI words>)"; returns the negative errno value of its class. */
 int sonde_mpio_fail(int mpi_rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Before MPI_File_open (or ncmpi_create/ncmpi_open, which call it): refuses a name the MPI
+ * library cannot take, with a message instead of the library's own failure. Any library: a
+ * name of PATH_MAX characters or more, or with a component longer than NAME_MAX. Open MPI 4.1:
+ * OMPIO's sharedfp lockedfile component formats "<name>.locktest.<rank>" into a 256-byte
+ * buffer whenever a file is opened, and glibc aborts the process ("buffer overflow
+ * detected") when that does not fit, so names are limited to 245 characters minus the digits
+ * of the highest rank of comm. Returns 0, or -ENAMETOOLONG with the error line set. */
+int sonde_mpio_check_name(MPI_Comm comm, const char *path);
+
 /* PnetCDF: checks a finished call's return code (NC_NOERR or an error) and the system calls
  * under it. Returns 0 or a negative errno value with the error line set ("<what>: <system
  * words> (<PnetCDF words>)"). Defined only when sonde is built with PnetCDF. */

@@ -106,6 +106,8 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 	int amode = 0;
 	int rc = amode_of(path, flags, &amode);
 	if (rc == 0)
+		rc = sonde_mpio_check_name(comm, path);
+	if (rc == 0)
 		rc = sonde_io_refuse_symlink(comm, path);
 	if (rc != 0)
 		return rc;

@@ -77,8 +77,14 @@ static int resolve_setup(const struct sonde_context *ctx, const struct sonde_opt
 		s->dumps = o->dumps;
 	if (sonde_option_given(set, "grid"))
 		memcpy(s->grid, o->grid, sizeof s->grid);
-	if (sonde_option_given(set, "dir"))
+	if (sonde_option_given(set, "dir")) {
+		if (strlen(o->dir) >= sizeof s->dir) {
+			sonde_error("--dir: %zu characters, more than a path can have (%zu)",
+			            strlen(o->dir), sizeof s->dir - 1);
+			return -1;
+		}
 		snprintf(s->dir, sizeof s->dir, "%s", o->dir);
+	}
 	return 0;
 }
 

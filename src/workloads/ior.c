@@ -48,6 +48,7 @@ static void add_latency(struct run *r, double s)
 struct target {
 	int pretend;
 	char path[4096];
+	char io_path[4200]; /* what open, truncate and remove use (enter_dir) */
 	struct sonde_pattern pat;
 };
 
@@ -58,8 +59,38 @@ static void target_of(const struct run *r, const struct ior_params *p, int offse
 	if (ior_file_name(p->test_file, p->fpp, p->unique_dir, tg->pretend,
 	                  p->multi_file ? rep : -1, tg->path, sizeof tg->path) < 0)
 		sonde_fatal("test file name too long: %s", p->test_file);
+	snprintf(tg->io_path, sizeof tg->io_path, "%s", tg->path);
 	tg->pat.seed = r->seed;
 	tg->pat.stream = sonde_pattern_stream(tg->pretend, p->fpp ? tg->pretend : 0, r->stream_rep);
+}
+
+/* -u: the rank's directory is one sonde creates, and its file is reached through a descriptor of
+ * it (kept in r until the next one), so that a symbolic link planted as the directory can never
+ * redirect sonde's writes or removals (IOR followed one: it wrote into the link's target and
+ * removed the file there). Returns 0, or a negative errno value with the message set. */
+static int enter_dir(struct run *r, const struct ior_params *p, struct target *tg)
+{
+	if (!p->unique_dir)
+		return 0;
+	char dir[4096];
+	ior_dir_of(tg->path, dir, sizeof dir);
+	if (r->dir_fd1)
+		close(r->dir_fd1 - 1);
+	r->dir_fd1 = 0;
+	int fd = sonde_open_dir_nofollow(dir);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP || e == ENOTDIR)
+			sonde_io_set_error("directory %s is a symbolic link or no directory; sonde "
+			                   "does not follow links at the directories it creates",
+			                   dir);
+		else
+			sonde_io_set_error("directory %s: %s", dir, sonde_strerror(e));
+		return -e;
+	}
+	r->dir_fd1 = fd + 1;
+	sonde_path_in_dir(fd, strrchr(tg->path, '/') + 1, tg->io_path, sizeof tg->io_path);
+	return 0;
 }
 
 /* IOR's GetFileSize for CheckFileSize: a file that cannot be looked at counts as empty, and the
@@ -87,7 +118,7 @@ static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
 	if (p->odirect)
 		flags |= SONDE_IO_DIRECT;
 	struct sonde_file *f = NULL;
-	int rc = r->backend->open(tg->path, flags, &opt, &f);
+	int rc = r->backend->open(tg->io_path, flags, &opt, &f);
 	*err = rc;
 	return rc < 0 ? NULL : f;
 }
@@ -164,6 +195,7 @@ static int64_t transfer_one(struct run *r, const struct ior_params *p, struct so
                             struct sonde_verify *v, struct phase_out *po)
 {
 	if (po->failed) {
+		sonde_path_shown(po->why, sizeof po->why, tg->io_path, tg->path);
 		if (p->collective && f) {
 			if (acc == WRITE)
 				r->backend->write_at(f, r->buf, 0, offset);
@@ -285,19 +317,20 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	target_of(r, p, offset, rep, &tg);
 	r->nlat = 0;
 
-	if (writing && p->unique_dir) {
+	if (p->unique_dir) {
 		char dir[4096];
 		ior_dir_of(tg.path, dir, sizeof dir);
-		err = r->backend->mkdir(dir, 0700);
-		err = sonde_agree_path(r->comm, err == -EEXIST ? 0 : -err, dir, "%s",
-		                       sonde_io_last_error());
+		err = writing ? r->backend->mkdir(dir, 0700) : 0;
+		if (err == 0 || err == -EEXIST)
+			err = enter_dir(r, p, &tg);
+		err = sonde_agree_path(r->comm, -err, dir, "%s", sonde_io_last_error());
 		if (err)
 			return sonde_exit_class(err,
 			                        rep == 0 ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
 	}
 	if (!writing && p->drop_cache && (p->fpp || r->ctx->topo.local_rank == 0)) {
 		int64_t res = 0, tot = 0, sum[2] = {0, 0}, mine[2];
-		ior_drop_cache(tg.path, &res, &tot);
+		ior_drop_cache(tg.io_path, &res, &tot);
 		mine[0] = res;
 		mine[1] = tot;
 		MPI_Reduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
@@ -321,7 +354,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	/* IOR deletes the file here, before the barrier; sonde empties it instead (it keeps a
 	 * file it did not create, and its striping), by one rank for a shared file */
 	if (writing && !p->use_existing && (p->fpp || r->rank == 0))
-		empty_file(r, tg.path);
+		empty_file(r, tg.io_path);
 	if (acc == WRITE || acc == READ || acc == READCHECK)
 		if (p->delay > 0)
 			sleep((unsigned)p->delay);
@@ -337,6 +370,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	if (!f) {
 		snprintf(po.why, sizeof po.why, "cannot open %.3000s: %s", tg.path,
 		         err < 0 ? sonde_io_last_error() : "unknown error");
+		sonde_path_shown(po.why, sizeof po.why, tg.io_path, tg.path);
 		po.failed = 1;
 		po.err = -err;
 	}
@@ -407,7 +441,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 	}
 
 	/* IOR's CheckFileSize: stat sizes against the bytes actually moved */
-	long long st = stat_size(r, tg.path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
+	long long st = stat_size(r, tg.io_path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
 	          mv_sum = 0;
 	if (p->fpp) {
 		MPI_Allreduce(&st, &st_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
@@ -510,9 +544,13 @@ static void remove_files(struct run *r, const struct ior_test *t, int rep)
 {
 	struct target tg;
 	target_of(r, &t->p, 0, rep, &tg);
-	if (t->p.fpp || r->rank == 0)
-		if (r->backend->remove(tg.path) < 0 && r->rank == 0)
-			sonde_warn("cannot remove %s: %s", tg.path, sonde_io_last_error());
+	if ((t->p.fpp || r->rank == 0) &&
+	    (enter_dir(r, &t->p, &tg) < 0 || r->backend->remove(tg.io_path) < 0) && r->rank == 0) {
+		char why[4096];
+		snprintf(why, sizeof why, "%s", sonde_io_last_error());
+		sonde_path_shown(why, sizeof why, tg.io_path, tg.path);
+		sonde_warn("cannot remove %s: %s", tg.path, why);
+	}
 }
 
 static uint64_t time_seed(struct run *r)
@@ -871,6 +909,8 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	}
 	free(tests);
 	free(r.lat);
+	if (r.dir_fd1)
+		close(r.dir_fd1 - 1);
 	if (!code && r.verify_errors)
 		code = SONDE_EXIT_VERIFY;
 	return code;

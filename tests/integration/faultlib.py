@@ -41,3 +41,38 @@ def fill(d, leave):
     free = st.f_bavail * st.f_frsize
     with open(d / "filler", "wb") as f:
         f.write(b"\0" * max(0, free - leave))
+
+
+def descendants(root):
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def rank_pid(root, rank):
+    """The pid of MPI rank `rank` under launcher pid root (Open MPI's or MPICH's variable)."""
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm == "sonde" and any(e in env for e in (f"OMPI_COMM_WORLD_RANK={rank}".encode(),
+                                                      f"PMI_RANK={rank}".encode())):
+            return pid
+    return None

@@ -14,7 +14,7 @@ import time
 import pytest
 from btio_util import element_offset, read_double, run_btio, write_double
 from conftest import launch_command, mpi_env, read_jsonl, run_sonde
-from faultlib import error_lines, mount_tmpfs, umount
+from faultlib import error_lines, mount_tmpfs, rank_pid, umount
 
 # A fault must end the job well before this; a hang fails the test instead of the suite.
 BOUND = 90
@@ -80,41 +80,6 @@ def test_disk_full_mib(full_fs, tmp_path):
 
 # --- a rank killed ------------------------------------------------------------------------------
 
-def _descendants(root):
-    children = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [root]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
-
-
-def _rank_pid(root, rank):
-    """The pid of MPI rank `rank` under launcher pid root (Open MPI's or MPICH's variable)."""
-    for pid in _descendants(root):
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = f.read().split(b"\0")
-            with open(f"/proc/{pid}/comm") as f:
-                comm = f.read().strip()
-        except OSError:
-            continue
-        if comm == "sonde" and any(e in env for e in (f"OMPI_COMM_WORLD_RANK={rank}".encode(),
-                                                      f"PMI_RANK={rank}".encode())):
-            return pid
-    return None
-
-
 def _kill_rank_mid_run(args, np, results, ready):
     """Starts sonde, waits until ready() says the phase is under way, SIGKILLs rank 1 and
     returns (exit code, seconds from the kill to the end of the job, stderr)."""
@@ -126,7 +91,7 @@ def _kill_rank_mid_run(args, np, results, ready):
             deadline = time.monotonic() + 60
             pid = None
             while time.monotonic() < deadline and proc.poll() is None:
-                pid = _rank_pid(proc.pid, 1)
+                pid = rank_pid(proc.pid, 1)
                 if pid and ready():
                     break
                 time.sleep(0.1)

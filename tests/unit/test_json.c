@@ -36,6 +36,17 @@ int main(void)
 	sonde_json_reset(&j);
 	sonde_json_double(&j, NULL, 0.1 + 0.2);
 	CHECK_STR(j.buf, "0.30000000000000004");
+
+	/* Well-formed UTF-8 passes as it is; every other byte of a string becomes \udcXX (Python's
+	 * surrogateescape): stray continuation bytes, Latin-1, overlong forms, encoded surrogates,
+	 * sequences cut short, beyond U+10FFFF. */
+	sonde_json_reset(&j);
+	sonde_json_string(&j, NULL,
+	                  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\x80|f\xe9"
+	                  "e|\xc0\xaf|\xed\xa0\x80|"
+	                  "\xe2\x82|\xf4\x90\x80\x80");
+	CHECK_STR(j.buf, "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80|\\udc80|f\\udce9e|\\udcc0\\udcaf|"
+	                 "\\udced\\udca0\\udc80|\\udce2\\udc82|\\udcf4\\udc90\\udc80\\udc80\"");
 	sonde_json_free(&j);
 	return check_finish("json");
 }

@@ -14,6 +14,7 @@
 
 #include "btio.h"
 #include "fail.h"
+#include "files.h"
 
 /* Up to max list-directed values of a line: words separated by blanks or commas. */
 static int split_values(char *line, char **words, int max)
@@ -77,13 +78,13 @@ static void trim_line(char *line)
 
 int btio_read_input(const char *path, struct btio_setup *out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[128];
+	FILE *f = sonde_fopen_input(path, why, sizeof why);
 	if (!f) {
 		if (errno == ENOENT)
 			snprintf(err, errlen, "No input file %s. Exiting ...", path);
 		else
-			snprintf(err, errlen, "cannot open input file %s: %s", path,
-			         sonde_strerror(errno));
+			snprintf(err, errlen, "cannot open input file %s: %s", path, why);
 		return -1;
 	}
 	char lines[5][BTIO_PATH_MAX + 2];

@@ -165,7 +165,9 @@ static int read_geometry(struct btio_job *j, int64_t *disp, int64_t *stride)
 static int mpiio_open(struct btio_job *j)
 {
 	int amode = j->writing ? MPI_MODE_WRONLY | MPI_MODE_CREATE : MPI_MODE_RDONLY;
-	int err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
+	int err = agree(j, sonde_mpio_check_name(j->comm, j->path));
+	if (err == 0)
+		err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
 	if (err < 0)
 		return err;
 	struct sonde_mpio_op op;

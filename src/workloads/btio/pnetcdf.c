@@ -132,7 +132,9 @@ static int agree(const struct btio_job *j, int err)
 static int nc_open(struct btio_job *j)
 {
 	const struct btio_layout *L = j->L;
-	int err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
+	int err = agree(j, sonde_mpio_check_name(j->comm, j->path));
+	if (err == 0)
+		err = agree(j, sonde_io_refuse_symlink(j->comm, j->path));
 	if (err < 0)
 		return err;
 	MPI_Info info = nc_hints(j->info);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "ior.h"
 
 extern char **environ;
@@ -50,9 +51,10 @@ static int gather_rank0(const char *hints_file, char **buf, size_t *len, int *ig
 			return -1;
 	if (!hints_file)
 		return 0;
-	FILE *f = fopen(hints_file, "r");
+	char why[128];
+	FILE *f = sonde_fopen_input(hints_file, why, sizeof why);
 	if (!f) {
-		snprintf(err, errlen, "cannot open hints file %s", hints_file);
+		snprintf(err, errlen, "cannot open hints file %s: %s", hints_file, why);
 		return -1;
 	}
 	char line[4096];

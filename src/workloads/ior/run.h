@@ -43,6 +43,7 @@ struct run {
 	/* -C's read-back in the current test, as rank 0 works it out before the test: the shift
 	 * in ranks, and how many ranks read what their own node wrote (-1, -1 without -C) */
 	int read_shift, same_node_reads;
+	int dir_fd1; /* -u: descriptor + 1 of the directory of this rank's file (ior.c) */
 };
 
 /* report.c */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "files.h"
 #include "ior.h"
 
 static char *trim(char *s)
@@ -24,9 +25,10 @@ static char *trim(char *s)
 int ior_script_read(const char *path, const struct ior_params *defaults, struct ior_test **tests,
                     int *ntests, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char open_why[128];
+	FILE *f = sonde_fopen_input(path, open_why, sizeof open_why);
 	if (!f) {
-		snprintf(err, errlen, "cannot open script file %s", path);
+		snprintf(err, errlen, "cannot open script file %s: %s", path, open_why);
 		return -1;
 	}
 	struct ior_params cur = *defaults;

@@ -40,7 +40,12 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 	const char *what = write ? "cannot create" : "cannot open";
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	double t0 = sonde_now();
-	if (run->file_comm != MPI_COMM_NULL && is_symlink(run)) {
+	if (run->file_comm != MPI_COMM_NULL &&
+	    sonde_mpio_check_name(run->file_comm, run->path) < 0) {
+		what = "refusing to open";
+		snprintf(msg, sizeof msg, "%s", sonde_io_last_error());
+		err = ENAMETOOLONG;
+	} else if (run->file_comm != MPI_COMM_NULL && is_symlink(run)) {
 		what = "refusing to open";
 		snprintf(msg, sizeof msg,
 		         "it is a symbolic link; sonde does not follow symbolic "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fail.h"
+#include "files.h"
 #include "workloads/mpiio/mpiio.h"
 
 #define P(f) SONDE_FIELD(struct mpiio_params, f)
@@ -212,10 +213,8 @@ char *mpiio_read_text(MPI_Comm comm, int rank, const char *option, const char *p
 	long len = -1;
 	char why[256] = "";
 	if (rank == 0) {
-		FILE *f = fopen(path, "r");
-		if (!f) {
-			snprintf(why, sizeof why, "%s", sonde_strerror(errno));
-		} else {
+		FILE *f = sonde_fopen_input(path, why, sizeof why);
+		if (f) {
 			size_t cap = 4096, n = 0;
 			text = malloc(cap);
 			size_t got;

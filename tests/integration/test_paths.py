@@ -1,0 +1,156 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Paths: a symbolic link planted as a directory sonde creates is never followed, an empty path
+is a usage error, a name the MPI library cannot take is refused before MPI_File_open (Open MPI
+4.1 aborts the process on one), inputs that are not regular files are refused instead of read
+forever, and a path that is not UTF-8 is written to JSON reversibly and loads."""
+
+import json
+import os
+import subprocess
+
+import pytest
+from conftest import OPEN_MPI, launch_command, mpi_env, read_jsonl, run_sonde
+from faultlib import error_lines
+from sonde.results import load
+
+BOUND = 60
+
+
+def test_planted_directory_link_is_never_followed_by_ior_u(tmp_path):
+    """ior -F -u creates one directory per rank; a link planted as rank 1's directory would
+    have IOR write into, then remove from, the link's target."""
+    u, victim = tmp_path / "u", tmp_path / "victim"
+    u.mkdir()
+    victim.mkdir()
+    (victim / "f.00000001").write_bytes(b"the user's")
+    (u / "1").symlink_to(victim)
+    for api in ["POSIX", "MPIIO"]:
+        out = run_sonde(["ior", "-a", api, "-w", "-r", "-F", "-u", "-t", "8k", "-b", "16k",
+                         "-o", u / "f"], np=2, check=False, timeout=BOUND)
+        assert out.returncode == 2, out.stderr
+        (e,) = error_lines(out.stderr)
+        assert f"directory {u}/1 is a symbolic link" in e
+        assert sorted(os.listdir(victim)) == ["f.00000001"]
+        assert (victim / "f.00000001").read_bytes() == b"the user's"
+
+
+def test_ior_u_reaches_its_files_through_the_directory_it_created(tmp_path):
+    """Without a planted link, -u writes, reads back and removes (or keeps) its files."""
+    u = tmp_path / "u"
+    u.mkdir()
+    for api in ["POSIX", "MPIIO"]:
+        run_sonde(["ior", "-a", api, "-w", "-r", "-R", "-F", "-u", "-t", "8k", "-b", "16k",
+                   "-o", u / "f"], np=2, timeout=BOUND)
+        assert not (u / "0" / "f.00000000").exists() and not (u / "1" / "f.00000001").exists()
+    run_sonde(["ior", "-w", "-k", "-F", "-u", "-t", "8k", "-b", "16k", "-o", u / "f"], np=2,
+              timeout=BOUND)
+    assert (u / "1" / "f.00000001").stat().st_size == 16384
+
+
+EMPTY = [
+    ["btio", "--dir", "", "--method", 1, "--grid", "8x8x8", "--dumps", 1],
+    ["mib", "-F", "-t", "", "-l", 1],
+    ["mib", "-F", "-t", ".", "-l", 1, "-p", ""],
+    ["ior", "-o", ""],
+    ["ior", "-O", "summaryFile="],
+    ["mpiio", "-target", ""],
+    ["coll", "--json", "", "Barrier"],
+]
+
+
+@pytest.mark.parametrize("args", EMPTY, ids=lambda a: f"{a[0]}-{a[-2] if a[-1] == '' else a[-1]}")
+def test_empty_path_is_a_usage_error(tmp_path, args):
+    out = run_sonde(args, np=1, cwd=tmp_path, check=False, timeout=BOUND)
+    assert out.returncode == 2, out.stderr
+    (e,) = error_lines(out.stderr)
+    assert "empty" in e
+    assert os.listdir(tmp_path) == []
+
+
+def _long_name(tmp_path, length):
+    name = tmp_path / ("x" * (length - len(str(tmp_path)) - 1))
+    assert len(str(name)) == length
+    return name
+
+
+@pytest.mark.parametrize("workload", ["ior", "mpiio", "btio"])
+def test_name_too_long_for_the_mpi_library_is_refused_before_it_opens(tmp_path, workload):
+    """Open MPI 4.1 writes "<name>.locktest.<rank>" into a 256-byte buffer at every
+    MPI_File_open and aborts past it; MPICH takes a name up to PATH_MAX. Each limit is refused
+    with one line, exit 2, before the library sees the name; a name one shorter works."""
+    limit = 244 if OPEN_MPI else 4095
+    for length, ok in [(limit, True), (limit + 1, False)]:
+        name = _long_name(tmp_path, length) if length < 4096 else None
+        if name is None:  # beyond PATH_MAX: made of short components
+            pytest.skip("the MPICH limit is PATH_MAX, checked by test_path_max_is_refused")
+        args = {"ior": ["ior", "-a", "MPIIO", "-w", "-k", "-t", "4k", "-b", "8k", "-o", name],
+                "mpiio": ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target", name],
+                "btio": ["btio", "--method", 0, "--grid", "8x8x8", "--dumps", 1, "--dir",
+                         tmp_path, "--file", name.name]}[workload]
+        out = run_sonde(args, np=1, check=False, timeout=BOUND)
+        if ok:
+            assert out.returncode == 0, out.stderr
+            name.unlink()
+        else:
+            assert out.returncode == 2, out.stderr
+            (e,) = error_lines(out.stderr)
+            assert f"the name is {length} characters long" in e
+            assert not name.exists()
+
+
+def test_path_max_is_refused(tmp_path):
+    """The file of a --dir of 4090 characters would have more than PATH_MAX - 1."""
+    deep = str(tmp_path / "d") + "/d" * ((4090 - len(str(tmp_path))) // 2)
+    out = run_sonde(["btio", "--method", 1, "--grid", "8x8x8", "--dumps", 1, "--dir", deep],
+                    np=1, check=False, timeout=BOUND)
+    assert out.returncode == 2
+    (e,) = error_lines(out.stderr)
+    assert "file names have at most 4095" in e
+
+
+NOT_FILES = [
+    (["ior", "-f", "{x}"], "cannot open script file {x}"),
+    (["ior", "-U", "{x}", "-w", "-o", "{d}/f"], "cannot open hints file {x}"),
+    (["mpiio", "-type", 5, "-targets", "{x}"], "-targets {x}"),
+    (["mpiio", "-setup", "{x}"], "-setup {x}"),
+    (["btio", "{x}"], "cannot open input file {x}"),
+]
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory"])
+@pytest.mark.parametrize("args,named", NOT_FILES, ids=lambda x: " ".join(map(str, x[:2]))
+                         if isinstance(x, list) else None)
+def test_input_that_is_no_regular_file_is_refused(tmp_path, args, named, kind):
+    """/dev/zero would be read forever and a FIFO would block: refused with one line."""
+    x = {"device": "/dev/zero", "fifo": tmp_path / "fifo", "directory": tmp_path}[kind]
+    if kind == "fifo":
+        os.mkfifo(x)
+    argv = [str(a).format(x=x, d=tmp_path) for a in args]
+    out = run_sonde(argv, np=2, check=False, timeout=BOUND)
+    assert out.returncode == 2, out.stderr
+    (e,) = error_lines(out.stderr)
+    assert named.format(x=x) in e and "not a regular file" in e, e
+
+
+def test_name_that_is_not_utf8_is_written_reversibly(tmp_path):
+    """A file name in Latin-1 (bytes that are not UTF-8): the results file is valid UTF-8,
+    the name is written with \\udcXX escapes, the loader reads the file, and os.fsencode of the
+    loaded name gives the original bytes back."""
+    raw = os.fsencode(tmp_path) + b"/caf\xe9-\xff"
+    results = tmp_path / "r.jsonl"
+    # bytes all the way: the output names the file in Latin-1 too
+    cmd = [os.fsencode(a) for a in launch_command(1, ["ior", "-w", "-t", "4k", "-b", "8k",
+                                                      "-o", os.fsdecode(raw), "--json",
+                                                      results])]
+    out = subprocess.run(cmd, env=mpi_env(), capture_output=True, timeout=BOUND, check=False)
+    assert out.returncode == 0, out.stderr
+    data = results.read_bytes()
+    data.decode("utf-8")  # strict: raises when a byte is not UTF-8
+    assert b"caf\\udce9-\\udcff" in data
+    (run,) = load(results, validate=True)
+    assert os.fsencode(run.header["params"]["testFile"]) == raw
+    assert os.fsencode(run.header["filesystem"]["path"]) == raw
+    assert os.fsencode(run.header["command_line"][-3]) == raw
+    for line in data.splitlines():
+        json.loads(line)
+    assert read_jsonl(results)[-1]["reason"] == "ok"
