@@ -33,27 +33,9 @@ static double now(const struct run *r)
 	return sonde_clock_global(&r->clock, sonde_now());
 }
 
-static void add_latency(struct run *r, double s)
-{
-	if (r->nlat == r->caplat) {
-		r->caplat = r->caplat ? 2 * r->caplat : 4096;
-		r->lat = realloc(r->lat, sizeof *r->lat * (size_t)r->caplat);
-		if (!r->lat)
-			sonde_fatal("out of memory for latency samples");
-	}
-	r->lat[r->nlat++] = s;
-}
-
 /* The rank whose data this rank handles in a phase, and the file it is in. */
-struct target {
-	int pretend;
-	char path[4096];
-	char io_path[4200]; /* what open, truncate and remove use (enter_dir) */
-	struct sonde_pattern pat;
-};
-
 static void target_of(const struct run *r, const struct ior_params *p, int offset, int rep,
-                      struct target *tg)
+                      struct ior_target *tg)
 {
 	tg->pretend = (r->rank + offset) % r->ntasks;
 	if (ior_file_name(p->test_file, p->fpp, p->unique_dir, tg->pretend,
@@ -68,7 +50,7 @@ static void target_of(const struct run *r, const struct ior_params *p, int offse
  * it (kept in r until the next one), so that a symbolic link planted as the directory can never
  * redirect sonde's writes or removals (IOR followed one: it wrote into the link's target and
  * removed the file there). Returns 0, or a negative errno value with the message set. */
-static int enter_dir(struct run *r, const struct ior_params *p, struct target *tg)
+static int enter_dir(struct run *r, const struct ior_params *p, struct ior_target *tg)
 {
 	if (!p->unique_dir)
 		return 0;
@@ -103,7 +85,7 @@ static int64_t stat_size(const struct run *r, const char *path)
 
 /* Opens the target: POSIX on each rank, MPI-IO collectively over the ranks sharing the file. */
 static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
-                                      const struct target *tg, int writing, int *err)
+                                      const struct ior_target *tg, int writing, int *err)
 {
 	struct sonde_io_options opt = {
 	    .comm = p->fpp ? MPI_COMM_SELF : r->comm,
@@ -132,317 +114,173 @@ static void empty_file(const struct run *r, const char *path)
 		sonde_warn("%s", sonde_io_last_error());
 }
 
-/* One transfer; returns bytes moved, or -errno after a failure (reported with sonde_agree by
- * the caller's phase check). */
-static int64_t single(struct run *r, const struct ior_params *p, struct sonde_file *f,
-                      const struct target *tg, enum access acc, int64_t offset,
-                      struct sonde_verify *v)
-{
-	size_t len = (size_t)p->xfer;
-	ssize_t n;
-	double t0;
-	if (acc == WRITE) {
-		if (p->packet != IOR_PACKET_TIMESTAMP)
-			sonde_pattern_fill(&tg->pat, r->buf, len, (uint64_t)offset);
-		t0 = sonde_now();
-		n = r->backend->write_at(f, r->buf, len, offset);
-		add_latency(r, sonde_now() - t0);
-		if (n == (ssize_t)len && p->fsync_per_write && r->backend->sync(f) < 0)
-			return -1;
-	} else {
-		t0 = sonde_now();
-		n = r->backend->read_at(f, r->buf, len, offset);
-		add_latency(r, sonde_now() - t0);
-		if (n == (ssize_t)len && (acc == WRITECHECK || acc == READCHECK)) {
-			/* timestamp packets repeat one buffer, so every transfer is checked
-			 * against its start; mismatches are reported at their file offset */
-			uint64_t base = p->packet == IOR_PACKET_TIMESTAMP ? 0 : (uint64_t)offset;
-			int kept = v->kept;
-			if (sonde_pattern_check(&tg->pat, r->buf, len, base, v) > 0)
-				r->bad_transfers++;
-			for (int k = kept; k < v->kept; k++)
-				v->first[k].offset += (uint64_t)offset - base;
-		}
-	}
-	if (n >= 0 && n < (ssize_t)len)
-		sonde_io_set_error(
-		    "%s %s at offset %lld: %zd of %zu bytes (the file is shorter than "
-		    "the test expects)",
-		    acc == WRITE ? "write" : "read", tg->path, (long long)offset, n, len);
-	return n == (ssize_t)len ? (int64_t)len : n < 0 ? n : -EIO;
-}
-
-struct phase_out {
-	int64_t moved, pairs;
-	int failed, err; /* err: the errno value of the failure, when known */
-	char why[4096];
+/* One phase as it goes: what it does, to which file, and what it measured so far. */
+struct phase {
+	enum ior_access acc;
+	int rep, writing;
+	struct ior_point *pt; /* the figures of the phase (-W's go nowhere) */
+	struct ior_point scratch;
+	struct ior_target tg;
+	struct sonde_verify v;
+	struct ior_phase_out po;
+	double tm[IOR_T_N];
+	int open_failed;
+	int64_t errors; /* -R: bytes read that differ, over all ranks */
 };
 
-/* minTimeDuration: another pass over the file? Rank 0 decides for collective I/O, where
- * every rank must make the same calls. */
-static int again(const struct run *r, const struct ior_params *p, int hit, double start)
+/* -u's directory: made for a write phase, entered for every phase. Returns 0, or an exit code
+ * every rank agreed on. */
+static int unique_dir(struct run *r, const struct ior_params *p, struct phase *ph)
 {
-	int more = !hit && sonde_now() - start < p->min_time;
-	if (p->collective && p->min_time)
-		MPI_Bcast(&more, 1, MPI_INT, 0, r->comm);
-	return more;
+	char dir[4096];
+	ior_dir_of(ph->tg.path, dir, sizeof dir);
+	int err = ph->writing ? r->backend->mkdir(dir, 0700) : 0;
+	if (err == 0 || err == -EEXIST)
+		err = enter_dir(r, p, &ph->tg);
+	err = sonde_agree_path(r->comm, -err, dir, "%s", sonde_io_last_error());
+	return err ? sonde_exit_class(err, ph->rep == 0 ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN) : 0;
 }
 
-/* One transfer; after a failure (po->failed) this rank moves nothing, and where collective I/O
- * needs its call to match the others' it makes the call empty, so that nobody waits for it. */
-static int64_t transfer_one(struct run *r, const struct ior_params *p, struct sonde_file *f,
-                            const struct target *tg, enum access acc, int64_t offset,
-                            struct sonde_verify *v, struct phase_out *po)
+/* --drop-cache before a read: one rank per node (or every rank with its own file) asks the
+ * kernel to drop the file's pages; rank 0 logs how many stayed (collective). */
+static void drop_cache(struct run *r, const struct ior_params *p, const struct phase *ph)
 {
-	if (po->failed) {
-		sonde_path_shown(po->why, sizeof po->why, tg->io_path, tg->path);
-		if (p->collective && f) {
-			if (acc == WRITE)
-				r->backend->write_at(f, r->buf, 0, offset);
-			else
-				r->backend->read_at(f, r->buf, 0, offset);
-		}
-		return 0;
-	}
-	int64_t n = single(r, p, f, tg, acc, offset, v);
-	if (n < 0) {
-		snprintf(po->why, sizeof po->why, "%s", sonde_io_last_error());
-		po->failed = 1;
-		po->err = (int)-n;
-		return 0;
-	}
-	return n;
+	int64_t mine[2] = {0, 0}, sum[2] = {0, 0};
+	if (p->fpp || r->ctx->topo.local_rank == 0)
+		ior_drop_cache(ph->tg.io_path, &mine[0], &mine[1]);
+	MPI_Reduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
+	if (r->rank == 0 && r->log)
+		fprintf(r->log,
+		        "drop-cache: %lld of %lld pages still resident after "
+		        "posix_fadvise(DONTNEED) (%s)\n",
+		        (long long)sum[0], (long long)sum[1],
+		        sum[1] == 0       ? "nothing to check"
+		        : sum[0] == 0     ? "honoured"
+		        : sum[0] < sum[1] ? "partly honoured"
+		                          : "not honoured");
 }
 
-/* IOR's transfer loop: segments x transfers, stonewall deadline, and the wear-out that brings
- * every rank to the same number of transfers as the busiest one. After a failure a rank goes
- * on only as far as the others' collective calls need it (collective I/O, the stonewall
- * broadcast, the wear-out reductions), and the phase's agreement reports the failure. */
-static void transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
-                         const struct target *tg, enum access acc, struct ior_point *pt,
-                         struct sonde_verify *v, struct phase_out *po)
+/* Everything before the barrier that starts the timed phase. Returns 0 or an exit code. */
+static int prepare(struct run *r, const struct ior_params *p, struct phase *ph)
 {
-	struct ior_geometry g = {p->block, p->xfer, p->segments, r->ntasks, p->fpp};
-	int64_t count = p->block / p->xfer, *rnd = NULL;
-	if (p->random_offset) {
-		unsigned seed = (unsigned)p->random_seed;
-		if (p->fpp)
-			seed = (unsigned)(p->random_seed + tg->pretend);
-		rnd = ior_random_offsets(&g, tg->pretend, seed, &count);
-	}
-	int64_t moved = 0, pairs = 0, i = 0, j = 0;
-	int hit = 0;
-	double start = sonde_now();
-#define OFFSET(seg, k)                                                                             \
-	(rnd ? rnd[k] + (seg) * (p->fpp ? p->block : r->ntasks * p->block)                         \
-	     : ior_offset(&g, seg, k, tg->pretend))
-	do { /* minTimeDuration: go over the file again until the time has passed */
-		for (i = 0; i < p->segments && !hit; i++) {
-			for (j = 0; j < count && !hit; j++) {
-				moved += transfer_one(r, p, f, tg, acc, OFFSET(i, j), v, po);
-				if (po->failed && !p->collective)
-					goto done;
-				pairs++;
-				hit = (p->deadline && sonde_now() - start > p->deadline) ||
-				      (r->pairs_limit && pairs == r->pairs_limit);
-				if (p->collective && p->deadline)
-					MPI_Bcast(&hit, 1, MPI_INT, 0, r->comm);
-			}
-		}
-	} while (again(r, p, hit, start));
-done:
-	if (p->wearout) {
-		long long mine = pairs, max = 0, min = 0, moved_ll = moved, min_moved = 0, sum = 0;
-		MPI_Allreduce(&mine, &max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);
-		pt->sw_time = sonde_now() - start;
-		MPI_Allreduce(&mine, &min, 1, MPI_LONG_LONG, MPI_MIN, r->comm);
-		MPI_Allreduce(&moved_ll, &min_moved, 1, MPI_LONG_LONG, MPI_MIN, r->comm);
-		MPI_Allreduce(&moved_ll, &sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
-		pt->pairs = max;
-		pt->sw_min_bytes = min_moved;
-		pt->sw_total_bytes = sum;
-		if (r->rank == 0 && r->log)
-			fprintf(r->log,
-			        "stonewalling pairs accessed min: %lld max: %lld -- min data: %.1f "
-			        "GiB mean data: %.1f GiB time: %.1fs\n",
-			        min, max, min_moved / (double)SONDE_GIB,
-			        (double)sum / r->ntasks / (double)SONDE_GIB, pt->sw_time);
-		if (pairs != max) {
-			/* finish the block in progress, then whole blocks, wrapping around */
-			i--;
-			if (j == count) {
-				j = 0;
-				i++;
-			}
-			for (; pairs < max; i++) {
-				if (i == p->segments)
-					i = 0;
-				for (; j < count && pairs < max; j++) {
-					moved +=
-					    transfer_one(r, p, f, tg, acc, OFFSET(i, j), v, po);
-					pairs++;
-				}
-				j = 0;
-			}
-		}
-	} else {
-		pt->pairs = pairs;
-	}
-#undef OFFSET
-	/* MPI-IO's sync is collective: a rank that failed still takes part */
-	if (acc == WRITE && p->fsync && f && r->backend->sync(f) < 0 && !po->failed) {
-		snprintf(po->why, sizeof po->why, "fsync of %.3000s failed: %s", tg->path,
-		         sonde_io_last_error());
-		po->failed = 1;
-	}
-	free(rnd);
-	po->moved = moved;
-	po->pairs = pairs;
-}
-
-/* One timed phase. Returns 0, or an exit code after a failure every rank agreed on. */
-static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, int offset)
-{
-	const struct ior_params *p = &t->p;
-	struct ior_point scratch = {0};
-	struct ior_point *pt = acc == WRITE        ? &t->write[rep]
-	                       : acc == WRITECHECK ? &scratch
-	                                           : &t->read[rep];
-	struct target tg;
-	struct sonde_verify v = {0};
-	r->bad_transfers = 0;
-	struct phase_out po = {0};
-	double tm[T_N] = {0};
-	int writing = acc == WRITE, err = 0;
-	target_of(r, p, offset, rep, &tg);
-	r->nlat = 0;
-
 	if (p->unique_dir) {
-		char dir[4096];
-		ior_dir_of(tg.path, dir, sizeof dir);
-		err = writing ? r->backend->mkdir(dir, 0700) : 0;
-		if (err == 0 || err == -EEXIST)
-			err = enter_dir(r, p, &tg);
-		err = sonde_agree_path(r->comm, -err, dir, "%s", sonde_io_last_error());
-		if (err)
-			return sonde_exit_class(err,
-			                        rep == 0 ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
+		int code = unique_dir(r, p, ph);
+		if (code)
+			return code;
 	}
-	if (!writing && p->drop_cache && (p->fpp || r->ctx->topo.local_rank == 0)) {
-		int64_t res = 0, tot = 0, sum[2] = {0, 0}, mine[2];
-		ior_drop_cache(tg.io_path, &res, &tot);
-		mine[0] = res;
-		mine[1] = tot;
-		MPI_Reduce(mine, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
-		if (r->rank == 0 && r->log)
-			fprintf(r->log,
-			        "drop-cache: %lld of %lld pages still resident after "
-			        "posix_fadvise(DONTNEED) (%s)\n",
-			        (long long)sum[0], (long long)sum[1],
-			        sum[1] == 0       ? "nothing to check"
-			        : sum[0] == 0     ? "honoured"
-			        : sum[0] < sum[1] ? "partly honoured"
-			                          : "not honoured");
-	} else if (!writing && p->drop_cache) {
-		int64_t zero[2] = {0, 0}, sum[2];
-		MPI_Reduce(zero, sum, 2, MPI_INT64_T, MPI_SUM, 0, r->comm);
-	}
-	if (p->verbose >= 3 && acc != WRITECHECK) {
-		printf("task %d %s %s\n", r->rank, writing ? "writing" : "reading", tg.path);
+	if (!ph->writing && p->drop_cache)
+		drop_cache(r, p, ph);
+	if (p->verbose >= 3 && ph->acc != IOR_WRITECHECK) {
+		printf("task %d %s %s\n", r->rank, ph->writing ? "writing" : "reading",
+		       ph->tg.path);
 		fflush(stdout);
 	}
 	/* IOR deletes the file here, before the barrier; sonde empties it instead (it keeps a
 	 * file it did not create, and its striping), by one rank for a shared file */
-	if (writing && !p->use_existing && (p->fpp || r->rank == 0))
-		empty_file(r, tg.io_path);
-	if (acc == WRITE || acc == READ || acc == READCHECK)
-		if (p->delay > 0)
-			sleep((unsigned)p->delay);
+	if (ph->writing && !p->use_existing && (p->fpp || r->rank == 0))
+		empty_file(r, ph->tg.io_path);
+	if (ph->acc != IOR_WRITECHECK && p->delay > 0)
+		sleep((unsigned)p->delay);
+	return 0;
+}
 
+/* The timed part, as IOR times it: open, transfers, close, each between global time stamps,
+ * with -g's barriers. */
+static void timed(struct run *r, const struct ior_params *p, struct phase *ph)
+{
+	struct ior_phase_out *po = &ph->po;
 	MPI_Barrier(r->comm);
-	tm[T_OPEN0] = now(r);
-	struct sonde_file *f = open_target(r, p, &tg, writing, &err);
-	tm[T_OPEN1] = now(r);
+	ph->tm[IOR_T_OPEN0] = now(r);
+	int err = 0;
+	struct sonde_file *f = open_target(r, p, &ph->tg, ph->writing, &err);
+	ph->tm[IOR_T_OPEN1] = now(r);
 	/* No agreement here: IOR does not synchronise between open and transfers without -g. A
 	 * rank whose open failed moves nothing, takes part in the collective calls of the
 	 * transfer loop, and says so at the agreement after close. (MPI-IO's collective open
 	 * fails on every rank alike: both libraries share its error.) */
+	ph->open_failed = !f;
 	if (!f) {
-		snprintf(po.why, sizeof po.why, "cannot open %.3000s: %s", tg.path,
+		snprintf(po->why, sizeof po->why, "cannot open %.3000s: %s", ph->tg.path,
 		         err < 0 ? sonde_io_last_error() : "unknown error");
-		sonde_path_shown(po.why, sizeof po.why, tg.io_path, tg.path);
-		po.failed = 1;
-		po.err = -err;
+		sonde_path_shown(po->why, sizeof po->why, ph->tg.io_path, ph->tg.path);
+		po->failed = 1;
+		po->err = -err;
 	}
 	if (p->barriers)
 		MPI_Barrier(r->comm);
-	if (r->rank == 0 && p->verbose >= 3 && r->log && acc != WRITECHECK) {
+	if (r->rank == 0 && p->verbose >= 3 && r->log && ph->acc != IOR_WRITECHECK) {
 		char ts[40];
 		ior_time_string(ts, sizeof ts);
-		fprintf(r->log, "Commencing %s performance test: %s\n", ior_phase_name(acc), ts);
+		fprintf(r->log, "Commencing %s performance test: %s\n", ior_phase_name(ph->acc),
+		        ts);
 	}
-	tm[T_XFER0] = now(r);
-	transfer_all(r, p, f, &tg, acc, pt, &v, &po);
-	tm[T_XFER1] = now(r);
+	ph->tm[IOR_T_XFER0] = now(r);
+	ior_transfer_all(r, p, f, &ph->tg, ph->acc, ph->pt, &ph->v, po);
+	ph->tm[IOR_T_XFER1] = now(r);
 	if (p->barriers)
 		MPI_Barrier(r->comm);
-	tm[T_CLOSE0] = now(r);
+	ph->tm[IOR_T_CLOSE0] = now(r);
 	int crc = f ? r->backend->close(f) : 0;
-	tm[T_CLOSE1] = now(r);
-	if (!po.failed && crc < 0) {
-		po.failed = 1;
-		snprintf(po.why, sizeof po.why, "close of %.3000s failed: %s", tg.path,
+	ph->tm[IOR_T_CLOSE1] = now(r);
+	if (!po->failed && crc < 0) {
+		po->failed = 1;
+		snprintf(po->why, sizeof po->why, "close of %.3000s failed: %s", ph->tg.path,
 		         sonde_io_last_error());
 	}
-	/* A file that cannot be opened before the run has used it is bad input when its path is
-	 * (sonde_exit_class); anything else is an I/O error. */
-	int open_failed = !f, any_open_failed = 0;
-	MPI_Allreduce(&open_failed, &any_open_failed, 1, MPI_INT, MPI_MAX, r->comm);
-	int first_use = rep == 0 && (writing || !p->write);
-	err = sonde_agree_path(r->comm, po.failed ? (po.err > 0 ? po.err : EIO) : 0, tg.path, "%s",
-	                       po.why);
-	if (err)
-		return sonde_exit_class(err, any_open_failed && first_use ? SONDE_STAGE_INPUT
-		                                                          : SONDE_STAGE_RUN);
-	if (writing)
-		MPI_Barrier(r->comm);
+}
 
-	/* verification (-W untimed pass, -R during the timed read) */
-	int64_t errors = 0, checked = 0;
-	if (acc == WRITECHECK || acc == READCHECK) {
-		if (v.errors)
-			sonde_verify_report(&v, r->rank, tg.path);
-		sonde_verify_total(r->comm, &v, &errors, &checked);
-		long long bad_transfers = 0, mine = r->bad_transfers;
-		MPI_Reduce(&mine, &bad_transfers, 1, MPI_LONG_LONG, MPI_SUM, 0, r->comm);
-		if (errors && r->rank == 0) {
-			fprintf(stderr,
-			        "sonde ior: error: incorrect data on %s (%lld bytes differ of %lld "
-			        "checked)\n",
-			        acc == WRITECHECK ? "write" : "read", (long long)errors,
-			        (long long)checked);
-			/* IOR's lines on its log (stdout), where job logs and scripts look: its
-			 * errors are the transfers holding wrong data */
-			if (r->log)
-				fprintf(r->log,
-				        "WARNING: Incorrect data on %s (%lld errors found).\n\n"
-				        "Used Time Stamp %u (0x%x) for Data Signature\n",
-				        acc == WRITECHECK ? "write" : "read", bad_transfers,
-				        (unsigned)r->seed, (unsigned)r->seed);
-		}
-		r->verify_errors += errors;
-		if (acc == WRITECHECK) {
-			if (r->rank == 0 && p->verbose >= 1 && r->log && !errors)
-				fprintf(r->log, "Verified %lld bytes: no errors.\n",
-				        (long long)checked);
-			return 0;
-		}
-		pt->errors = errors;
+/* The ranks agree on the phase's first failure. A file that cannot be opened before the run
+ * has used it is bad input when its path is (sonde_exit_class); anything else is an I/O error.
+ * Returns 0 or an exit code. */
+static int agree(struct run *r, const struct ior_params *p, const struct phase *ph)
+{
+	int any_open_failed = 0;
+	MPI_Allreduce(&ph->open_failed, &any_open_failed, 1, MPI_INT, MPI_MAX, r->comm);
+	int first_use = ph->rep == 0 && (ph->writing || !p->write);
+	const struct ior_phase_out *po = &ph->po;
+	int err = sonde_agree_path(r->comm, po->failed ? (po->err > 0 ? po->err : EIO) : 0,
+	                           ph->tg.path, "%s", po->why);
+	if (!err)
+		return 0;
+	return sonde_exit_class(err,
+	                        any_open_failed && first_use ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
+}
+
+/* -W and -R: the mismatches each rank saw, and IOR's lines when there were any. */
+static void verify(struct run *r, const struct ior_params *p, struct phase *ph)
+{
+	int64_t checked = 0;
+	if (ph->v.errors)
+		sonde_verify_report(&ph->v, r->rank, ph->tg.path);
+	sonde_verify_total(r->comm, &ph->v, &ph->errors, &checked);
+	long long bad_transfers = 0, mine = r->bad_transfers;
+	MPI_Reduce(&mine, &bad_transfers, 1, MPI_LONG_LONG, MPI_SUM, 0, r->comm);
+	const char *what = ph->acc == IOR_WRITECHECK ? "write" : "read";
+	if (ph->errors && r->rank == 0) {
+		fprintf(stderr,
+		        "sonde ior: error: incorrect data on %s (%lld bytes differ of %lld "
+		        "checked)\n",
+		        what, (long long)ph->errors, (long long)checked);
+		/* IOR's lines on its log (stdout), where job logs and scripts look: its errors are
+		 * the transfers holding wrong data */
+		if (r->log)
+			fprintf(r->log,
+			        "WARNING: Incorrect data on %s (%lld errors found).\n\n"
+			        "Used Time Stamp %u (0x%x) for Data Signature\n",
+			        what, bad_transfers, (unsigned)r->seed, (unsigned)r->seed);
 	}
+	r->verify_errors += ph->errors;
+	if (ph->acc == IOR_WRITECHECK && r->rank == 0 && p->verbose >= 1 && r->log && !ph->errors)
+		fprintf(r->log, "Verified %lld bytes: no errors.\n", (long long)checked);
+	ph->pt->errors = ph->errors;
+}
 
-	/* IOR's CheckFileSize: stat sizes against the bytes actually moved */
-	long long st = stat_size(r, tg.io_path), st_sum = 0, st_min = 0, st_max = 0, mv = po.moved,
-	          mv_sum = 0;
+/* IOR's CheckFileSize: stat sizes against the bytes actually moved. */
+static void check_file_size(struct run *r, const struct ior_test *t, struct phase *ph)
+{
+	const struct ior_params *p = &t->p;
+	long long st = stat_size(r, ph->tg.io_path), st_sum = 0, st_min = 0, st_max = 0,
+	          mv = ph->po.moved, mv_sum = 0;
 	if (p->fpp) {
 		MPI_Allreduce(&st, &st_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
 	} else {
@@ -453,8 +291,8 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		st_sum = st_min;
 	}
 	MPI_Allreduce(&mv, &mv_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
-	pt->stat_bytes = st_sum;
-	pt->bytes = mv_sum;
+	ph->pt->stat_bytes = st_sum;
+	ph->pt->bytes = mv_sum;
 	if (r->rank == 0 && (t->expected != mv_sum || st_sum != mv_sum)) {
 		sonde_warn("Expected aggregate file size       = %lld", (long long)t->expected);
 		sonde_warn("Stat() of aggregate file size      = %lld", st_sum);
@@ -462,32 +300,80 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum access acc, in
 		if (p->deadline)
 			sonde_warn("Maybe caused by deadlineForStonewalling");
 	}
+}
 
-	/* IOR's ReduceIterResults: earliest start and latest stop of each span */
-	double red[T_N], send[T_N];
-	for (int k = 0; k < T_N; k++)
-		send[k] = k % 2 ? tm[k] : -tm[k];
-	MPI_Allreduce(send, red, T_N, MPI_DOUBLE, MPI_MAX, r->comm);
-	for (int k = 0; k < T_N; k += 2)
+/* IOR's ReduceIterResults: each span from its earliest start to its latest stop over the ranks,
+ * and the figures IOR derives from them. */
+static void reduce(struct run *r, const struct ior_params *p, struct phase *ph)
+{
+	struct ior_point *pt = ph->pt;
+	double red[IOR_T_N], send[IOR_T_N];
+	for (int k = 0; k < IOR_T_N; k++)
+		send[k] = k % 2 ? ph->tm[k] : -ph->tm[k];
+	MPI_Allreduce(send, red, IOR_T_N, MPI_DOUBLE, MPI_MAX, r->comm);
+	for (int k = 0; k < IOR_T_N; k += 2)
 		red[k] = -red[k];
-	pt->open = red[T_OPEN1] - red[T_OPEN0];
-	pt->xfer = red[T_XFER1] - red[T_XFER0];
-	pt->close = red[T_CLOSE1] - red[T_CLOSE0];
-	pt->total = red[T_CLOSE1] - red[T_OPEN0];
+	pt->open = red[IOR_T_OPEN1] - red[IOR_T_OPEN0];
+	pt->xfer = red[IOR_T_XFER1] - red[IOR_T_XFER0];
+	pt->close = red[IOR_T_CLOSE1] - red[IOR_T_CLOSE0];
+	pt->total = red[IOR_T_CLOSE1] - red[IOR_T_OPEN0];
 	pt->bw = pt->total > 0 ? (double)pt->bytes / pt->total : 0;
 	pt->iops = pt->xfer > 0 ? (double)(pt->bytes / p->xfer) / pt->xfer : 0;
-	double my_xfer = tm[T_XFER1] - tm[T_XFER0];
+	double my_xfer = ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0];
 	double lat = pt->pairs ? my_xfer / (double)pt->pairs : 0;
 	MPI_Allreduce(&lat, &pt->latency, 1, MPI_DOUBLE, MPI_MIN, r->comm);
 	pt->done = 1;
+}
+
+/* -j's warnings, the row, --rank-details and the measurement record. */
+static void report(struct run *r, const struct ior_test *t, const struct phase *ph)
+{
+	const struct ior_params *p = &t->p;
 	if (p->outlier > 0)
-		ior_outliers(r, p, acc, tm);
+		ior_outliers(r, p, ph->acc, ph->tm);
 	if (r->rank == 0 && r->out)
-		ior_print_row(r->out, p, ior_phase_name(acc), pt, rep);
-	double *ranks = ior_rank_details(r, p, acc, rep, tm, po.moved);
-	ior_json_record(r, t, acc, rep, pt, my_xfer, &v, acc == READCHECK, errors, ranks);
+		ior_print_row(r->out, p, ior_phase_name(ph->acc), ph->pt, ph->rep);
+	double *ranks = ior_rank_details(r, p, ph->acc, ph->rep, ph->tm, ph->po.moved);
+	ior_json_record(r, t, ph->acc, ph->rep, ph->pt, ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0],
+	                &ph->v, ph->acc == IOR_READCHECK, ph->errors, ranks);
 	free(ranks);
-	return 0;
+}
+
+/* One phase: prepare, the timed open-transfers-close, the agreement on failures, then (untimed)
+ * verification, reduction and report; -W's check ends after its verification. Returns 0, or an
+ * exit code after a failure every rank agreed on. */
+static int phase(struct run *r, struct ior_test *t, int rep, enum ior_access acc, int offset)
+{
+	const struct ior_params *p = &t->p;
+	struct phase *ph = calloc(1, sizeof *ph);
+	if (!ph)
+		sonde_fatal("out of memory for a phase");
+	ph->acc = acc;
+	ph->rep = rep;
+	ph->writing = acc == IOR_WRITE;
+	ph->pt = acc == IOR_WRITE        ? &t->write[rep]
+	         : acc == IOR_WRITECHECK ? &ph->scratch
+	                                 : &t->read[rep];
+	target_of(r, p, offset, rep, &ph->tg);
+	r->bad_transfers = 0;
+	r->nlat = 0;
+
+	int code = prepare(r, p, ph);
+	if (!code) {
+		timed(r, p, ph);
+		code = agree(r, p, ph);
+	}
+	if (!code && ph->writing)
+		MPI_Barrier(r->comm);
+	if (!code && (acc == IOR_WRITECHECK || acc == IOR_READCHECK))
+		verify(r, p, ph);
+	if (!code && acc != IOR_WRITECHECK) {
+		check_file_size(r, t, ph);
+		reduce(r, p, ph);
+		report(r, t, ph);
+	}
+	free(ph);
+	return code;
 }
 
 /* The read-back offset of this rank for repetition rep, and the line that explains it. */
@@ -542,7 +428,7 @@ static void describe_shift(struct run *r, const struct ior_params *p, char *line
 
 static void remove_files(struct run *r, const struct ior_test *t, int rep)
 {
-	struct target tg;
+	struct ior_target tg;
 	target_of(r, &t->p, 0, rep, &tg);
 	if ((t->p.fpp || r->rank == 0) &&
 	    (enter_dir(r, &t->p, &tg) < 0 || r->backend->remove(tg.io_path) < 0) && r->rank == 0) {
@@ -576,7 +462,8 @@ static int read_status_file(struct run *r, const char *path, int64_t *pairs)
 	return v < 0 ? -1 : 0;
 }
 
-static int run_test(struct run *r, struct ior_test *t)
+/* A test's arrays, seeds and names, and the lines IOR prints before its table. */
+static void begin_test(struct run *r, struct ior_test *t)
 {
 	struct ior_params *p = &t->p;
 	r->backend = sonde_backend_find(p->api);
@@ -606,6 +493,114 @@ static int run_test(struct run *r, struct ior_test *t)
 		ior_print_test_start(r->out, t);
 		ior_print_options(r->out, t, &r->where);
 	}
+}
+
+static void warn_existing_file(const struct run *r, const struct ior_params *p)
+{
+	if (!(p->write || p->check_write) || !(p->fpp || r->rank == 0))
+		return;
+	char name[4096];
+	ior_file_name(p->test_file, p->fpp, p->unique_dir, r->rank, p->multi_file ? 0 : -1, name,
+	              sizeof name);
+	if (r->backend->exists(name) == 1)
+		fprintf(stderr,
+		        "sonde ior: warning: the file \"%s\" exists already and will be %s\n", name,
+		        p->use_existing ? "overwritten" : "truncated");
+}
+
+/* The remove after a repetition, timed between barriers as IOR times it. */
+static void remove_phase(struct run *r, struct ior_test *t, int rep)
+{
+	MPI_Barrier(r->comm);
+	double t0 = now(r);
+	remove_files(r, t, rep);
+	MPI_Barrier(r->comm);
+	t->remove_s[rep] = now(r) - t0;
+	/* IOR shows the remove rows only with -v */
+	if (r->rank == 0 && r->out && t->p.verbose >= 1)
+		ior_print_remove(r->out, t->remove_s[rep], rep);
+}
+
+/* One repetition: write, -W's check, read, remove. Returns 0 or an exit code. */
+static int repetition(struct run *r, struct ior_test *t, int rep, uint64_t base_seed)
+{
+	const struct ior_params *p = &t->p;
+	r->seed = base_seed;
+	r->stream_rep = p->signature ? 0 : rep;
+	if (p->packet == IOR_PACKET_TIMESTAMP) {
+		struct ior_target tg;
+		target_of(r, p, 0, rep, &tg);
+		sonde_pattern_fill(&tg.pat, r->buf, (size_t)p->xfer, 0);
+	}
+	int code = 0, wrote = 0;
+	if (p->write) {
+		r->pairs_limit = p->wearout_pairs;
+		if ((code = phase(r, t, rep, IOR_WRITE, 0)))
+			return code;
+		wrote = 1;
+		if (p->deadline > 0)
+			r->pairs_limit = t->write[rep].pairs;
+	}
+	if (p->check_write) {
+		MPI_Barrier(r->comm);
+		if (r->rank == 0 && p->verbose >= 1 && r->log) {
+			char ts[40];
+			ior_time_string(ts, sizeof ts);
+			fprintf(r->log, "Verifying contents of the file(s) just written.\n%s\n\n",
+			        ts);
+		}
+		int off = p->reorder ? ior_offset_check(&r->map, p->task_offset) : 0;
+		if ((code = phase(r, t, rep, IOR_WRITECHECK, off)))
+			return code;
+	}
+	if (p->read || p->check_read) {
+		/* the status file tells a read-only run how much an earlier run wrote; after a
+		 * write in this run, its own count is the right one (IOR rereads the file even
+		 * then, which still holds the previous run's count) */
+		if (p->status_file && !wrote &&
+		    read_status_file(r, p->status_file, &r->pairs_limit) < 0) {
+			if (r->rank == 0)
+				sonde_warn("Could not read back the stonewalling status from the "
+				           "file!");
+			r->pairs_limit = 0;
+		}
+		code = phase(r, t, rep, p->check_read ? IOR_READCHECK : IOR_READ,
+		             read_offset(r, p, rep, r->rank));
+		if (code)
+			return code;
+	}
+	t->reps_done = rep + 1;
+	int keep_for_error = r->verify_errors && p->keep_on_error;
+	if (wrote && !p->keep && !keep_for_error)
+		remove_phase(r, t, rep);
+	else
+		MPI_Barrier(r->comm);
+	return 0;
+}
+
+/* stoneWallingStatusFile: the wear-out's count, for a later read run (or IOR's log line). */
+static void save_stonewall_pairs(const struct run *r, const struct ior_test *t)
+{
+	const struct ior_params *p = &t->p;
+	if (!p->wearout || !p->write || t->reps_done == 0 || r->rank != 0)
+		return;
+	long long pairs = t->write[t->reps_done - 1].pairs;
+	if (p->status_file) {
+		FILE *f = sonde_fopen_nofollow(p->status_file, "w");
+		if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
+			sonde_warn("cannot write the stonewalling status file %s: %s",
+			           p->status_file, sonde_strerror(errno));
+	} else if (r->log) {
+		fprintf(r->log, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
+	}
+}
+
+/* One test: its header, then its repetitions until they are done, -T's minutes have passed or
+ * -q stops at a verification error; then its Max lines. */
+static int run_test(struct run *r, struct ior_test *t)
+{
+	const struct ior_params *p = &t->p;
+	begin_test(r, t);
 	int64_t hog_bytes = 0; /* the size was checked in setup_tests */
 	char err[512];
 	ior_hog_size(p->memory_per_node, p->memory_per_task, r->ctx->topo.local_size, &hog_bytes,
@@ -613,111 +608,30 @@ static int run_test(struct run *r, struct ior_test *t)
 	if (p->dry_run) {
 		if (r->rank == 0 && r->out)
 			fprintf(r->out, "\ndry run: parameters checked, no I/O done\n");
-		free(r->buf);
-		return 0;
+	} else {
+		if (r->rank == 0 && r->out)
+			ior_print_table_header(r->out);
+		warn_existing_file(r, p);
 	}
-	if (r->rank == 0 && r->out)
-		ior_print_table_header(r->out);
-	if ((p->write || p->check_write) && (p->fpp || r->rank == 0)) {
-		char name[4096];
-		ior_file_name(p->test_file, p->fpp, p->unique_dir, r->rank, p->multi_file ? 0 : -1,
-		              name, sizeof name);
-		if (r->backend->exists(name) == 1)
-			fprintf(stderr,
-			        "sonde ior: warning: the file \"%s\" exists already and will "
-			        "be %s\n",
-			        name, p->use_existing ? "overwritten" : "truncated");
-	}
-	void *hog = ior_hog(hog_bytes);
-	if (!sonde_agree(r->comm, hog || !hog_bytes, "cannot hog %lld bytes of memory",
-	                 (long long)hog_bytes))
-		return SONDE_EXIT_RUNTIME;
-	uint64_t base_seed = p->signature ? (uint64_t)p->signature : time_seed(r);
-	r->stream_rep = 0;
-	int64_t saved_limit = p->wearout_pairs;
-	double start = MPI_Wtime();
+	void *hog = p->dry_run ? NULL : ior_hog(hog_bytes);
 	int code = 0;
-	int stop = 0;
-	for (int rep = 0; rep < p->reps && !code && !stop; rep++) {
-		if (p->max_minutes && MPI_Wtime() - start >= p->max_minutes * 60.0)
-			break;
-		r->seed = base_seed;
-		r->stream_rep = p->signature ? 0 : rep;
-		if (p->packet == IOR_PACKET_TIMESTAMP) {
-			struct target tg;
-			target_of(r, p, 0, rep, &tg);
-			sonde_pattern_fill(&tg.pat, r->buf, (size_t)p->xfer, 0);
-		}
-		int wrote = 0;
-		if (p->write) {
-			r->pairs_limit = saved_limit;
-			code = phase(r, t, rep, WRITE, 0);
-			if (code)
+	if (!p->dry_run && !sonde_agree(r->comm, hog || !hog_bytes,
+	                                "cannot hog %lld bytes of memory", (long long)hog_bytes))
+		code = SONDE_EXIT_RUNTIME;
+	if (!p->dry_run && !code) {
+		uint64_t base_seed = p->signature ? (uint64_t)p->signature : time_seed(r);
+		double start = MPI_Wtime();
+		for (int rep = 0; rep < p->reps && !code; rep++) {
+			if (p->max_minutes && MPI_Wtime() - start >= p->max_minutes * 60.0)
 				break;
-			wrote = 1;
-			if (p->deadline > 0)
-				r->pairs_limit = t->write[rep].pairs;
+			code = repetition(r, t, rep, base_seed);
+			if (p->quit_on_error && r->verify_errors)
+				break; /* -q: no more repetitions */
 		}
-		if (p->check_write) {
-			MPI_Barrier(r->comm);
-			if (r->rank == 0 && p->verbose >= 1 && r->log) {
-				char ts[40];
-				ior_time_string(ts, sizeof ts);
-				fprintf(r->log,
-				        "Verifying contents of the file(s) just written.\n%s\n\n",
-				        ts);
-			}
-			int off = p->reorder ? ior_offset_check(&r->map, p->task_offset) : 0;
-			code = phase(r, t, rep, WRITECHECK, off);
-			if (code)
-				break;
-		}
-		if (p->read || p->check_read) {
-			/* the status file tells a read-only run how much an earlier run wrote;
-			 * after a write in this run, its own count is the right one (IOR rereads
-			 * the file even then, which still holds the previous run's count) */
-			if (p->status_file && !wrote &&
-			    read_status_file(r, p->status_file, &r->pairs_limit) < 0) {
-				if (r->rank == 0)
-					sonde_warn(
-					    "Could not read back the stonewalling status from "
-					    "the file!");
-				r->pairs_limit = 0;
-			}
-			code = phase(r, t, rep, p->check_read ? READCHECK : READ,
-			             read_offset(r, p, rep, r->rank));
-			if (code)
-				break;
-		}
-		t->reps_done = rep + 1;
-		if (p->quit_on_error && r->verify_errors)
-			stop = 1; /* -q: no more repetitions */
-		int keep_for_error = r->verify_errors && p->keep_on_error;
-		if (wrote && !p->keep && !keep_for_error) {
-			MPI_Barrier(r->comm);
-			double t0 = now(r);
-			remove_files(r, t, rep);
-			MPI_Barrier(r->comm);
-			t->remove_s[rep] = now(r) - t0;
-			/* IOR shows the remove rows only with -v */
-			if (r->rank == 0 && r->out && p->verbose >= 1)
-				ior_print_remove(r->out, t->remove_s[rep], rep);
-		} else {
-			MPI_Barrier(r->comm);
-		}
-	}
-	if (!code && r->rank == 0 && r->out)
-		ior_print_max(r->out, t);
-	if (!code && p->wearout && p->write && t->reps_done > 0 && r->rank == 0) {
-		long long pairs = t->write[t->reps_done - 1].pairs;
-		if (p->status_file) {
-			FILE *f = sonde_fopen_nofollow(p->status_file, "w");
-			if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
-				sonde_warn("cannot write the stonewalling status file %s: %s",
-				           p->status_file, sonde_strerror(errno));
-		} else if (r->log) {
-			fprintf(r->log, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
-		}
+		if (!code && r->rank == 0 && r->out)
+			ior_print_max(r->out, t);
+		if (!code)
+			save_stonewall_pairs(r, t);
 	}
 	free(hog);
 	free(r->buf);

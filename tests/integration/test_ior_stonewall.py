@@ -49,3 +49,28 @@ def test_status_file_needs_keep(scratch):
                check=False)
     assert proc.returncode == 2
     assert "please use -k" in proc.stderr
+
+
+def test_wear_out_continues_where_each_rank_stopped(shm_scratch):
+    """Ranks stopped at different transfers by the deadline each go on from their own next
+    transfer: the -W check of the same run and a later -R read of the status file's count find
+    every transfer holding its rank's data (a wear-out that went back to an earlier transfer
+    would leave holes of zeros that the checks report)."""
+    target, status = shm_scratch / "f", shm_scratch / "status"
+    # three ranks on two cores reach the deadline at different counts
+    proc = ior(["-w", "-W", "-k", "-G", "4242", "-D", "1", "-O",
+                f"stoneWallingWearOut=1,stoneWallingStatusFile={status}", "-v", "-t", "4k",
+                "-b", "8k", "-s", "10000000", "-o", target], np=3)
+    m = re.search(r"^stonewalling pairs accessed min: (\d+) max: (\d+)", proc.stdout, re.MULTILINE)
+    assert m, proc.stdout
+    pairs = int(m.group(2))
+    assert pairs > 2  # the deadline stopped the ranks inside a block, or between blocks
+    assert "Verified" in proc.stdout and "no errors" in proc.stdout
+    assert "incorrect data" not in proc.stderr
+    assert int(open(status).read()) == pairs
+    # whole blocks of 2 transfers per segment for 3 ranks, ending in the last rank's block
+    segments = -(-pairs // 2)
+    assert os.stat(target).st_size == (segments - 1) * 3 * 8192 + 2 * 8192 + \
+        (4096 if pairs % 2 else 8192)
+    ior(["-r", "-R", "-k", "-G", "4242", "-O", f"stoneWallingStatusFile={status}", "-t", "4k",
+         "-b", "8k", "-s", "10000000", "-o", target], np=3)

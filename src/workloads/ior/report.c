@@ -12,16 +12,19 @@
 #include "units.h"
 #include "workloads/ior/run.h"
 
-const char *ior_phase_name(enum access acc)
+const char *ior_phase_name(enum ior_access acc)
 {
-	return acc == WRITE ? "write" : acc == READ || acc == READCHECK ? "read" : "check";
+	return acc == IOR_WRITE                          ? "write"
+	       : acc == IOR_READ || acc == IOR_READCHECK ? "read"
+	                                                 : "check";
 }
 
 /* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
-double *ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+double *ior_rank_details(struct run *r, const struct ior_params *p, enum ior_access acc, int rep,
                          const double *tm, int64_t moved)
 {
-	double mine[4] = {tm[T_CLOSE1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0], (double)moved, 0};
+	double mine[4] = {tm[IOR_T_CLOSE1] - tm[IOR_T_OPEN0], tm[IOR_T_XFER1] - tm[IOR_T_XFER0],
+	                  (double)moved, 0};
 	double *all = r->rank == 0 ? malloc(sizeof *all * 4 * (size_t)r->ntasks) : NULL;
 	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, r->comm);
 	if (r->rank != 0)
@@ -78,7 +81,7 @@ static void rank_arrays(struct sonde_json *j, const double *all, int n)
 	sonde_json_array_end(j);
 }
 
-void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
+void ior_json_record(struct run *r, const struct ior_test *t, enum ior_access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
                      int verified, int64_t errors, const double *ranks)
 {
@@ -126,7 +129,7 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 		    &ej, "stonewall_aggregate_mib_s",
 		    pt->sw_time > 0 ? pt->sw_total_bytes / pt->sw_time / (double)SONDE_MIB : 0);
 	}
-	if ((acc == READ || acc == READCHECK) && r->read_shift >= 0) {
+	if ((acc == IOR_READ || acc == IOR_READCHECK) && r->read_shift >= 0) {
 		/* -C's effect, for the rules: a shift of 0 reads back each rank's own data */
 		sonde_json_int(&ej, "read_shift_ranks", r->read_shift);
 		sonde_json_int(&ej, "same_node_reads", r->same_node_reads);
@@ -154,12 +157,13 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, i
 }
 
 /* -j: IOR's outlier warnings, one per rank and timer that is far from the mean. */
-void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm)
+void ior_outliers(struct run *r, const struct ior_params *p, enum ior_access acc, const double *tm)
 {
 	const char *names[] = {"start time", "elapsed create time", "elapsed transfer time",
 	                       "elapsed close time", "end time"};
-	double v[5] = {tm[T_OPEN0], tm[T_OPEN1] - tm[T_OPEN0], tm[T_XFER1] - tm[T_XFER0],
-	               tm[T_CLOSE1] - tm[T_CLOSE0], tm[T_CLOSE1]};
+	double v[5] = {tm[IOR_T_OPEN0], tm[IOR_T_OPEN1] - tm[IOR_T_OPEN0],
+	               tm[IOR_T_XFER1] - tm[IOR_T_XFER0], tm[IOR_T_CLOSE1] - tm[IOR_T_CLOSE0],
+	               tm[IOR_T_CLOSE1]};
 	for (int k = 0; k < 5; k++) {
 		struct sonde_stats s;
 		sonde_stats_across(r->comm, v[k], &s);

@@ -15,8 +15,10 @@
 #include "workloads/ior/ior.h"
 #include "workloads/ior/reorder.h"
 
-enum access { WRITE, READ, WRITECHECK, READCHECK };
-enum { T_OPEN0, T_OPEN1, T_XFER0, T_XFER1, T_CLOSE0, T_CLOSE1, T_N };
+/* What a phase does: -w, -r, -W's untimed check of what was written, -R's checked read. */
+enum ior_access { IOR_WRITE, IOR_READ, IOR_WRITECHECK, IOR_READCHECK };
+/* A phase's time stamps on this rank: the start and end of open, transfers and close. */
+enum { IOR_T_OPEN0, IOR_T_OPEN1, IOR_T_XFER0, IOR_T_XFER1, IOR_T_CLOSE0, IOR_T_CLOSE1, IOR_T_N };
 
 /* What a run shares between its phases. */
 struct run {
@@ -46,18 +48,39 @@ struct run {
 	int dir_fd1; /* -u: descriptor + 1 of the directory of this rank's file (ior.c) */
 };
 
+/* The rank whose data this rank handles in a phase, and the file it is in. */
+struct ior_target {
+	int pretend;
+	char path[4096];
+	char io_path[4200]; /* what open, truncate and remove use (enter_dir in ior.c) */
+	struct sonde_pattern pat;
+};
+
+/* What a phase's transfers left: bytes and transfers made, and this rank's first failure. */
+struct ior_phase_out {
+	int64_t moved, pairs;
+	int failed, err; /* err: the errno value of the failure, when known */
+	char why[4096];
+};
+
+/* transfer.c: the timed transfer loop of a phase (collective where IOR's is: the stonewall
+ * broadcast, the wear-out reductions, collective I/O). */
+void ior_transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
+                      const struct ior_target *tg, enum ior_access acc, struct ior_point *pt,
+                      struct sonde_verify *v, struct ior_phase_out *po);
+
 /* report.c */
-const char *ior_phase_name(enum access acc);
+const char *ior_phase_name(enum ior_access acc);
 /* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective).
  * Returns the gathered figures on rank 0 (4 per rank: total s, transfer s, bytes; free()). */
-double *ior_rank_details(struct run *r, const struct ior_params *p, enum access acc, int rep,
+double *ior_rank_details(struct run *r, const struct ior_params *p, enum ior_access acc, int rep,
                          const double *tm, int64_t moved);
 /* The phase's measurement record (--json/--csv) and --latency line (collective). */
-void ior_json_record(struct run *r, const struct ior_test *t, enum access acc, int rep,
+void ior_json_record(struct run *r, const struct ior_test *t, enum ior_access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
                      int verified, int64_t errors, const double *ranks);
 /* -j outlier warnings (collective). */
-void ior_outliers(struct run *r, const struct ior_params *p, enum access acc, const double *tm);
+void ior_outliers(struct run *r, const struct ior_params *p, enum ior_access acc, const double *tm);
 /* Summary records of a test (rank 0). */
 void ior_json_summary(const struct run *r, const struct ior_test *t);
 
