@@ -30,13 +30,17 @@ void sonde_stop_init(void)
 	MPI_Comm node;
 	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 	MPI_Comm_size(node, &n);
-	int mine[2] = {(int)getpid(), rank}, *all = NULL;
-	if (rank == 0)
+	/* every node's lowest rank is the root of its node's gather; rank 0 keeps its node's */
+	int node_rank, mine[2] = {(int)getpid(), rank}, *all = NULL;
+	MPI_Comm_rank(node, &node_rank);
+	if (node_rank == 0)
 		all = malloc(sizeof *all * 2 * (size_t)n);
 	MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, 0, node);
 	MPI_Comm_free(&node);
-	if (!all)
+	if (rank != 0 || !all) {
+		free(all);
 		return;
+	}
 	peers.pid = malloc(sizeof *peers.pid * (size_t)n);
 	peers.rank = malloc(sizeof *peers.rank * (size_t)n);
 	for (int i = 1; peers.pid && peers.rank && i < n; i++) {
