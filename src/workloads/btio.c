@@ -6,11 +6,11 @@
  * array, appended record after record to one file, with one of four methods, and reports the
  * time from a barrier to the last rank's close, exactly as the original does. Unlike the
  * original, the values are a function of their place, so every read is checked. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
 #include "btio/btio.h"
@@ -41,21 +41,19 @@ static int resolve_setup(const struct sonde_context *ctx, const struct sonde_opt
 	int need_file = pos->npositional == 1 || !sonde_option_given(set, "method") ||
 	                !sonde_option_given(set, "dumps") || !sonde_option_given(set, "grid");
 	memset(in, 0, sizeof *in);
-	if (ctx->rank == 0) {
-		snprintf(in->name, sizeof in->name, "%s",
-		         pos->npositional ? pos->positional[0] : BTIO_DEFAULT_INPUT);
+	snprintf(in->name, sizeof in->name, "%s",
+	         pos->npositional ? pos->positional[0] : BTIO_DEFAULT_INPUT);
+	int read_err = 0;
+	in->ok = btio_read_input(ctx->comm, in->name, &in->setup, &read_err, in->err,
+	                         sizeof in->err) == 0;
+	/* the default file is read when it is there; it must be when the options do not say
+	 * everything */
+	in->used = in->ok || read_err != ENOENT || need_file;
+	if (!in->used)
 		in->ok = 1;
-		if (need_file || access(in->name, F_OK) == 0) {
-			in->used = 1;
-			in->ok =
-			    btio_read_input(in->name, &in->setup, in->err, sizeof in->err) == 0;
-			if (!in->ok && !pos->npositional && need_file)
-				snprintf(in->err + strlen(in->err),
-				         sizeof in->err - strlen(in->err), "%s",
-				         " (or give --method, --dumps and --grid)");
-		}
-	}
-	MPI_Bcast(in, (int)sizeof *in, MPI_BYTE, 0, ctx->comm);
+	if (!in->ok && !pos->npositional && need_file)
+		snprintf(in->err + strlen(in->err), sizeof in->err - strlen(in->err), "%s",
+		         " (or give --method, --dumps and --grid)");
 	if (!in->ok) {
 		sonde_error("%s", in->err);
 		return -1;

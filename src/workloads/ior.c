@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "files.h"
+#include "input.h"
 #include "json.h"
 #include "pattern.h"
 #include "results.h"
@@ -446,18 +447,17 @@ static uint64_t time_seed(struct run *r)
 	return s;
 }
 
+/* stoneWallingStatusFile: the pairs an earlier run's wear-out reached (collective). */
 static int read_status_file(struct run *r, const char *path, int64_t *pairs)
 {
+	char why[256];
+	int err;
+	size_t len;
+	char *text = sonde_input_read(r->comm, path, &len, &err, why, sizeof why);
 	long long v = -1;
-	if (r->rank == 0) {
-		FILE *f = fopen(path, "r");
-		if (f) {
-			if (fscanf(f, "%lld", &v) != 1)
-				v = -1;
-			fclose(f);
-		}
-	}
-	MPI_Bcast(&v, 1, MPI_LONG_LONG, 0, r->comm);
+	if (!text || sscanf(text, "%lld", &v) != 1)
+		v = -1;
+	free(text);
 	*pairs = v;
 	return v < 0 ? -1 : 0;
 }
@@ -653,7 +653,8 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 	if (ok && cli->preset)
 		ok = ior_preset_apply(cli, given, ctx->topo.tasks_per_node, err, sizeof err) == 0;
 	if (ok && cli->script) {
-		ok = ior_script_read(cli->script, cli, tests, ntests, err, sizeof err) == 0;
+		ok = ior_script_read(ctx->comm, cli->script, cli, tests, ntests, err, sizeof err) ==
+		     0;
 	} else if (ok) {
 		*tests = calloc(1, sizeof **tests);
 		(*tests)[0].p = *cli;

@@ -9,7 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_file(data, size, path, sizeof path);
 	struct btio_setup s;
 	memset(&s, 0, sizeof s);
-	if (btio_read_input(path, &s, err, sizeof err) != 0 && !err[0])
+	int read_err;
+	if (btio_read_input(MPI_COMM_NULL, path, &s, &read_err, err, sizeof err) != 0 && !err[0])
 		abort();
 	close(fd);
 	char *text = fuzz_string(data, size);

@@ -12,7 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = fuzz_file(data, size, path, sizeof path);
 	struct ior_test *tests = NULL;
 	int ntests = 0;
-	if (ior_script_read(path, &defaults, &tests, &ntests, err, sizeof err) == 0) {
+	if (ior_script_read(MPI_COMM_NULL, path, &defaults, &tests, &ntests, err, sizeof err) ==
+	    0) {
 		for (int k = 0; k < ntests; k++)
 			ior_validate(&tests[k].p, 1 + k % 4, err, sizeof err);
 	} else if (!err[0]) {

@@ -23,7 +23,8 @@ static int parse(const char *text, struct btio_setup *s, char *err, size_t errle
 	fclose(f);
 	memset(s, 0x55, sizeof *s);
 	err[0] = '\0';
-	return btio_read_input(path, s, err, errlen);
+	int read_err;
+	return btio_read_input(MPI_COMM_NULL, path, s, &read_err, err, errlen);
 }
 
 static void bad(const char *text, const char *why)
@@ -97,8 +98,12 @@ int main(void)
 	remove(path);
 
 	/* A missing file gives the original's message, with the name actually asked for. */
-	CHECK_INT(btio_read_input("/nonexistent/in.data", &s, err, sizeof err), -1);
+	int read_err = 0;
+	CHECK_INT(
+	    btio_read_input(MPI_COMM_NULL, "/nonexistent/in.data", &s, &read_err, err, sizeof err),
+	    -1);
 	CHECK_STR(err, "No input file /nonexistent/in.data. Exiting ...");
+	CHECK_INT(read_err, ENOENT);
 
 	/* --grid */
 	int64_t g[3];

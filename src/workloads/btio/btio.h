@@ -43,8 +43,11 @@ struct btio_options {
 
 extern const struct sonde_option_table btio_option_table;
 
-/* Parses the input file (rank 0 only). Returns 0, or -1 with a one-line message in err. */
-int btio_read_input(const char *path, struct btio_setup *out, char *err, size_t errlen);
+/* Reads and parses the input file: collective over comm (rank 0 reads it, every rank parses
+ * it; MPI_COMM_NULL: alone). Returns 0, or -1 with a one-line message in err and the errno value
+ * of a file that could not be read in *read_err (0 for one that was read and is wrong). */
+int btio_read_input(MPI_Comm comm, const char *path, struct btio_setup *out, int *read_err,
+                    char *err, size_t errlen);
 
 /* Parses "XxYxZ" (also "X,Y,Z"). Returns 0 or -1 with err. */
 int btio_parse_grid(const char *text, int64_t grid[3], char *err, size_t errlen);

@@ -14,7 +14,7 @@
 
 #include "btio.h"
 #include "fail.h"
-#include "files.h"
+#include "input.h"
 
 /* Up to max list-directed values of a line: words separated by blanks or commas. */
 static int split_values(char *line, char **words, int max)
@@ -76,12 +76,13 @@ static void trim_line(char *line)
 	memmove(line, line + lead, len - lead + 1);
 }
 
-int btio_read_input(const char *path, struct btio_setup *out, char *err, size_t errlen)
+int btio_read_input(MPI_Comm comm, const char *path, struct btio_setup *out, int *read_err,
+                    char *err, size_t errlen)
 {
-	char why[128];
-	FILE *f = sonde_fopen_input(path, why, sizeof why);
+	char why[256];
+	FILE *f = sonde_input_open(comm, path, read_err, why, sizeof why);
 	if (!f) {
-		if (errno == ENOENT)
+		if (*read_err == ENOENT)
 			snprintf(err, errlen, "No input file %s. Exiting ...", path);
 		else
 			snprintf(err, errlen, "cannot open input file %s: %s", path, why);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI-IO hints as IOR takes them: IOR_HINT__MPI__<key>=<value> from rank 0's environment and
- * from a hints file (-U) of the same lines, broadcast so every rank opens with the same
- * hints. Hints for other layers (IOR_HINT__GPFS__...) are counted and ignored. */
+ * from a hints file (-U) of the same lines, read by rank 0 and broadcast so every rank opens
+ * with the same hints. Hints for other layers (IOR_HINT__GPFS__...) are counted and ignored. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "files.h"
+#include "input.h"
 #include "ior.h"
 
 extern char **environ;
@@ -84,31 +85,17 @@ int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlis
 {
 	int rank;
 	MPI_Comm_rank(comm, &rank);
-	char *buf = NULL;
+	char *mine = NULL;
 	size_t len = 0;
-	long long head[3] = {0, 0, 0}; /* status, length, ignored */
+	int rc = 0;
 	*ignored = 0;
-	if (rank == 0) {
-		head[0] = gather_rank0(hints_file, &buf, &len, ignored, err, errlen);
-		head[1] = (long long)len;
-		head[2] = *ignored;
-	}
-	MPI_Bcast(head, 3, MPI_LONG_LONG, 0, comm);
-	if (head[0] < 0) {
-		free(buf);
-		return -1;
-	}
-	*ignored = (int)head[2];
-	if (rank != 0) {
-		buf = malloc((size_t)head[1] + 1);
-		if (!buf)
-			abort();
-		buf[head[1]] = '\0';
-	}
-	if (head[1] > 0)
-		MPI_Bcast(buf, (int)head[1], MPI_CHAR, 0, comm);
+	if (rank == 0)
+		rc = gather_rank0(hints_file, &mine, &len, ignored, err, errlen);
+	/* a failure is rank 0's alone: the caller's sonde_agree tells the others */
+	char *buf = sonde_bcast_text(comm, mine, rc < 0 ? 0 : len, &len);
+	free(mine);
 	/* the strings live for the whole run: the backend reads them at every open */
-	for (char *s = buf; s && *s;) {
+	for (char *s = buf; *s;) {
 		char *nl = strchr(s, '\n');
 		*nl = '\0';
 		sonde_strlist_push(out, s);
@@ -116,5 +103,5 @@ int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlis
 	}
 	if (!out->count)
 		free(buf);
-	return 0;
+	return rc;
 }

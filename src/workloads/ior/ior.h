@@ -127,12 +127,14 @@ int ior_preset_apply(struct ior_params *p, const struct sonde_option_set *given,
 /* The expanded IOR command line of a test, for the log. */
 void ior_command_line(const struct ior_params *p, char *buf, size_t len);
 
-/* script.c: reads -f FILE into tests (malloc'd array), each starting from *defaults. */
-int ior_script_read(const char *path, const struct ior_params *defaults, struct ior_test **tests,
-                    int *ntests, char *err, size_t errlen);
+/* script.c: reads -f FILE into tests (malloc'd array), each starting from *defaults.
+ * Collective over comm (rank 0 reads the file, every rank parses it; MPI_COMM_NULL: alone). */
+int ior_script_read(MPI_Comm comm, const char *path, const struct ior_params *defaults,
+                    struct ior_test **tests, int *ntests, char *err, size_t errlen);
 
 /* hints.c: MPI-IO hints from IOR_HINT__MPI__key=value in the environment and the hints
- * file; "key=value" strings (malloc'd). Returns 0 or -1 with err. */
+ * file; "key=value" strings (malloc'd). Collective; returns 0, or -1 with err on rank 0 only
+ * (the caller agrees on it). */
 int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlist *out,
                       int *ignored, char *err, size_t errlen);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "files.h"
+#include "input.h"
 #include "ior.h"
 
 static char *trim(char *s)
@@ -22,11 +22,12 @@ static char *trim(char *s)
 	return s;
 }
 
-int ior_script_read(const char *path, const struct ior_params *defaults, struct ior_test **tests,
-                    int *ntests, char *err, size_t errlen)
+int ior_script_read(MPI_Comm comm, const char *path, const struct ior_params *defaults,
+                    struct ior_test **tests, int *ntests, char *err, size_t errlen)
 {
-	char open_why[128];
-	FILE *f = sonde_fopen_input(path, open_why, sizeof open_why);
+	char open_why[256];
+	int open_err;
+	FILE *f = sonde_input_open(comm, path, &open_err, open_why, sizeof open_why);
 	if (!f) {
 		snprintf(err, errlen, "cannot open script file %s: %s", path, open_why);
 		return -1;

@@ -60,9 +60,9 @@ int mpiio_reads(const struct mpiio_params *p);
 /* Bad input every rank sees alike: rank 0 prints one line, every rank exits 2. */
 _Noreturn void mpiio_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Collective: rank 0 reads a small text file (-setup, -targets) and every rank gets the text,
- * so a missing file is one line ("-<option> <path>: <reason>") and exit 2. */
-char *mpiio_read_text(MPI_Comm comm, int rank, const char *option, const char *path);
+/* Collective: rank 0 reads a small text file (-setup, -targets) and every rank gets the text
+ * (sonde_input_read), so a missing file is one line ("-<option> <path>: <reason>") and exit 2. */
+char *mpiio_read_text(MPI_Comm comm, const char *option, const char *path);
 
 /* Aggregation (types 3 and 4): who writes, who sends to whom, and where each sender's objects
  * land. Every rank computes the same plan. Senders of an aggregator are kept in rank order, and

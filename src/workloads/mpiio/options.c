@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fail.h"
-#include "files.h"
+#include "input.h"
 #include "workloads/mpiio/mpiio.h"
 
 #define P(f) SONDE_FIELD(struct mpiio_params, f)
@@ -207,36 +207,14 @@ _Noreturn void mpiio_usage_error(const char *fmt, ...)
 	sonde_exit(SONDE_EXIT_USAGE);
 }
 
-char *mpiio_read_text(MPI_Comm comm, int rank, const char *option, const char *path)
+char *mpiio_read_text(MPI_Comm comm, const char *option, const char *path)
 {
-	char *text = NULL;
-	long len = -1;
-	char why[256] = "";
-	if (rank == 0) {
-		FILE *f = sonde_fopen_input(path, why, sizeof why);
-		if (f) {
-			size_t cap = 4096, n = 0;
-			text = malloc(cap);
-			size_t got;
-			while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
-				n += got;
-				if (n + 1 == cap)
-					text = realloc(text, cap *= 2);
-			}
-			if (!text || ferror(f))
-				snprintf(why, sizeof why, "cannot read it");
-			else
-				len = (long)n;
-			fclose(f);
-		}
-	}
-	MPI_Bcast(&len, 1, MPI_LONG, 0, comm);
-	if (len < 0)
+	char why[256];
+	int err;
+	size_t len;
+	char *text = sonde_input_read(comm, path, &len, &err, why, sizeof why);
+	if (!text)
 		mpiio_usage_error("-%s %s: %s", option, path, why);
-	if (rank != 0)
-		text = malloc((size_t)len + 1);
-	MPI_Bcast(text, (int)len, MPI_CHAR, 0, comm);
-	text[len] = '\0';
 	return text;
 }
 
@@ -299,7 +277,7 @@ static size_t field_size(enum sonde_opt_type t)
  * line; given[] becomes what either of them gave. */
 static void apply_setup(struct sonde_context *ctx, struct mpiio_params *p, unsigned char *given)
 {
-	char *text = mpiio_read_text(ctx->comm, ctx->rank, "setup", p->setup);
+	char *text = mpiio_read_text(ctx->comm, "setup", p->setup);
 	char **words;
 	int n = split_words(text, &words);
 	struct mpiio_params file;

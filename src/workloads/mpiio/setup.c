@@ -58,7 +58,7 @@ static const char *targets_line(const struct mpiio_run *run, int needed, int k)
 	static char **lines;
 	static int nlines;
 	if (!text) {
-		text = mpiio_read_text(run->ctx->comm, run->rank, "targets", run->p->targets);
+		text = mpiio_read_text(run->ctx->comm, "targets", run->p->targets);
 		for (char *s = text; *s;) {
 			char *nl = strchr(s, '\n');
 			char *end = nl ? nl : s + strlen(s);
