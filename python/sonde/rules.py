@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Rules that judge whether a launch is a valid procurement run, the result table made from the
-runs and the score (the JUPITER IOR rules: ../shared/seeds/ior-jupiter-benchmark-README.md;
-every rule is described in docs/suites.md).
+runs and the score (the rules of the JUPITER IOR benchmark, JSC's jubench-ior README; every
+rule is described in docs/suites.md).
 
 A rule reads the records the launch wrote (sonde.names spells every member it reads) and
 answers with a Verdict: pass or fail with the figures that decided, or error when the records

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "backend.h"
-#include "btio/btio.h"
 #include "fail.h"
 #include "json.h"
 #include "results.h"
 #include "workload.h"
+#include "workloads/btio/btio.h"
 
 /* What rank 0 learned from the input file, sent to everyone in one piece. */
 struct input_result {

@@ -23,11 +23,11 @@
 #include "clock.h"
 #include "fail.h"
 #include "files.h"
-#include "find/find.h"
 #include "json.h"
 #include "results.h"
 #include "stats.h"
 #include "workload.h"
+#include "workloads/find/find.h"
 
 enum tag { TAG_STEAL = 8101, TAG_WORK, TAG_TOKEN, TAG_DONE, TAG_MATCHES };
 enum color { WHITE, BLACK };

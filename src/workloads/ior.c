@@ -29,13 +29,13 @@
 #include "workloads/ior/reorder.h"
 #include "workloads/ior/run.h"
 
-static double now(const struct run *r)
+static double now(const struct ior_run *r)
 {
 	return sonde_clock_global(&r->clock, sonde_now());
 }
 
 /* The rank whose data this rank handles in a phase, and the file it is in. */
-static void target_of(const struct run *r, const struct ior_params *p, int offset, int rep,
+static void target_of(const struct ior_run *r, const struct ior_params *p, int offset, int rep,
                       struct ior_target *tg)
 {
 	tg->pretend = (r->rank + offset) % r->ntasks;
@@ -51,7 +51,7 @@ static void target_of(const struct run *r, const struct ior_params *p, int offse
  * it (kept in r until the next one), so that a symbolic link planted as the directory can never
  * redirect sonde's writes or removals (IOR followed one: it wrote into the link's target and
  * removed the file there). Returns 0, or a negative errno value with the message set. */
-static int enter_dir(struct run *r, const struct ior_params *p, struct ior_target *tg)
+static int enter_dir(struct ior_run *r, const struct ior_params *p, struct ior_target *tg)
 {
 	if (!p->unique_dir)
 		return 0;
@@ -78,14 +78,14 @@ static int enter_dir(struct run *r, const struct ior_params *p, struct ior_targe
 
 /* IOR's GetFileSize for CheckFileSize: a file that cannot be looked at counts as empty, and the
  * check then warns about the difference. */
-static int64_t stat_size(const struct run *r, const char *path)
+static int64_t stat_size(const struct ior_run *r, const char *path)
 {
 	struct stat st;
 	return r->backend->stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
 /* Opens the target: POSIX on each rank, MPI-IO collectively over the ranks sharing the file. */
-static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
+static struct sonde_file *open_target(struct ior_run *r, const struct ior_params *p,
                                       const struct ior_target *tg, int writing, int *err)
 {
 	struct sonde_io_options opt = {
@@ -108,7 +108,7 @@ static struct sonde_file *open_target(struct run *r, const struct ior_params *p,
 
 /* Empties a file that exists (the backend's truncate never follows a link planted at the path;
  * the open that follows reports the link). */
-static void empty_file(const struct run *r, const char *path)
+static void empty_file(const struct ior_run *r, const char *path)
 {
 	int rc = r->backend->truncate(path, 0);
 	if (rc < 0 && rc != -ENOENT && rc != -ELOOP)
@@ -131,7 +131,7 @@ struct phase {
 
 /* -u's directory: made for a write phase, entered for every phase. Returns 0, or an exit code
  * every rank agreed on. */
-static int unique_dir(struct run *r, const struct ior_params *p, struct phase *ph)
+static int unique_dir(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	char dir[4096];
 	ior_dir_of(ph->tg.path, dir, sizeof dir);
@@ -144,7 +144,7 @@ static int unique_dir(struct run *r, const struct ior_params *p, struct phase *p
 
 /* --drop-cache before a read: one rank per node (or every rank with its own file) asks the
  * kernel to drop the file's pages; rank 0 logs how many stayed (collective). */
-static void drop_cache(struct run *r, const struct ior_params *p, const struct phase *ph)
+static void drop_cache(struct ior_run *r, const struct ior_params *p, const struct phase *ph)
 {
 	int64_t mine[2] = {0, 0}, sum[2] = {0, 0};
 	if (p->fpp || r->ctx->topo.local_rank == 0)
@@ -162,7 +162,7 @@ static void drop_cache(struct run *r, const struct ior_params *p, const struct p
 }
 
 /* Everything before the barrier that starts the timed phase. Returns 0 or an exit code. */
-static int prepare(struct run *r, const struct ior_params *p, struct phase *ph)
+static int prepare(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	if (p->unique_dir) {
 		int code = unique_dir(r, p, ph);
@@ -187,7 +187,7 @@ static int prepare(struct run *r, const struct ior_params *p, struct phase *ph)
 
 /* The timed part, as IOR times it: open, transfers, close, each between global time stamps,
  * with -g's barriers. */
-static void timed(struct run *r, const struct ior_params *p, struct phase *ph)
+static void timed(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	struct ior_phase_out *po = &ph->po;
 	MPI_Barrier(r->comm);
@@ -233,7 +233,7 @@ static void timed(struct run *r, const struct ior_params *p, struct phase *ph)
 /* The ranks agree on the phase's first failure. A file that cannot be opened before the run
  * has used it is bad input when its path is (sonde_exit_class); anything else is an I/O error.
  * Returns 0 or an exit code. */
-static int agree(struct run *r, const struct ior_params *p, const struct phase *ph)
+static int agree(struct ior_run *r, const struct ior_params *p, const struct phase *ph)
 {
 	int any_open_failed = 0;
 	MPI_Allreduce(&ph->open_failed, &any_open_failed, 1, MPI_INT, MPI_MAX, r->comm);
@@ -248,7 +248,7 @@ static int agree(struct run *r, const struct ior_params *p, const struct phase *
 }
 
 /* -W and -R: the mismatches each rank saw, and IOR's lines when there were any. */
-static void verify(struct run *r, const struct ior_params *p, struct phase *ph)
+static void verify(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	int64_t checked = 0;
 	if (ph->v.errors)
@@ -277,7 +277,7 @@ static void verify(struct run *r, const struct ior_params *p, struct phase *ph)
 }
 
 /* IOR's CheckFileSize: stat sizes against the bytes actually moved. */
-static void check_file_size(struct run *r, const struct ior_test *t, struct phase *ph)
+static void check_file_size(struct ior_run *r, const struct ior_test *t, struct phase *ph)
 {
 	const struct ior_params *p = &t->p;
 	long long st = stat_size(r, ph->tg.io_path), st_sum = 0, st_min = 0, st_max = 0,
@@ -305,7 +305,7 @@ static void check_file_size(struct run *r, const struct ior_test *t, struct phas
 
 /* IOR's ReduceIterResults: each span from its earliest start to its latest stop over the ranks,
  * and the figures IOR derives from them. */
-static void reduce(struct run *r, const struct ior_params *p, struct phase *ph)
+static void reduce(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	struct ior_point *pt = ph->pt;
 	double red[IOR_T_N], send[IOR_T_N];
@@ -327,7 +327,7 @@ static void reduce(struct run *r, const struct ior_params *p, struct phase *ph)
 }
 
 /* -j's warnings, the row, --rank-details and the measurement record. */
-static void report(struct run *r, const struct ior_test *t, const struct phase *ph)
+static void report(struct ior_run *r, const struct ior_test *t, const struct phase *ph)
 {
 	const struct ior_params *p = &t->p;
 	if (p->outlier > 0)
@@ -343,7 +343,7 @@ static void report(struct run *r, const struct ior_test *t, const struct phase *
 /* One phase: prepare, the timed open-transfers-close, the agreement on failures, then (untimed)
  * verification, reduction and report; -W's check ends after its verification. Returns 0, or an
  * exit code after a failure every rank agreed on. */
-static int phase(struct run *r, struct ior_test *t, int rep, enum ior_access acc, int offset)
+static int phase(struct ior_run *r, struct ior_test *t, int rep, enum ior_access acc, int offset)
 {
 	const struct ior_params *p = &t->p;
 	struct phase *ph = calloc(1, sizeof *ph);
@@ -378,7 +378,7 @@ static int phase(struct run *r, struct ior_test *t, int rep, enum ior_access acc
 }
 
 /* The read-back offset of this rank for repetition rep, and the line that explains it. */
-static int read_offset(const struct run *r, const struct ior_params *p, int rep, int rank)
+static int read_offset(const struct ior_run *r, const struct ior_params *p, int rep, int rank)
 {
 	if (p->reorder)
 		return ior_offset_constant(&r->map, p->task_offset);
@@ -389,7 +389,7 @@ static int read_offset(const struct run *r, const struct ior_params *p, int rep,
 	return 0;
 }
 
-static void describe_shift(struct run *r, const struct ior_params *p, char *line, size_t len)
+static void describe_shift(struct ior_run *r, const struct ior_params *p, char *line, size_t len)
 {
 	line[0] = '\0';
 	r->read_shift = r->same_node_reads = -1;
@@ -427,7 +427,7 @@ static void describe_shift(struct run *r, const struct ior_params *p, char *line
 	free(offs);
 }
 
-static void remove_files(struct run *r, const struct ior_test *t, int rep)
+static void remove_files(struct ior_run *r, const struct ior_test *t, int rep)
 {
 	struct ior_target tg;
 	target_of(r, &t->p, 0, rep, &tg);
@@ -440,7 +440,7 @@ static void remove_files(struct run *r, const struct ior_test *t, int rep)
 	}
 }
 
-static uint64_t time_seed(struct run *r)
+static uint64_t time_seed(struct ior_run *r)
 {
 	uint64_t s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	MPI_Bcast(&s, 1, MPI_UINT64_T, 0, r->comm);
@@ -448,7 +448,7 @@ static uint64_t time_seed(struct run *r)
 }
 
 /* stoneWallingStatusFile: the pairs an earlier run's wear-out reached (collective). */
-static int read_status_file(struct run *r, const char *path, int64_t *pairs)
+static int read_status_file(struct ior_run *r, const char *path, int64_t *pairs)
 {
 	char why[256];
 	int err;
@@ -463,7 +463,7 @@ static int read_status_file(struct run *r, const char *path, int64_t *pairs)
 }
 
 /* A test's arrays, seeds and names, and the lines IOR prints before its table. */
-static void begin_test(struct run *r, struct ior_test *t)
+static void begin_test(struct ior_run *r, struct ior_test *t)
 {
 	struct ior_params *p = &t->p;
 	r->backend = sonde_backend_find(p->api);
@@ -495,7 +495,7 @@ static void begin_test(struct run *r, struct ior_test *t)
 	}
 }
 
-static void warn_existing_file(const struct run *r, const struct ior_params *p)
+static void warn_existing_file(const struct ior_run *r, const struct ior_params *p)
 {
 	if (!(p->write || p->check_write) || !(p->fpp || r->rank == 0))
 		return;
@@ -509,7 +509,7 @@ static void warn_existing_file(const struct run *r, const struct ior_params *p)
 }
 
 /* The remove after a repetition, timed between barriers as IOR times it. */
-static void remove_phase(struct run *r, struct ior_test *t, int rep)
+static void remove_phase(struct ior_run *r, struct ior_test *t, int rep)
 {
 	MPI_Barrier(r->comm);
 	double t0 = now(r);
@@ -522,7 +522,7 @@ static void remove_phase(struct run *r, struct ior_test *t, int rep)
 }
 
 /* One repetition: write, -W's check, read, remove. Returns 0 or an exit code. */
-static int repetition(struct run *r, struct ior_test *t, int rep, uint64_t base_seed)
+static int repetition(struct ior_run *r, struct ior_test *t, int rep, uint64_t base_seed)
 {
 	const struct ior_params *p = &t->p;
 	r->seed = base_seed;
@@ -579,7 +579,7 @@ static int repetition(struct run *r, struct ior_test *t, int rep, uint64_t base_
 }
 
 /* stoneWallingStatusFile: the wear-out's count, for a later read run (or IOR's log line). */
-static void save_stonewall_pairs(const struct run *r, const struct ior_test *t)
+static void save_stonewall_pairs(const struct ior_run *r, const struct ior_test *t)
 {
 	const struct ior_params *p = &t->p;
 	if (!p->wearout || !p->write || t->reps_done == 0 || r->rank != 0)
@@ -597,7 +597,7 @@ static void save_stonewall_pairs(const struct run *r, const struct ior_test *t)
 
 /* One test: its header, then its repetitions until they are done, -T's minutes have passed or
  * -q stops at a verification error; then its Max lines. */
-static int run_test(struct run *r, struct ior_test *t)
+static int run_test(struct ior_run *r, struct ior_test *t)
 {
 	const struct ior_params *p = &t->p;
 	begin_test(r, t);
@@ -723,7 +723,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	if (setup_tests(ctx, &cli, given, &tests, &ntests) < 0)
 		return SONDE_EXIT_USAGE;
 
-	struct run r = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .ntasks = ctx->size};
+	struct ior_run r = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .ntasks = ctx->size};
 	r.map.ntasks = ctx->size;
 	r.map.tasks_on_node0 = ctx->topo.tasks_per_node;
 	r.map.nnodes = ctx->topo.nnodes;

@@ -19,11 +19,11 @@
 #include "fail.h"
 #include "files.h"
 #include "json.h"
-#include "mib/mib.h"
 #include "profile.h"
 #include "results.h"
 #include "stats.h"
 #include "units.h"
+#include "workloads/mib/mib.h"
 
 enum stop { STOP_CALLS, STOP_TIME };
 

@@ -21,7 +21,7 @@ static int phase(struct mpiio_run *run, int write)
 	struct mpiio_verify v = {0};
 	mpiio_print_phase_start(run, write);
 	MPI_Barrier(run->ctx->comm);
-	if (run->p->type == 3 || run->p->type == 4)
+	if (mpiio_aggregating(run->p->type))
 		mpiio_aggregate_phase(run, write, &t, &v);
 	else
 		mpiio_direct_phase(run, write, &t, &v);

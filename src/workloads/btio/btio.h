@@ -6,8 +6,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "decomposition.h"
 #include "options.h"
+#include "workloads/btio/decomposition.h"
 
 #define BTIO_DEFAULT_INPUT "inputbt.data"
 #define BTIO_PATH_MAX      4096

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "btio.h"
 #include "pattern.h"
+#include "workloads/btio/btio.h"
 
 #define BTIO_SEED 0x4254494f /* "BTIO" */
 

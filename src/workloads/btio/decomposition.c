@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The cell arithmetic of BTIO (docs/workloads/btio.md): a dimension of G points is cut into n
  * pieces, the first G mod n of them one point longer. */
-#include "decomposition.h"
+#include "workloads/btio/decomposition.h"
 
 #include <math.h>
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "btio.h"
 #include "fail.h"
 #include "input.h"
+#include "workloads/btio/btio.h"
 
 /* Up to max list-directed values of a line: words separated by blanks or commas. */
 static int split_values(char *line, char **words, int max)

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "backend.h"
-#include "btio.h"
 #include "completion.h"
 #include "fail.h"
+#include "workloads/btio/btio.h"
 
 void btio_fail(struct btio_job *j, int err)
 {

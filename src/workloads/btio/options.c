@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "btio.h"
 #include "json.h"
+#include "workloads/btio/btio.h"
 
 static int parse_mode(void *cfg, const char *value, char *err, size_t errlen)
 {

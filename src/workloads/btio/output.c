@@ -3,8 +3,8 @@
  * columns and reals in 12 with 2 decimals (Fortran I9 and F12.2 after one blank). */
 #include <stdio.h>
 
-#include "btio.h"
 #include "units.h"
+#include "workloads/btio/btio.h"
 
 void btio_print_block(const struct btio_setup *s, int writing, int nprocs,
                       const struct btio_times *t, int64_t dumps, const char *banner,

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "find.h"
 #include "units.h"
+#include "workloads/find/find.h"
 
 int find_size_parse(const char *text, struct find_size *out, char *err, size_t errlen)
 {

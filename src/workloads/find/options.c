@@ -3,8 +3,8 @@
  * pfind's one-letter options, also as words (-C, -q 10000, -D rates). */
 #include <string.h>
 
-#include "find.h"
 #include "json.h"
+#include "workloads/find/find.h"
 
 #define F(field) SONDE_FIELD(struct find_params, field)
 

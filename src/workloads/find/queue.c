@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fail.h"
-#include "find.h"
+#include "workloads/find/find.h"
 
 static void grow(struct find_queue *q)
 {

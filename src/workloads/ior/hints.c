@@ -8,7 +8,7 @@
 
 #include "files.h"
 #include "input.h"
-#include "ior.h"
+#include "workloads/ior/ior.h"
 
 extern char **environ;
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ior.h"
 #include "units.h"
+#include "workloads/ior/ior.h"
 
 int ior_hog_sizes(const char *per_node, const char *per_task, int64_t *node_bytes,
                   int64_t *task_bytes, char *err, size_t errlen)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include "layout.h"
+#include "workloads/ior/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>

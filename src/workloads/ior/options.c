@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ior.h"
 #include "units.h"
+#include "workloads/ior/ior.h"
 
 #define F(field) SONDE_FIELD(struct ior_params, field)
 #define BIG      INT64_MAX

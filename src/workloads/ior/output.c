@@ -10,10 +10,10 @@
 #include <time.h>
 
 #include "files.h"
-#include "ior.h"
 #include "stats.h"
 #include "units.h"
 #include "workload.h"
+#include "workloads/ior/ior.h"
 
 #define MIB ((double)SONDE_MIB)
 

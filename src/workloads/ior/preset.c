@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ior.h"
 #include "units.h"
+#include "workloads/ior/ior.h"
 
 #define FAIL(...)                                                                                  \
 	do {                                                                                       \

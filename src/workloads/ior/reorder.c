@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* IOR's read-back rank offsets. The C library's rand() is used on purpose: IOR draws -Z
  * offsets with it, and the same library gives the same offsets for the same seed. */
-#include "reorder.h"
+#include "workloads/ior/reorder.h"
 
 #include <stdlib.h>
 

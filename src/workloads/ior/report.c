@@ -20,8 +20,8 @@ const char *ior_phase_name(enum ior_access acc)
 }
 
 /* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
-double *ior_rank_details(struct run *r, const struct ior_params *p, enum ior_access acc, int rep,
-                         const double *tm, int64_t moved)
+double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
+                         int rep, const double *tm, int64_t moved)
 {
 	double mine[4] = {tm[IOR_T_CLOSE1] - tm[IOR_T_OPEN0], tm[IOR_T_XFER1] - tm[IOR_T_XFER0],
 	                  (double)moved, 0};
@@ -81,7 +81,7 @@ static void rank_arrays(struct sonde_json *j, const double *all, int n)
 	sonde_json_array_end(j);
 }
 
-void ior_json_record(struct run *r, const struct ior_test *t, enum ior_access acc, int rep,
+void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
                      int verified, int64_t errors, const double *ranks)
 {
@@ -157,7 +157,8 @@ void ior_json_record(struct run *r, const struct ior_test *t, enum ior_access ac
 }
 
 /* -j: IOR's outlier warnings, one per rank and timer that is far from the mean. */
-void ior_outliers(struct run *r, const struct ior_params *p, enum ior_access acc, const double *tm)
+void ior_outliers(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
+                  const double *tm)
 {
 	const char *names[] = {"start time", "elapsed create time", "elapsed transfer time",
 	                       "elapsed close time", "end time"};
@@ -177,7 +178,7 @@ void ior_outliers(struct run *r, const struct ior_params *p, enum ior_access acc
 }
 
 /* JSON summary records: IOR's summary figures per test and operation. */
-void ior_json_summary(const struct run *r, const struct ior_test *t)
+void ior_json_summary(const struct ior_run *r, const struct ior_test *t)
 {
 	if (r->rank != 0 || !sonde_results_active())
 		return;

@@ -21,7 +21,7 @@ enum ior_access { IOR_WRITE, IOR_READ, IOR_WRITECHECK, IOR_READCHECK };
 enum { IOR_T_OPEN0, IOR_T_OPEN1, IOR_T_XFER0, IOR_T_XFER1, IOR_T_CLOSE0, IOR_T_CLOSE1, IOR_T_N };
 
 /* What a run shares between its phases. */
-struct run {
+struct ior_run {
 	struct sonde_context *ctx;
 	MPI_Comm comm;
 	int rank, ntasks;
@@ -65,7 +65,7 @@ struct ior_phase_out {
 
 /* transfer.c: the timed transfer loop of a phase (collective where IOR's is: the stonewall
  * broadcast, the wear-out reductions, collective I/O). */
-void ior_transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
+void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
                       const struct ior_target *tg, enum ior_access acc, struct ior_point *pt,
                       struct sonde_verify *v, struct ior_phase_out *po);
 
@@ -73,16 +73,17 @@ void ior_transfer_all(struct run *r, const struct ior_params *p, struct sonde_fi
 const char *ior_phase_name(enum ior_access acc);
 /* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective).
  * Returns the gathered figures on rank 0 (4 per rank: total s, transfer s, bytes; free()). */
-double *ior_rank_details(struct run *r, const struct ior_params *p, enum ior_access acc, int rep,
-                         const double *tm, int64_t moved);
+double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
+                         int rep, const double *tm, int64_t moved);
 /* The phase's measurement record (--json/--csv) and --latency line (collective). */
-void ior_json_record(struct run *r, const struct ior_test *t, enum ior_access acc, int rep,
+void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
                      const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
                      int verified, int64_t errors, const double *ranks);
 /* -j outlier warnings (collective). */
-void ior_outliers(struct run *r, const struct ior_params *p, enum ior_access acc, const double *tm);
+void ior_outliers(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
+                  const double *tm);
 /* Summary records of a test (rank 0). */
-void ior_json_summary(const struct run *r, const struct ior_test *t);
+void ior_json_summary(const struct ior_run *r, const struct ior_test *t);
 
 /* cache.c: --drop-cache on one file; resident and total pages afterwards. */
 void ior_drop_cache(const char *path, int64_t *resident, int64_t *total);

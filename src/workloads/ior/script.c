@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "input.h"
-#include "ior.h"
+#include "workloads/ior/ior.h"
 
 static char *trim(char *s)
 {

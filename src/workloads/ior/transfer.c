@@ -16,7 +16,7 @@
 #include "workloads/ior/layout.h"
 #include "workloads/ior/run.h"
 
-static void add_latency(struct run *r, double s)
+static void add_latency(struct ior_run *r, double s)
 {
 	if (r->nlat == r->caplat) {
 		r->caplat = r->caplat ? 2 * r->caplat : 4096;
@@ -29,7 +29,7 @@ static void add_latency(struct run *r, double s)
 
 /* One transfer; returns bytes moved, or -errno after a failure (reported with sonde_agree by
  * the phase). */
-static int64_t single(struct run *r, const struct ior_params *p, struct sonde_file *f,
+static int64_t single(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
                       const struct ior_target *tg, enum ior_access acc, int64_t offset,
                       struct sonde_verify *v)
 {
@@ -72,7 +72,7 @@ static int64_t single(struct run *r, const struct ior_params *p, struct sonde_fi
 
 /* One transfer; after a failure (po->failed) this rank moves nothing, and where collective I/O
  * needs its call to match the others' it makes the call empty, so that nobody waits for it. */
-static int64_t transfer_one(struct run *r, const struct ior_params *p, struct sonde_file *f,
+static int64_t transfer_one(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
                             const struct ior_target *tg, enum ior_access acc, int64_t offset,
                             struct sonde_verify *v, struct ior_phase_out *po)
 {
@@ -126,7 +126,7 @@ static int cursor_next(struct cursor *c)
 
 /* minTimeDuration: another pass over the file? Rank 0 decides for collective I/O, where
  * every rank must make the same calls. */
-static int again(const struct run *r, const struct ior_params *p, int hit, double start)
+static int again(const struct ior_run *r, const struct ior_params *p, int hit, double start)
 {
 	int more = !hit && sonde_now() - start < p->min_time;
 	if (p->collective && p->min_time)
@@ -136,7 +136,7 @@ static int again(const struct run *r, const struct ior_params *p, int hit, doubl
 
 /* The stonewall: the deadline has passed or the wear-out count is reached. Rank 0 decides for
  * collective I/O. */
-static int stonewall_hit(const struct run *r, const struct ior_params *p, int64_t pairs,
+static int stonewall_hit(const struct ior_run *r, const struct ior_params *p, int64_t pairs,
                          double start)
 {
 	int hit = (p->deadline && sonde_now() - start > p->deadline) ||
@@ -148,8 +148,8 @@ static int stonewall_hit(const struct run *r, const struct ior_params *p, int64_
 
 /* IOR's wear-out: the counts at the stonewall (logged with -v), and the busiest rank's count,
  * which every rank then reaches. */
-static int64_t wear_out_target(struct run *r, struct ior_point *pt, int64_t pairs, int64_t moved,
-                               double start)
+static int64_t wear_out_target(struct ior_run *r, struct ior_point *pt, int64_t pairs,
+                               int64_t moved, double start)
 {
 	long long mine = pairs, max = 0, min = 0, moved_ll = moved, min_moved = 0, sum = 0;
 	MPI_Allreduce(&mine, &max, 1, MPI_LONG_LONG, MPI_MAX, r->comm);
@@ -171,7 +171,7 @@ static int64_t wear_out_target(struct run *r, struct ior_point *pt, int64_t pair
 /* After a failure a rank goes on only as far as the others' collective calls need it
  * (collective I/O, the stonewall broadcast, the wear-out reductions), and the phase's agreement
  * reports the failure. */
-void ior_transfer_all(struct run *r, const struct ior_params *p, struct sonde_file *f,
+void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
                       const struct ior_target *tg, enum ior_access acc, struct ior_point *pt,
                       struct sonde_verify *v, struct ior_phase_out *po)
 {

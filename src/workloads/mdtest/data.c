@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mdtest.h"
+#include "workloads/mdtest/mdtest.h"
 
 /* The 8 bytes stamped at every MDTEST_DATA_STAMP boundary: the item number, mixed so that
  * item 0 is not a run of zero bytes. */

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "json.h"
-#include "mdtest.h"
+#include "workloads/mdtest/mdtest.h"
 
 #define F(field) SONDE_FIELD(struct mdtest_params, field)
 #define BIG      INT64_MAX

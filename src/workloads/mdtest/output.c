@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mdtest.h"
+#include "workloads/mdtest/mdtest.h"
 
 /* mdtest's name of each operation, and the phase name of the results records. */
 static const struct {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mdtest.h"
 #include "units.h"
+#include "workloads/mdtest/mdtest.h"
 
 #define BIG_ITEMS ((int64_t)1 << 62)
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mib.h"
+#include "workloads/mib/mib.h"
 
 int mib_data_init(struct mib_data *d, uint64_t seed, int writer, size_t call_size)
 {

@@ -9,7 +9,7 @@
 #include "backend.h"
 #include "fail.h"
 #include "fsinfo.h"
-#include "mib.h"
+#include "workloads/mib/mib.h"
 
 static const struct {
 	unsigned long magic;

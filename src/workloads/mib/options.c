@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "mib.h"
+#include "workloads/mib/mib.h"
 
 #define F(field) SONDE_FIELD(struct mib_params, field)
 

@@ -6,8 +6,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "mib.h"
 #include "units.h"
+#include "workloads/mib/mib.h"
 
 static const char *arch(void)
 {

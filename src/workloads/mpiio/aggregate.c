@@ -18,7 +18,7 @@
 
 static int64_t region_start(const struct mpiio_run *run, int agg)
 {
-	return run->p->type == 4 ? run->plan.first[agg] * run->p->size : 0;
+	return run->p->type == MPIIO_N_TO_M_TO_1 ? run->plan.first[agg] * run->p->size : 0;
 }
 
 /* Byte offset in the aggregator's file of object j of the sender in slot k. */

@@ -13,9 +13,23 @@
 #include "options.h"
 #include "workload.h"
 
+/* The I/O testing types of mpi_io_test, by the numbers -type takes: N processes write N files,
+ * one shared file, M files through M aggregators, one file through M aggregators, or M files
+ * shared by N/M processes each. */
+enum mpiio_type {
+	MPIIO_N_TO_N = 1,
+	MPIIO_N_TO_1 = 2,
+	MPIIO_N_TO_M_TO_M = 3,
+	MPIIO_N_TO_M_TO_1 = 4,
+	MPIIO_N_TO_M = 5,
+};
+
+/* Types 3 and 4: M aggregators do the I/O for the others. */
+int mpiio_aggregating(int type);
+
 /* The input parameters, named as the user's guide names them. */
 struct mpiio_params {
-	int type; /* 1 N->N, 2 N->1, 3 N->M->M, 4 N->M->1, 5 N->M files */
+	int type; /* enum mpiio_type (an int for the option table) */
 	int collective;
 	struct sonde_strlist num_io;
 	int nobj;

@@ -21,9 +21,9 @@ int mpiio_reads(const struct mpiio_params *p)
 	return (!p->op || strcmp(p->op, "read") == 0) && !p->nofile;
 }
 
-static int aggregating(const struct mpiio_params *p)
+int mpiio_aggregating(int type)
 {
-	return p->type == 3 || p->type == 4;
+	return type == MPIIO_N_TO_M_TO_M || type == MPIIO_N_TO_M_TO_1;
 }
 
 /* Where options the original accepted have no effect (struct sonde_option .inert): mpi_io_test
@@ -31,7 +31,9 @@ static int aggregating(const struct mpiio_params *p)
 
 static const char *unless_aggregating(const void *cfg)
 {
-	return aggregating(cfg) ? NULL : "applies to the aggregation types 3 and 4";
+	return mpiio_aggregating(((const struct mpiio_params *)cfg)->type)
+	           ? NULL
+	           : "applies to the aggregation types 3 and 4";
 }
 
 /* With types 1 and 2 every process does its own I/O: the original accepted -num_io there when
@@ -39,15 +41,18 @@ static const char *unless_aggregating(const void *cfg)
 static const char *unless_num_io_counts(const void *cfg)
 {
 	const struct mpiio_params *p = cfg;
-	return p->type == 1 || p->type == 2 ? "applies to types 3, 4 and 5 (with types 1 and 2 "
-	                                      "every process does its own I/O)"
-	                                    : NULL;
+	return p->type == MPIIO_N_TO_N || p->type == MPIIO_N_TO_1
+	           ? "applies to types 3, 4 and 5 (with types 1 and 2 "
+	             "every process does its own I/O)"
+	           : NULL;
 }
 
 static const char *unless_shared_file(const void *cfg)
 {
 	const struct mpiio_params *p = cfg;
-	return p->type == 2 || p->type == 5 ? NULL : "applies to the shared-file types 2 and 5";
+	return p->type == MPIIO_N_TO_1 || p->type == MPIIO_N_TO_M
+	           ? NULL
+	           : "applies to the shared-file types 2 and 5";
 }
 
 static const char *unless_file_io(const void *cfg)
@@ -347,7 +352,7 @@ void mpiio_params_free(struct mpiio_params *p)
 
 static void validate(const struct mpiio_params *p, const unsigned char *given, int nranks)
 {
-	int agg = aggregating(p);
+	int agg = mpiio_aggregating(p->type);
 	if (p->op && strcmp(p->op, "read") != 0 && strcmp(p->op, "write") != 0)
 		mpiio_usage_error("-op '%s': must be read or write", p->op);
 	if (p->size % 8 != 0)
@@ -364,16 +369,16 @@ static void validate(const struct mpiio_params *p, const unsigned char *given, i
 		mpiio_usage_error("-strided 1 is not available with aggregation (types 3 and 4)");
 	/* Types 1 and 2: the original took -num_io only when it named every process. */
 	int64_t m = mpiio_num_io_sum(&p->num_io);
-	if ((p->type == 1 || p->type == 2) && p->num_io.count && m != nranks)
+	if ((p->type == MPIIO_N_TO_N || p->type == MPIIO_N_TO_1) && p->num_io.count && m != nranks)
 		mpiio_usage_error("-num_io %lld: with type %d all %d processes do I/O (leave "
 		                  "-num_io out, or give %d)",
 		                  (long long)m, p->type, nranks, nranks);
-	if (p->targets && (p->type == 2 || p->type == 4))
+	if (p->targets && (p->type == MPIIO_N_TO_1 || p->type == MPIIO_N_TO_M_TO_1))
 		mpiio_usage_error(
 		    "-targets cannot be used with type %d (one shared file): use -target", p->type);
 	if (given_named(given, "target") && p->targets)
 		mpiio_usage_error("-target and -targets are exclusive");
-	if (p->type == 5 && !p->targets)
+	if (p->type == MPIIO_N_TO_M && !p->targets)
 		mpiio_usage_error("type 5 needs -targets FILE (line c+1 names file c)");
 	if (agg && p->csize && p->csize % (p->size * p->nobj) != 0)
 		mpiio_usage_error("-csize %lld: must be a multiple of nobj x size = %lld",

@@ -38,9 +38,9 @@ static void params_members(struct sonde_json *j, const struct mpiio_run *run)
  * their aggregator buffer, type 5 has none (its value was whatever -csize said, else 0). */
 static int64_t shown_csize(const struct mpiio_params *p)
 {
-	if (p->type == 1 || p->type == 2)
+	if (p->type == MPIIO_N_TO_N || p->type == MPIIO_N_TO_1)
 		return p->size;
-	if (p->type == 5)
+	if (p->type == MPIIO_N_TO_M)
 		return p->csize;
 	return p->csize ? p->csize : p->size * p->nobj;
 }
@@ -70,7 +70,7 @@ static void print_parameters(const struct mpiio_run *run, FILE *f)
 	fprintf(f, "I/O Testing type %s: %d\n", type_label(p->type), p->type);
 	fprintf(f, "Total number of processors (N): %d\n", run->nranks);
 	fprintf(f, "Total number of I/O processors (M): %d\n", run->writers);
-	if (p->type == 3 || p->type == 4) {
+	if (mpiio_aggregating(p->type)) {
 		char all[32];
 		snprintf(all, sizeof all, "%d", run->writers); /* no -num_io: every process */
 		print_words(f, "Number of I/O processors per host", &p->num_io, all);
@@ -261,7 +261,7 @@ static void print_phase(const struct mpiio_run *run, int write, const struct son
 	time_line(f, "MPI File Close Wait Time", "min [rank]  avg max [rank]", " ", &s[T_CLOSE],
 	          "  sec.");
 	rank_lines(f, pr, T_CLOSE, "File Close Time", 0);
-	if (p->type == 3 || p->type == 4) {
+	if (mpiio_aggregating(p->type)) {
 		time_line(f, "MPI Processor send wait time", h, "  ", &s[T_SEND], "  sec.");
 		receive_line(f, &s[T_RECV]);
 		rank_lines(f, pr, T_SEND, "Processor send wait time", 0);

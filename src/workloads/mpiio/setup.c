@@ -229,7 +229,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 
 	int n = run->nranks;
 	switch (p->type) {
-	case 1:
+	case MPIIO_N_TO_N:
 		run->writers = run->nfiles = n;
 		run->senders = n;
 		run->file_comm = MPI_COMM_SELF;
@@ -242,7 +242,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 			               "add %r to -target, or name one file per line in -targets");
 		share_shown(run, 0);
 		break;
-	case 2:
+	case MPIIO_N_TO_1:
 		run->writers = n;
 		run->nfiles = 1;
 		run->senders = n;
@@ -252,7 +252,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 		share_name(run);
 		share_shown(run, 0);
 		break;
-	case 5: {
+	case MPIIO_N_TO_M: {
 		int64_t m = p->num_io.count ? mpiio_num_io_sum(&p->num_io) : n;
 		if (m > n)
 			mpiio_usage_error("-num_io %lld: more files than the %d processes",
@@ -271,11 +271,12 @@ void mpiio_run_setup(struct mpiio_run *run)
 		share_shown(run, 0);
 		break;
 	}
-	default: {
+	case MPIIO_N_TO_M_TO_M:
+	case MPIIO_N_TO_M_TO_1: {
 		mpiio_plan_build(run);
 		struct mpiio_plan *pl = &run->plan;
 		run->writers = pl->naggs;
-		run->nfiles = p->type == 3 ? pl->naggs : 1;
+		run->nfiles = p->type == MPIIO_N_TO_M_TO_M ? pl->naggs : 1;
 		run->senders = 0;
 		for (int i = 0; i < pl->naggs; i++)
 			run->senders += pl->nsenders[i];
@@ -285,7 +286,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 			    "write");
 		int agg = pl->my_agg >= 0;
 		MPI_Comm_split(run->ctx->comm, agg ? 0 : MPI_UNDEFINED, run->rank, &run->agg_comm);
-		if (p->type == 3) {
+		if (p->type == MPIIO_N_TO_M_TO_M) {
 			run->file_comm = agg ? MPI_COMM_SELF : MPI_COMM_NULL;
 			run->file_rank = 0;
 			run->file_ranks = agg;
@@ -311,9 +312,9 @@ void mpiio_run_setup(struct mpiio_run *run)
 	}
 	run->job_bytes = run->senders * (int64_t)p->nobj * p->size;
 	int64_t objects = (int64_t)run->file_ranks * p->nobj; /* types 1, 2, 5 */
-	if (p->type == 3 && run->plan.my_agg >= 0)
+	if (p->type == MPIIO_N_TO_M_TO_M && run->plan.my_agg >= 0)
 		objects = (int64_t)run->plan.nsenders[run->plan.my_agg] * p->nobj;
-	else if (p->type == 4)
+	else if (p->type == MPIIO_N_TO_M_TO_1)
 		objects = run->senders * p->nobj;
 	run->layout_bytes = objects * p->size;
 	if (!p->nofile) {
