@@ -23,6 +23,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # without its warnings about missing hardware.
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# One machine, one user: PMIx's uid check. Its munge check, chosen when libmunge is installed (it
+# comes with Slurm), retries a munged that is not running for 2.3 s at every launch.
+export PMIX_MCA_psec=${PMIX_MCA_psec:-native}
 
 scratch=$(mktemp -d /tmp/sonde-demo.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
