@@ -342,7 +342,7 @@ def test_a_run_without_create_needs_the_earlier_runs_tree(shm_scratch):
     (["-f", "2", "-l", "1"], "first > last"),
     (["--posix.odirect", "-w", "100", "-e", "100"], "multiples of 4096"),
     (["-E", "-X", "-e", "10"], "give that run's -G"),
-    (["-x", ""], "an empty path"),
+    (["-x", ""], "option -x: empty value"),
     (["--savePerOpDataCSV", "x"], "--savePerOpDataCSV is not supported by sonde"),
     (["-g"], "-g is not supported by sonde"),
     (["-i", "0"], "option -i"),
