@@ -58,6 +58,9 @@ def shape(records):
 
 
 def launch_args(launch, scratch):
+    """The launch's arguments on a scratch directory of its own, made as the suite runner makes
+    the suite's scratch."""
+    scratch.mkdir(parents=True, exist_ok=True)
     args = [a.replace(QUICK.scratch, str(scratch)) for a in launch.args]
     for d in launch.mkdir:
         Path(d.replace(QUICK.scratch, str(scratch))).mkdir(parents=True, exist_ok=True)
