@@ -390,20 +390,20 @@ def test_checks_leave_the_timings_alone(flag, kernel):
     unchecked: every checked call filled and checked the whole 2 MiB buffer, and the other
     rank's untimed work became waiting time inside the next timed call (x1.24 at 8 B - 1 KiB
     with -c on a quiet machine). Checked and unchecked launches alternate (which goes first
-    swaps every round) so that both see the same machine; each round gives the ratio of their
-    medians over the small sizes, and the median ratio over the rounds must be within noise:
-    0.7 .. 1.15, which the old code failed by orders of magnitude and a 1.24 inflation fails
-    too. -C in the loop kernel times each call alone after a barrier, which measures slightly
-    faster than back-to-back calls, hence the lower bound."""
+    swaps every round) so that both see the same machine. A loaded machine only ever slows a
+    launch down, and a burst of load can cover two rounds in a row (ratios of 2.6 seen on 2
+    cores under a parallel build), so each variant's figure is its fastest launch over the
+    rounds: the ratio of those must be within noise, 0.7 .. 1.15, which the old code failed by
+    orders of magnitude and a 1.24 inflation of every launch fails too. -C in the loop kernel
+    times each call alone after a barrier, which measures slightly faster than back-to-back
+    calls, hence the lower bound."""
     base = ["-b", "8", "-e", "1M", "-i", "20"] + kernel
-    ratios = []
+    medians = {False: [], True: []}
     for rnd in range(5):
-        runs = {}
         for checked in ((False, True) if rnd % 2 == 0 else (True, False)):
             p = coll(base + ([flag] if checked else []) + ["Bcast"], np=2)
-            runs[checked] = medians_over_small_sizes(p.stdout, "Avg:")
-        ratios.append(runs[True] / runs[False])
-    assert 0.7 < statistics.median(ratios) < 1.15, ratios
+            medians[checked].append(medians_over_small_sizes(p.stdout, "Avg:"))
+    assert 0.7 < min(medians[True]) / min(medians[False]) < 1.15, medians
 
 
 @pytest.mark.parametrize("slow_rank", [0, 1])
