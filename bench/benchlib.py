@@ -44,6 +44,7 @@ def mpi_env(yield_when_idle=True):
     env = dict(os.environ)
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
+               PMIX_MCA_psec="native",  # no 2.3 s munge retries (README, Running)
                OMPI_MCA_mpi_yield_when_idle="1" if yield_when_idle else "0")
     return env
 

@@ -24,7 +24,8 @@ SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde"
 def env():
     e = dict(os.environ)
     e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-             OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+             OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_vader_single_copy_mechanism="none",
+             PMIX_MCA_psec="native")  # tests/integration/conftest.py says why
     return e
 
 

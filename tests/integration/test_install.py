@@ -31,7 +31,8 @@ def clean_env(extra=None):
            "LC_ALL": "C.UTF-8", "MANWIDTH": "100",
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl": "self,vader,tcp",
-           "OMPI_MCA_btl_vader_single_copy_mechanism": "none"}
+           "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
+           "PMIX_MCA_psec": "native"}  # conftest.py says why
     env.update(extra or {})
     return env
 
