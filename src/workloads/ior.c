@@ -690,7 +690,7 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 			ok = 0;
 		}
 		if (ok)
-			ok = ior_check_collisions(p, ctx->rank, err, sizeof err) == 0;
+			ok = ior_check_files(p, ctx->rank, err, sizeof err) == 0;
 	}
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return -1;

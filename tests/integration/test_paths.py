@@ -67,22 +67,30 @@ def test_empty_path_is_a_usage_error(tmp_path, args):
     assert os.listdir(tmp_path) == []
 
 
-def _long_name(tmp_path, length):
-    name = tmp_path / ("x" * (length - len(str(tmp_path)) - 1))
-    assert len(str(name)) == length
-    return name
+def test_test_file_that_is_a_directory_is_one_line(tmp_path):
+    out = run_sonde(["ior", "-w", "-r", "-t", "4k", "-b", "8k", "-o", tmp_path], np=2,
+                    check=False, timeout=BOUND)
+    assert out.returncode == 2
+    assert error_lines(out.stderr) == [
+        f"sonde ior: error: the test file {tmp_path} is a directory (-o names a file)"]
+    assert "warning" not in out.stderr
+
+
+def _names(tmp_path):
+    """The longest name the MPI library takes and one a character longer: Open MPI 4.1 aborts
+    past 244 characters (on fewer than 10 ranks); MPICH takes what the system takes, a part of
+    up to NAME_MAX (255) characters."""
+    if OPEN_MPI:
+        return [tmp_path / ("x" * (n - len(str(tmp_path)) - 1)) for n in (244, 245)]
+    return [tmp_path / ("x" * n) for n in (255, 256)]
 
 
 @pytest.mark.parametrize("workload", ["ior", "mpiio", "btio"])
 def test_name_too_long_for_the_mpi_library_is_refused_before_it_opens(tmp_path, workload):
     """Open MPI 4.1 writes "<name>.locktest.<rank>" into a 256-byte buffer at every
-    MPI_File_open and aborts past it; MPICH takes a name up to PATH_MAX. Each limit is refused
-    with one line, exit 2, before the library sees the name; a name one shorter works."""
-    limit = 244 if OPEN_MPI else 4095
-    for length, ok in [(limit, True), (limit + 1, False)]:
-        name = _long_name(tmp_path, length) if length < 4096 else None
-        if name is None:  # beyond PATH_MAX: made of short components
-            pytest.skip("the MPICH limit is PATH_MAX, checked by test_path_max_is_refused")
+    MPI_File_open and aborts past it. The limit is refused with one line, exit 2, before the
+    library sees the name; a name one shorter works."""
+    for name, ok in zip(_names(tmp_path), [True, False], strict=True):
         args = {"ior": ["ior", "-a", "MPIIO", "-w", "-k", "-t", "4k", "-b", "8k", "-o", name],
                 "mpiio": ["mpiio", "-type", 2, "-nobj", 2, "-size", "4K", "-target", name],
                 "btio": ["btio", "--method", 0, "--grid", "8x8x8", "--dumps", 1, "--dir",
@@ -94,8 +102,8 @@ def test_name_too_long_for_the_mpi_library_is_refused_before_it_opens(tmp_path, 
         else:
             assert out.returncode == 2, out.stderr
             (e,) = error_lines(out.stderr)
-            assert f"the name is {length} characters long" in e
-            assert not name.exists()
+            assert f"the name is {len(str(name))} characters long" in e
+            assert name.name not in os.listdir(tmp_path)
 
 
 def test_path_max_is_refused(tmp_path):

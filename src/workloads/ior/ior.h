@@ -196,8 +196,9 @@ int ior_summary_file(const struct ior_test *tests, int ntests, const char *began
 /* The file system line of the file system holding the test file path (fsinfo.h). */
 int ior_fs_of(const char *path, struct sonde_fs_usage *fs);
 
-/* Refuses (-1, a one-line reason in err) test file names of this rank, summaryFile, the rank CSV
- * or the status file that are the same file as a results file or as each other. */
-int ior_check_collisions(const struct ior_params *p, int rank, char *err, size_t errlen);
+/* Refuses (-1, a one-line reason in err) a test file name of this rank that is a directory, and
+ * test files, summaryFile, the rank CSV or the status file that are the same file as a results
+ * file or as each other. */
+int ior_check_files(const struct ior_params *p, int rank, char *err, size_t errlen);
 
 #endif
