@@ -135,6 +135,8 @@ void mpiio_start(struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf
 		count = offset < run->file_bytes ? (run->file_bytes - offset) / 8 : 0;
 	x->count = count;
 	x->req = MPI_REQUEST_NULL;
+	x->fh = fh;
+	x->offset = offset;
 	sonde_mpio_begin(&x->op, "%s %s at offset %lld", write ? "write" : "read", run->path,
 	                 (long long)offset);
 	int rc, n = (int)count;
@@ -159,10 +161,22 @@ int64_t mpiio_finish(struct mpiio_run *run, struct mpiio_xfer *x, double *buf, i
 		*wait += sonde_now() - t0;
 	}
 	int err = sonde_mpio_end(&x->op, rc, rc == MPI_SUCCESS ? &st : NULL, MPI_DOUBLE, &got);
-	if (!err && write && got < x->count) {
-		sonde_io_set_error("%s: %lld of %lld doubles written, and no error reported",
-		                   x->op.what, (long long)got, (long long)x->count);
-		err = -EIO;
+	/* A short write is finished with independent blocking writes (no other rank waits for
+	 * them): it was a moment's shortfall, or the next write says why (a full disk). */
+	while (!err && write && got < x->count) {
+		MPI_Count more = 0;
+		MPI_Offset at = x->offset + (MPI_Offset)got * 8;
+		sonde_mpio_begin(&x->op, "write %s at offset %lld (after %lld of %lld doubles)",
+		                 run->path, (long long)at, (long long)got, (long long)x->count);
+		rc =
+		    MPI_File_write_at(x->fh, at, buf + got, (int)(x->count - got), MPI_DOUBLE, &st);
+		err = sonde_mpio_end(&x->op, rc, &st, MPI_DOUBLE, &more);
+		if (!err && more == 0) {
+			sonde_io_set_error(
+			    "%s: the MPI library wrote nothing and reported no error", x->op.what);
+			err = -EIO;
+		}
+		got += more;
 	}
 	mpiio_fail(run, err);
 	/* What a short or failed read did not bring must not pass for data. */

@@ -192,14 +192,16 @@ void mpiio_close(struct mpiio_run *run, MPI_File *fh, int write, struct mpiio_ti
 /* One nonblocking transfer in flight, checked by the completion module (src/io/completion.h). */
 struct mpiio_xfer {
 	MPI_Request req;
+	MPI_File fh;
+	int64_t offset;
 	int start_rc;
 	int64_t count; /* doubles asked for */
 	struct sonde_mpio_op op;
 };
 /* One transfer of count doubles at offset: started (MPI_File_i{write,read}_at, their _all
  * forms with -collective), then completed; the wait is added to *wait. finish returns the
- * doubles moved; what a short read left is set to NaN; a failure or a short write is kept as
- * this rank's failure (mpiio_fail). */
+ * doubles moved; what a short read left is set to NaN; a short write is finished with blocking
+ * writes; a failure is kept as this rank's failure (mpiio_fail). */
 void mpiio_start(struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf, int64_t count,
                  int write, struct mpiio_xfer *x);
 int64_t mpiio_finish(struct mpiio_run *run, struct mpiio_xfer *x, double *buf, int write,
