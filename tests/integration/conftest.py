@@ -138,3 +138,8 @@ def shm_scratch():
     d = tempfile.mkdtemp(prefix="sonde-test-", dir="/dev/shm")
     yield Path(d)
     shutil.rmtree(d, ignore_errors=True)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fault_matrix: the cells of the fault matrix "
+                            "(test_fault_matrix.py); `-m 'not fault_matrix'` leaves them out")

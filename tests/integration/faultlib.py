@@ -2,8 +2,10 @@
 """Helpers of the fault tests: small file systems of their own (tmpfs, and a device-mapper
 device whose sectors fail with EIO), error lines, and a rank's process."""
 
+import ctypes
 import os
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -76,3 +78,31 @@ def rank_pid(root, rank):
                                                       f"PMI_RANK={rank}".encode())):
             return pid
     return None
+
+
+class Watch:
+    """Wakes up as soon as a file in a directory is written (inotify): a fault is injected
+    within microseconds of the record that announces a phase, not a polling interval later."""
+
+    IN_MODIFY, IN_CREATE = 0x2, 0x100
+
+    def __init__(self, directory):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1")
+        if self.libc.inotify_add_watch(self.fd, os.fsencode(str(directory)),
+                                       self.IN_MODIFY | self.IN_CREATE) < 0:
+            raise OSError(ctypes.get_errno(), f"inotify_add_watch {directory}")
+
+    def wait(self, timeout):
+        """Blocks until something in the directory changes or timeout seconds pass."""
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if ready:
+            try:
+                os.read(self.fd, 65536)
+            except BlockingIOError:
+                pass
+
+    def close(self):
+        os.close(self.fd)
