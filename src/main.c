@@ -55,12 +55,7 @@ static void print_usage(FILE *out)
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(out, "\nOptions every workload accepts:\n");
-	for (int i = 0; i < sonde_common_options.count; i++) {
-		const struct sonde_option *o = &sonde_common_options.options[i];
-		char spelled[64];
-		snprintf(spelled, sizeof spelled, "--%s %s", o->name, o->metavar);
-		fprintf(out, "  %-14s %s\n", spelled, o->help);
-	}
+	sonde_options_list(&sonde_common_options, SONDE_SECTION_OPTIONS, out);
 	fprintf(out,
 	        "\nLaunch with mpirun or srun, e.g. mpirun -n 4 sonde ior -w -r -o /scratch/f\n");
 }

@@ -436,8 +436,7 @@ int sonde_options_have_section(const struct sonde_option_table *t, enum sonde_op
 	return 0;
 }
 
-static void print_section(const struct sonde_option_table *t, enum sonde_option_section s,
-                          FILE *out)
+void sonde_options_list(const struct sonde_option_table *t, enum sonde_option_section s, FILE *out)
 {
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
@@ -465,18 +464,18 @@ void sonde_options_help(const struct sonde_option_table *t, FILE *out)
 	if (t->summary)
 		fprintf(out, "%s\n\n", t->summary);
 	fprintf(out, "Options:\n");
-	print_section(t, SONDE_SECTION_OPTIONS, out);
+	sonde_options_list(t, SONDE_SECTION_OPTIONS, out);
 	if (sonde_options_have_section(t, SONDE_SECTION_REFUSED)) {
 		fprintf(out, "\nOptions of the original that sonde refuses:\n");
-		print_section(t, SONDE_SECTION_REFUSED, out);
+		sonde_options_list(t, SONDE_SECTION_REFUSED, out);
 	}
 	if (sonde_options_have_section(t, SONDE_SECTION_DIRECTIVES)) {
 		fprintf(out, "\n%s These are directives only:\n", sonde_options_directives_intro);
-		print_section(t, SONDE_SECTION_DIRECTIVES, out);
+		sonde_options_list(t, SONDE_SECTION_DIRECTIVES, out);
 	}
 	if (t != &sonde_common_options) {
 		fprintf(out, "\nCommon options:\n");
-		print_section(&sonde_common_options, SONDE_SECTION_OPTIONS, out);
+		sonde_options_list(&sonde_common_options, SONDE_SECTION_OPTIONS, out);
 	}
 	if (t->epilog)
 		fprintf(out, "\n%s\n", t->epilog);

@@ -159,6 +159,8 @@ int sonde_options_have_section(const struct sonde_option_table *t, enum sonde_op
 /* What directives are, for the texts that list them. */
 extern const char sonde_options_directives_intro[];
 
+/* The entries of one section as --help lists them, two columns. */
+void sonde_options_list(const struct sonde_option_table *t, enum sonde_option_section s, FILE *out);
 void sonde_options_help(const struct sonde_option_table *t, FILE *out);
 /* Markdown table of the options, for docs/options/. */
 void sonde_options_markdown(const struct sonde_option_table *t, FILE *out);

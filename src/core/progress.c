@@ -1,52 +1,102 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The --progress line (progress.h). */
 #include "progress.h"
 
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "workload.h"
 
-#define REDRAW_INTERVAL 0.25 /* seconds between redraws of the bar */
-#define BAR_WIDTH       30
+#define FIRST_LINE    1.0  /* seconds into a phase before anything is shown */
+#define REDRAW_PERIOD 0.25 /* seconds between redraws on a terminal */
+#define LOG_PERIOD    10.0 /* seconds between lines elsewhere */
 
-static int decile(const struct sonde_progress *p, int64_t done)
+/* Whether this process may write to the terminal at fd without being stopped: a process outside
+ * the terminal's foreground group (Open MPI starts its ranks in groups of their own) gets SIGTTOU
+ * for writing when the terminal has TOSTOP set. */
+static int may_write(int fd)
 {
-	if (p->total <= 0)
-		return 10;
-	if (done >= p->total)
-		return 10;
-	return done <= 0 ? 0 : (int)(done * 10 / p->total);
+	struct termios t;
+	return tcgetattr(fd, &t) == 0 && (!(t.c_lflag & TOSTOP) || tcgetpgrp(fd) == getpgrp());
 }
 
-static int percent(const struct sonde_progress *p)
+/* The terminal to redraw on: stderr when it is one, else the controlling terminal; -1 for
+ * none. Looked for once per process. */
+static int terminal(int *redraw)
 {
-	if (p->total <= 0 || p->done >= p->total)
-		return 100;
-	return p->done <= 0 ? 0 : (int)(p->done * 100 / p->total);
+	static int fd = -2;
+	if (fd == -2) {
+		fd = isatty(STDERR_FILENO) ? STDERR_FILENO : -1;
+		if (fd < 0)
+			fd = open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && !may_write(fd)) {
+			if (fd != STDERR_FILENO)
+				close(fd);
+			fd = -1;
+		}
+	}
+	*redraw = fd >= 0;
+	return fd >= 0 ? fd : STDERR_FILENO;
 }
 
-/* A count with an SI prefix: progress counts bytes, files or calls alike. */
-static void format_rate(char *s, size_t n, double rate)
+void sonde_progress_begin(struct sonde_progress *p, const struct sonde_context *ctx,
+                          const char *label, enum sonde_progress_unit unit, int64_t total,
+                          int64_t scale, double deadline)
 {
-	const char *prefix = " kMGTP";
-	int i = 0;
-	while (rate >= 1000 && i < 5) {
-		rate /= 1000;
+	memset(p, 0, sizeof *p);
+	p->fd = -1;
+	if (!ctx->common.progress || ctx->rank != 0)
+		return;
+	if (ctx->common.progress_lines) {
+		p->fd = STDERR_FILENO;
+		p->period = ctx->common.progress_interval;
+	} else {
+		p->fd = terminal(&p->redraw);
+		p->period = p->redraw ? REDRAW_PERIOD : LOG_PERIOD;
+	}
+	p->workload = ctx->workload;
+	p->label = label;
+	p->unit = unit;
+	p->total = total > 0 ? total : 0;
+	p->scale = scale > 0 ? scale : 1;
+	p->deadline = deadline > 0 ? deadline : 0;
+	p->start = sonde_now();
+	p->next = p->start + (p->redraw ? FIRST_LINE : p->period);
+}
+
+void sonde_progress_in_lines(struct sonde_progress *p)
+{
+	if (p->fd < 0 || !p->redraw)
+		return;
+	p->fd = STDERR_FILENO;
+	p->redraw = 0;
+	p->period = LOG_PERIOD;
+	p->next = p->start + LOG_PERIOD;
+}
+
+/* v with a binary prefix for bytes ("1.23 GiB"), a decimal one for counts ("4.56M"): three
+ * digits, never an exponent (1000 to 1023 of a binary unit have four); whole numbers without a
+ * prefix ("512 B", "6"). */
+static void amount(char *s, size_t n, double v, enum sonde_progress_unit unit)
+{
+	static const char *const bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	static const char *const dec[] = {"", "k", "M", "G", "T", "P"};
+	int bytes = unit == SONDE_PROGRESS_BYTES, i = 0;
+	double step = bytes ? 1024 : 1000;
+	while (v >= step && i < 5) {
+		v /= step;
 		i++;
 	}
-	if (i)
-		snprintf(s, n, "%.3g%c/s", rate, prefix[i]);
-	else
-		snprintf(s, n, "%.3g/s", rate);
+	int decimals = i == 0 || v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2;
+	snprintf(s, n, "%.*f%s%s", decimals, v, bytes ? " " : "", bytes ? bin[i] : dec[i]);
 }
 
-static void format_eta(char *s, size_t n, double seconds)
+static void clock_time(char *s, size_t n, double seconds)
 {
-	if (!(seconds >= 0) || seconds > 359999) {
-		snprintf(s, n, "--:--");
-		return;
-	}
 	long t = (long)(seconds + 0.5);
 	if (t >= 3600)
 		snprintf(s, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
@@ -54,82 +104,66 @@ static void format_eta(char *s, size_t n, double seconds)
 		snprintf(s, n, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Rate so far and the time left at that rate. */
-static void figures(const struct sonde_progress *p, double now, char *rate, char *eta, size_t n)
+/* "write  45%  5.50 GiB of 12.2 GiB  1.23 GiB/s  0:07 left" (what is not known is left out). */
+static void format_line(const struct sonde_progress *p, int64_t done, double now, char *line,
+                        size_t len)
 {
-	double elapsed = now - p->start;
-	double r = elapsed > 0 ? (double)p->done / elapsed : 0;
-	format_rate(rate, n, r);
-	format_eta(eta, n, r > 0 ? (double)(p->total - p->done) / r : -1);
-}
-
-static void draw_bar(struct sonde_progress *p, double now)
-{
-	char bar[BAR_WIDTH + 1], rate[32], eta[32];
-	int pct = percent(p), fill = pct * BAR_WIDTH / 100;
-	memset(bar, '#', (size_t)fill);
-	memset(bar + fill, ' ', (size_t)(BAR_WIDTH - fill));
-	bar[BAR_WIDTH] = '\0';
-	figures(p, now, rate, eta, sizeof rate);
-	fprintf(stderr, "\r%s [%s] %3d%% %s ETA %s\033[K", p->label, bar, pct, rate, eta);
-	fflush(stderr);
-	p->last_draw = now;
-}
-
-static void print_line(struct sonde_progress *p, double now)
-{
-	char rate[32], eta[32];
-	figures(p, now, rate, eta, sizeof rate);
-	fprintf(stderr, "%s: %3d%% (%lld/%lld) %s ETA %s\n", p->label, percent(p),
-	        (long long)p->done, (long long)p->total, rate, eta);
-	fflush(stderr);
-	p->last_draw = now;
-}
-
-void sonde_progress_begin(struct sonde_progress *p, int rank, const char *label, int64_t total,
-                          int force)
-{
-	memset(p, 0, sizeof *p);
-	p->label = label;
-	p->total = total;
-	if (rank != 0)
-		return;
-	p->tty = isatty(STDERR_FILENO);
-	p->enabled = p->tty || force;
-	p->start = sonde_now();
-	if (p->enabled && p->tty)
-		draw_bar(p, p->start);
-}
-
-void sonde_progress_update(struct sonde_progress *p, int64_t done)
-{
-	if (!p->enabled)
-		return;
-	int64_t before = p->done;
-	p->done = done;
-	if (p->tty) {
-		double now = sonde_now();
-		if (now - p->last_draw >= REDRAW_INTERVAL ||
-		    (done >= p->total && before < p->total))
-			draw_bar(p, now);
-	} else if (decile(p, done) > decile(p, before)) {
-		print_line(p, sonde_now());
+	double elapsed = now - p->start, job = (double)done * (double)p->scale;
+	double rate = elapsed > 0 ? job / elapsed : 0;
+	double frac = p->total ? (double)done / (double)p->total : 0;
+	double left =
+	    p->total && done > 0 ? (double)(p->total - done) * elapsed / (double)done : INFINITY;
+	if (p->deadline) {
+		frac = fmax(frac, elapsed / p->deadline);
+		left = fmin(left, p->deadline - elapsed);
 	}
+	char a[32], b[32], r[32], t[32];
+	amount(a, sizeof a, job, p->unit);
+	amount(r, sizeof r, rate, p->unit);
+	int at = snprintf(line, len, "%s", p->label);
+	if (p->total || p->deadline)
+		at += snprintf(line + at, len - (size_t)at, " %3d%%", (int)(fmin(frac, 1) * 100));
+	at += snprintf(line + at, len - (size_t)at, "  %s", a);
+	if (p->total) {
+		amount(b, sizeof b, (double)p->total * (double)p->scale, p->unit);
+		at += snprintf(line + at, len - (size_t)at, " of %s", b);
+	}
+	at += snprintf(line + at, len - (size_t)at, "  %s/s", r);
+	if (isfinite(left) && left >= 0) {
+		clock_time(t, sizeof t, left);
+		snprintf(line + at, len - (size_t)at, "  %s left", t);
+	}
+}
+
+static void put(int fd, const char *text)
+{
+	size_t n = strlen(text);
+	while (n > 0) {
+		ssize_t w = write(fd, text, n);
+		if (w <= 0)
+			return; /* a progress line is never worth an error */
+		text += w;
+		n -= (size_t)w;
+	}
+}
+
+void sonde_progress_show(struct sonde_progress *p, int64_t done)
+{
+	double now = sonde_now();
+	char line[200], out[256];
+	format_line(p, done, now, line, sizeof line);
+	if (p->redraw)
+		snprintf(out, sizeof out, "\r%s\033[K", line);
+	else
+		snprintf(out, sizeof out, "sonde %s: %s\n", p->workload, line);
+	put(p->fd, out);
+	p->drawn = p->redraw;
+	p->next = now + p->period;
 }
 
 void sonde_progress_end(struct sonde_progress *p)
 {
-	if (!p->enabled)
-		return;
-	double now = sonde_now();
-	if (p->tty) {
-		draw_bar(p, now);
-		fputc('\n', stderr);
-	} else if (p->done < p->total) {
-		/* Stopped early: say where, or the log would end at the last tenth. */
-		fprintf(stderr, "%s: stopped at %d%% (%lld/%lld) after %.1f s\n", p->label,
-		        percent(p), (long long)p->done, (long long)p->total, now - p->start);
-	}
-	fflush(stderr);
-	p->enabled = 0;
+	if (p->fd >= 0 && p->drawn)
+		put(p->fd, "\r\033[K");
+	p->fd = -1;
 }

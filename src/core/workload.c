@@ -1,17 +1,44 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "workload.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fail.h"
 #include "results.h"
+#include "units.h"
+
+/* --progress-interval SECONDS: lines every SECONDS, and --progress with it. */
+static int parse_progress_interval(void *cfg, const char *value, char *err, size_t errlen)
+{
+	struct sonde_common *c = cfg;
+	double seconds;
+	if (sonde_parse_double(value, &seconds, err, errlen) < 0)
+		return -1;
+	if (seconds < 0) {
+		snprintf(err, errlen, "'%s' is negative (seconds, 0 for a line at every step)",
+		         value);
+		return -1;
+	}
+	c->progress = 1;
+	c->progress_lines = 1;
+	c->progress_interval = seconds;
+	return 0;
+}
 
 static const struct sonde_option common_options[] = {
     {0, "json", SONDE_OPT_STRING, offsetof(struct sonde_common, json_path), "FILE",
      "append JSON Lines result records to FILE (never truncated)"},
     {0, "csv", SONDE_OPT_STRING, offsetof(struct sonde_common, csv_path), "FILE",
      "append one CSV row per measurement to FILE"},
+    {0, "progress", SONDE_OPT_FLAG, offsetof(struct sonde_common, progress), NULL,
+     "show a live line during long phases: done, rate, time left (rank 0, on the terminal; "
+     "every 10 s on stderr otherwise)"},
+    {0, "progress-interval", SONDE_OPT_CALLBACK, 0, "SECONDS",
+     "--progress as a line on stderr every SECONDS (0: at every step), never redrawn, even on a "
+     "terminal (a log kept with tee)",
+     .parse = parse_progress_interval},
 };
 
 const struct sonde_option_table sonde_common_options = {

@@ -12,6 +12,10 @@
 struct sonde_common {
 	const char *json_path; /* --json FILE: append JSON Lines records */
 	const char *csv_path;  /* --csv FILE: append CSV rows */
+	int progress;          /* --progress: a live line on long phases (progress.h) */
+	/* --progress-interval: lines on stderr, never redrawn, every progress_interval seconds */
+	int progress_lines;
+	double progress_interval;
 };
 
 struct sonde_context {

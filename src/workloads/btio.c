@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "fail.h"
 #include "json.h"
+#include "progress.h"
 #include "results.h"
 #include "workload.h"
 #include "workloads/btio/btio.h"
@@ -226,6 +227,10 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		                        writing || !s->write ? SONDE_STAGE_INPUT : SONDE_STAGE_RUN);
 	}
 	double open = MPI_Wtime() - t0;
+	/* every rank takes part in every dump: rank 0's count of the job's bytes is the job's */
+	struct sonde_progress live;
+	sonde_progress_begin(&live, ctx, writing ? "write" : "read", SONDE_PROGRESS_BYTES,
+	                     L->record_bytes * s->dumps, 1, 0);
 	for (int64_t d = 0; d < s->dumps; d++) {
 		double t = MPI_Wtime();
 		if (writing) {
@@ -248,7 +253,9 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 			btio_check_dump(L, d, path, &j.data, ctx->rank, &chk);
 			untimed += MPI_Wtime() - t;
 		}
+		sonde_progress_update(&live, (d + 1) * L->record_bytes);
 	}
+	sonde_progress_end(&live);
 	ops->close(&j);
 	double elapsed = MPI_Wtime() - t0 - untimed;
 	/* A phase with a failure has no figures: one line names it. */

@@ -14,6 +14,7 @@
 
 #include "fail.h"
 #include "json.h"
+#include "progress.h"
 #include "results.h"
 #include "workload.h"
 #include "workloads/coll/coll.h"
@@ -334,15 +335,29 @@ static int64_t run_test(const struct coll_cfg *cfg, struct coll_call *c,
 	return errors;
 }
 
+/* The tests of one operation on one communicator: one, or one per message size it runs at. */
+static int64_t tests_of(const struct coll_cfg *cfg, const struct coll_op *op)
+{
+	if (op->flags & COLL_NO_SIZE)
+		return 1;
+	int64_t n = 0;
+	for (int64_t size = cfg->begin; size <= cfg->end; size = size > 0 ? size * 2 : 1)
+		n += coll_op_runs_at(op, size);
+	return n;
+}
+
 static int64_t run_op(const struct coll_cfg *cfg, const struct coll_op *op,
-                      const struct comm_entry *ce, struct coll_buffers *b, int world_rank)
+                      const struct comm_entry *ce, struct coll_buffers *b, int world_rank,
+                      struct sonde_progress *live, int64_t *done)
 {
 	struct coll_call c = {.op = op, .comm = ce->comm, .world_rank = world_rank, .b = b};
 	MPI_Comm_rank(ce->comm, &c.rank);
 	MPI_Comm_size(ce->comm, &c.nranks);
 	if (op->flags & COLL_NO_SIZE) {
 		c.type = MPI_BYTE;
-		return run_test(cfg, &c, ce);
+		int64_t errors = run_test(cfg, &c, ce);
+		sonde_progress_update(live, ++*done);
+		return errors;
 	}
 	int reduction = (op->flags & COLL_REDUCTION) != 0;
 	c.type = reduction ? MPI_DOUBLE : MPI_BYTE;
@@ -352,6 +367,7 @@ static int64_t run_op(const struct coll_cfg *cfg, const struct coll_op *op,
 		c.size = size;
 		c.count = (int)(reduction ? size / (int64_t)sizeof(double) : size);
 		int64_t errors = run_test(cfg, &c, ce);
+		sonde_progress_update(live, ++*done);
 		if (errors)
 			return errors;
 	}
@@ -397,11 +413,19 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 
 	struct comm_entry *comms;
 	int ncomms = build_comms(&cfg, ctx->rank, ctx->size, &comms);
-	int64_t errors = 0;
+	int64_t errors = 0, tests = 0, done = 0;
+	for (int o = 0; o < coll_nops; o++)
+		if (selected[o])
+			tests += ncomms * tests_of(&cfg, &coll_ops[o]);
+	struct sonde_progress live;
+	sonde_progress_begin(&live, ctx, "tests", SONDE_PROGRESS_ITEMS, tests, 1, 0);
+	sonde_progress_in_lines(&live);
 	for (int k = 0; k < ncomms && !errors; k++)
 		for (int o = 0; o < coll_nops && !errors; o++)
 			if (selected[o])
-				errors = run_op(&cfg, &coll_ops[o], &comms[k], &b, ctx->rank);
+				errors = run_op(&cfg, &coll_ops[o], &comms[k], &b, ctx->rank, &live,
+				                &done);
+	sonde_progress_end(&live);
 	free_comms(comms, ncomms);
 
 	if (ctx->rank == 0 && !errors) {

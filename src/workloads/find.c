@@ -24,6 +24,7 @@
 #include "fail.h"
 #include "files.h"
 #include "json.h"
+#include "progress.h"
 #include "results.h"
 #include "stats.h"
 #include "workload.h"
@@ -524,13 +525,20 @@ static void walk(struct walker *w, const char *root)
 	w->have_token = w->rank == 0;
 	if (w->rank == 0)
 		start(w, root);
+	/* the ranks share the tree by stealing work, so each scans about as much as rank 0 */
+	struct sonde_progress live;
+	sonde_progress_begin(&live, w->ctx, "scan", SONDE_PROGRESS_ITEMS, 0, w->size,
+	                     w->p.stonewall);
 	for (;;) {
-		if (has_work(w))
+		if (has_work(w)) {
 			work_step(w);
+			sonde_progress_update(&live, w->n[SCANNED]);
+		}
 		serve_requests(w);
 		if (!has_work(w) && idle_step(w))
 			break;
 	}
+	sonde_progress_end(&live);
 	flush_matches(w);
 	drain(w);
 	check_mpi(MPI_Buffer_detach(&bsend, &bsize), "MPI_Buffer_detach");

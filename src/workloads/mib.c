@@ -20,6 +20,7 @@
 #include "files.h"
 #include "json.h"
 #include "profile.h"
+#include "progress.h"
 #include "results.h"
 #include "stats.h"
 #include "units.h"
@@ -191,6 +192,9 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 	size_t size = (size_t)p->call_size;
 	struct mib_bar bar;
 	mib_bar_begin(&bar, p->show_progress && report_here(m), p, ph->name);
+	struct sonde_progress live;
+	sonde_progress_begin(&live, m->ctx, ph->name, SONDE_PROGRESS_BYTES,
+	                     p->call_limit * p->call_size, m->tasks, p->time_limit);
 	double t = sonde_now();
 	ph->start = t;
 	sonde_profile_init(&ph->profile, t);
@@ -227,8 +231,10 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 		ph->calls++;
 		record_call(m, ph, t0, t);
 		mib_bar_update(&bar, (int)ph->calls, t - ph->start);
+		sonde_progress_update(&live, ph->bytes);
 	} while (ph->calls < p->call_limit && t < limit);
 	mib_bar_end(&bar);
+	sonde_progress_end(&live);
 	ph->last_end = t;
 	ph->stop = ph->calls >= p->call_limit ? STOP_CALLS : STOP_TIME;
 }

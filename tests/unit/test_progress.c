@@ -1,179 +1,218 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Progress: the forced (non-terminal) lines every tenth, nothing when not asked or not rank 0, and
- * the redrawn bar on a terminal. */
+/* --progress: the line's figures (amounts, rate, percentage, time left, by amount and by
+ * deadline), lines every 10 seconds on stderr when there is no terminal, the redrawn line on a
+ * terminal (nothing in a phase's first second, then at most four draws a second, erased at the
+ * end), and nothing at all without --progress or on ranks other than 0. The cases that need a
+ * process without a controlling terminal run in children forked before MPI_Init (setsid). */
 #include <mpi.h>
 #include <pty.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "clock.h"
 #include "progress.h"
+#include "workload.h"
 
-static int saved_stderr = -1;
+static struct sonde_context ctx = {.workload = "testload", .common = {.progress = 1}};
+/* --progress-interval 0: a line at every update, wherever stderr goes */
+static struct sonde_context every = {.workload = "testload",
+                                     .common = {.progress = 1, .progress_lines = 1}};
 
-/* Sends stderr to fd until restore_stderr(). */
-static void capture_stderr(int fd)
+static int matches(const char *text, const char *pattern)
+{
+	regex_t re;
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	int ok = regexec(&re, text, 0, NULL, 0) == 0;
+	regfree(&re);
+	if (!ok)
+		fprintf(stderr, "  text: %s\n  pattern: %s\n", text, pattern);
+	return ok;
+}
+
+/* Sends stderr to fd; returns the saved stderr. */
+static int redirect_stderr(int fd)
 {
 	fflush(stderr);
-	saved_stderr = dup(2);
+	int saved = dup(2);
 	dup2(fd, 2);
+	return saved;
 }
 
-static void restore_stderr(void)
+static void read_all(int fd, char *buf, size_t len)
 {
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
+	size_t at = 0;
+	ssize_t r;
+	while (at < len - 1 && (r = read(fd, buf + at, len - 1 - at)) > 0)
+		at += (size_t)r;
+	buf[at] = '\0';
 }
 
-static FILE *temp_file(void)
+/* A line as if the phase had run `elapsed` seconds (p->start moved back). */
+static void line_after(struct sonde_progress *p, double elapsed, int64_t done)
+{
+	p->start = sonde_now() - elapsed;
+	sonde_progress_show(p, done);
+}
+
+/* Child, no terminal: the figures, one line each, on stderr. */
+static void log_lines(void)
 {
 	char path[] = "/tmp/sonde-test-progress-XXXXXX";
 	int fd = mkstemp(path);
 	unlink(path);
-	return fdopen(fd, "w+");
-}
-
-static int count_lines(FILE *f)
-{
-	rewind(f);
-	int n = 0, c;
-	while ((c = fgetc(f)) != EOF)
-		n += c == '\n';
-	return n;
-}
-
-static void test_forced_lines(void)
-{
-	FILE *f = temp_file();
-	capture_stderr(fileno(f));
+	int saved = redirect_stderr(fd);
 	struct sonde_progress p;
-	sonde_progress_begin(&p, 0, "write", 1000, 1);
-	for (int64_t d = 0; d <= 1000; d += 8)
-		sonde_progress_update(&p, d);
-	sonde_progress_update(&p, 1000);
+	/* 256 MiB of rank 0's 1 GiB in 10 s, 4 ranks alike */
+	sonde_progress_begin(&p, &ctx, "write", SONDE_PROGRESS_BYTES, (int64_t)1 << 30, 4, 0);
+	int logged = p.fd == 2 && !p.redraw;
+	line_after(&p, 10, (int64_t)256 << 20);
 	sonde_progress_end(&p);
-	restore_stderr();
-
-	rewind(f);
-	char line[256];
-	int n = 0;
-	long long last_done = -1;
-	while (fgets(line, sizeof line, f)) {
-		char label[32], rate[32], eta[32];
-		int pct;
-		long long done, total;
-		int got = sscanf(line, "%31[^:]: %d%% (%lld/%lld) %31s ETA %31s", label, &pct,
-		                 &done, &total, rate, eta);
-		CHECK_INT(got, 6);
-		CHECK_STR(label, "write");
-		CHECK_INT(total, 1000);
-		n++;
-		/* The first update past each tenth prints, with its own figures. */
-		CHECK_INT(pct, done * 100 / 1000);
-		CHECK(pct >= 10 * n && pct < 10 * n + 1);
-		CHECK(done > last_done);
-		CHECK(strstr(rate, "/s") != NULL);
-		last_done = done;
-	}
-	CHECK_INT(n, 10);
-	CHECK_INT(last_done, 1000);
-	fclose(f);
-}
-
-static void test_jumps_and_early_end(void)
-{
-	FILE *f = temp_file();
-	capture_stderr(fileno(f));
-	struct sonde_progress p;
-	/* A jump over several tenths prints once. */
-	sonde_progress_begin(&p, 0, "read", 100, 1);
-	sonde_progress_update(&p, 0);
-	sonde_progress_update(&p, 55);
-	sonde_progress_end(&p);
-	sonde_progress_update(&p, 100); /* after the end: silent */
-	restore_stderr();
-
-	rewind(f);
-	char line[256];
-	CHECK(fgets(line, sizeof line, f) != NULL);
-	CHECK(strncmp(line, "read:  55% (55/100) ", 20) == 0);
-	CHECK(fgets(line, sizeof line, f) != NULL);
-	CHECK(strncmp(line, "read: stopped at 55% (55/100) after ", 36) == 0);
-	CHECK(fgets(line, sizeof line, f) == NULL);
-	fclose(f);
-}
-
-static void test_silent(void)
-{
-	FILE *f = temp_file();
-	capture_stderr(fileno(f));
-	struct sonde_progress p;
-	sonde_progress_begin(&p, 0, "not forced", 10, 0); /* stderr is a file */
-	CHECK_INT(p.enabled, 0);
-	for (int i = 0; i <= 10; i++)
+	/* items, no deadline */
+	sonde_progress_begin(&p, &ctx, "create", SONDE_PROGRESS_ITEMS, 10000, 1, 0);
+	line_after(&p, 10, 5000);
+	/* unknown total: amount and rate only */
+	sonde_progress_begin(&p, &ctx, "scan", SONDE_PROGRESS_ITEMS, 0, 2, 0);
+	line_after(&p, 4, 615000);
+	/* a deadline ends the phase before its amount: the time decides */
+	sonde_progress_begin(&p, &ctx, "read", SONDE_PROGRESS_BYTES, (int64_t)1 << 40, 1, 20);
+	line_after(&p, 10, 1 << 20);
+	/* updates at once are not shown: the first line comes after 10 s */
+	sonde_progress_begin(&p, &ctx, "quiet", SONDE_PROGRESS_ITEMS, 100, 1, 0);
+	for (int i = 0; i < 100; i++)
 		sonde_progress_update(&p, i);
 	sonde_progress_end(&p);
-	sonde_progress_begin(&p, 1, "rank 1", 10, 1);
-	CHECK_INT(p.enabled, 0);
-	for (int i = 0; i <= 10; i++)
+	/* amounts: whole bytes and counts without a prefix, never an exponent */
+	sonde_progress_begin(&p, &ctx, "small", SONDE_PROGRESS_BYTES, 1000, 1, 0);
+	line_after(&p, 1, 512);
+	sonde_progress_begin(&p, &ctx, "wide", SONDE_PROGRESS_BYTES, 0, 1, 0);
+	line_after(&p, 1, (int64_t)1010 << 20);
+	/* --progress-interval 0: every update, in order */
+	sonde_progress_begin(&p, &every, "step", SONDE_PROGRESS_ITEMS, 3, 2, 0);
+	int every_logged = p.fd == 2 && !p.redraw;
+	for (int i = 1; i <= 3; i++)
 		sonde_progress_update(&p, i);
 	sonde_progress_end(&p);
-	restore_stderr();
-	CHECK_INT(count_lines(f), 0);
-	CHECK_INT(ftell(f), 0);
-	fclose(f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+
+	char out[4096];
+	lseek(fd, 0, SEEK_SET);
+	read_all(fd, out, sizeof out);
+	close(fd);
+	CHECK(logged);
+	CHECK(every_logged);
+	static const char *const expected[] = {
+	    "^sonde testload: write  25%  1.00 GiB of 4.00 GiB  10[0-9] MiB/s  0:(29|30) left$",
+	    "^sonde testload: create  50%  5.00k of 10.0k  (499|500)/s  0:(09|10) left$",
+	    "^sonde testload: scan  1.23M  30[0-9]k/s$",
+	    "^sonde testload: read  50%  1.00 MiB of 1.00 TiB  10[0-9] KiB/s  0:(09|10) left$",
+	    "^sonde testload: small  51%  512 B of 1000 B  (511|512) B/s  0:01 left$",
+	    "^sonde testload: wide  1010 MiB  10[01][0-9] MiB/s$",
+	    "^sonde testload: step  33%  2 of 6  [0-9.]+[kMG]?/s  0:00 left$",
+	    "^sonde testload: step  66%  4 of 6  [0-9.]+[kMG]?/s  0:00 left$",
+	    "^sonde testload: step 100%  6 of 6  [0-9.]+[kMG]?/s  0:00 left$",
+	};
+	int want = (int)(sizeof expected / sizeof expected[0]), n = 0;
+	for (char *s = strtok(out, "\n"); s; s = strtok(NULL, "\n"), n++)
+		CHECK(n < want && matches(s, expected[n]));
+	CHECK_INT(n, want);
 }
 
-static void test_tty_bar(void)
+/* Child, stderr a terminal: the line redrawn in place, erased at the end. */
+static void redrawn(void)
 {
 	int master, slave;
 	if (openpty(&master, &slave, NULL, NULL, NULL) != 0) {
-		printf("test_progress: no pseudo-terminal, bar not tested\n");
+		printf("test_progress: no pseudo-terminal, the redrawn line is not tested\n");
 		return;
 	}
-	capture_stderr(slave);
+	int saved = redirect_stderr(slave);
 	struct sonde_progress p;
-	double t0 = sonde_now();
-	sonde_progress_begin(&p, 0, "bar", 1000000, 0);
-	int tty = p.tty;
-	for (int64_t d = 0; d <= 1000000; d++)
-		sonde_progress_update(&p, d);
+	/* --progress-interval asks for lines even here; so does a workload that prints while its
+	 * phase runs (coll), every 10 s */
+	sonde_progress_begin(&p, &every, "lines", SONDE_PROGRESS_ITEMS, 10, 1, 0);
+	int lines_asked = p.fd == 2 && !p.redraw && p.period == 0;
 	sonde_progress_end(&p);
-	double elapsed = sonde_now() - t0;
-	restore_stderr();
-	close(slave);
-	CHECK_INT(tty, 1);
+	sonde_progress_begin(&p, &ctx, "coll", SONDE_PROGRESS_ITEMS, 10, 1, 0);
+	int redraw_first = p.redraw;
+	sonde_progress_in_lines(&p);
+	int in_lines = p.fd == 2 && !p.redraw && p.period == 10 && p.next == p.start + 10;
+	sonde_progress_end(&p);
 
+	sonde_progress_begin(&p, &ctx, "write", SONDE_PROGRESS_BYTES, 1000000000, 2, 0);
+	int on_tty = p.redraw;
+	double t0 = sonde_now(), first = -1;
+	int64_t done = 0;
+	while (sonde_now() - t0 < 1.7) {
+		int drawn = p.drawn;
+		sonde_progress_update(&p, done += 100);
+		if (!drawn && p.drawn)
+			first = sonde_now() - t0;
+	}
+	sonde_progress_end(&p);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(slave);
 	static char out[65536];
-	size_t len = 0;
-	ssize_t r;
-	while (len < sizeof out - 1 && (r = read(master, out + len, sizeof out - 1 - len)) > 0)
-		len += (size_t)r;
-	out[len] = '\0';
+	read_all(master, out, sizeof out);
 	close(master);
+	CHECK(on_tty);
+	CHECK(lines_asked);
+	CHECK(redraw_first && in_lines);
+	CHECK(first >= 1.0 && first < 1.3);
 	int draws = 0;
-	for (size_t i = 0; i < len; i++)
-		draws += out[i] == '\r' && out[i + 1] != '\n'; /* the terminal turns \n into \r\n */
-	/* The first draw, one per quarter second at most, the 100% draw and the final one. */
-	CHECK(draws >= 2);
-	CHECK(draws <= 3 + (int)(elapsed * 4) + 1);
-	CHECK(strstr(out, "\rbar [") != NULL);
-	CHECK(strstr(out, "[##############################] 100% ") != NULL);
-	CHECK(strstr(out, "ETA ") != NULL);
-	CHECK(len > 0 && (out[len - 1] == '\n'));
+	for (char *s = out; (s = strstr(s, "\rwrite ")); s++)
+		draws++;
+	/* at 1.0 s and every quarter second after: 1.0, 1.25, 1.5 (and 1.7 when it falls so) */
+	CHECK(draws >= 2 && draws <= 4);
+	CHECK(matches(out, "\rwrite +[0-9]+%  [0-9.]+ [KMG]?i?B of 1.86 GiB  [0-9.]+ [KMG]?i?B/s"));
+	size_t len = strlen(out);
+	CHECK(len >= 4 && strcmp(out + len - 4, "\r\033[K") == 0);
+}
+
+/* Runs fn in a child with no controlling terminal; returns its exit status. */
+static int in_child(void (*fn)(void))
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		fn();
+		_exit(check_finish("test_progress child"));
+	}
+	int status = 1;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void test_off(void)
+{
+	struct sonde_progress p;
+	struct sonde_context off = {.workload = "testload"};
+	sonde_progress_begin(&p, &off, "write", SONDE_PROGRESS_BYTES, 100, 1, 0);
+	CHECK_INT(p.fd, -1);
+	struct sonde_context rank1 = {.workload = "testload", .rank = 1, .common = {.progress = 1}};
+	sonde_progress_begin(&p, &rank1, "write", SONDE_PROGRESS_BYTES, 100, 1, 0);
+	CHECK_INT(p.fd, -1);
+	p.next = 0; /* even when its time has come, a line that is off draws nothing */
+	sonde_progress_update(&p, 50);
+	sonde_progress_end(&p);
 }
 
 int main(int argc, char **argv)
 {
+	CHECK_INT(in_child(log_lines), 0);
+	CHECK_INT(in_child(redrawn), 0);
 	MPI_Init(&argc, &argv);
-	test_forced_lines();
-	test_jumps_and_early_end();
-	test_silent();
-	test_tty_bar();
+	test_off();
 	int failed = check_finish("test_progress");
 	MPI_Finalize();
 	return failed;

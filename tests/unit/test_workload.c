@@ -117,6 +117,16 @@ static void test_ways_out(void)
 	CHECK(strstr(err, "sonde testload: error: ") == err);
 	CHECK(strstr(err, dir) != NULL);
 
+	/* --progress-interval: seconds, 0 or more */
+	const char *negative[] = {"testload", "--progress-interval", "-0.5", NULL};
+	CHECK_INT(run_child(negative, out, err, sizeof out), SONDE_EXIT_USAGE);
+	CHECK(
+	    strstr(err, "sonde testload: error: option --progress-interval: '-0.5' is negative") ==
+	    err);
+	const char *word[] = {"testload", "--progress-interval", "often", NULL};
+	CHECK_INT(run_child(word, out, err, sizeof out), SONDE_EXIT_USAGE);
+	CHECK(strstr(err, "--progress-interval") != NULL && strstr(err, "not a number") != NULL);
+
 	/* a good command line returns to the workload */
 	const char *good[] = {"testload", "-v", "--json", json, NULL};
 	CHECK_INT(run_child(good, out, err, sizeof out), 99);
@@ -170,6 +180,24 @@ static void test_parse(void)
 	CHECK_INT(sonde_option_given(given, "verbose"), 0);
 	CHECK_INT(sonde_option_given(given, "size"), 1);
 	CHECK(ctx2.common.json_path == NULL);
+	CHECK_INT(ctx2.common.progress, 0);
+	sonde_parse_result_free(&pos);
+	sonde_results_close(0);
+
+	/* --progress alone redraws where it can; --progress-interval asks for lines, and for
+	 * --progress with them */
+	char *flag[] = {"testload", "--progress", NULL};
+	struct sonde_context ctx3 = {.workload = "testload", .mpi = 1, .comm = MPI_COMM_WORLD};
+	sonde_parse_command_line(&ctx3, &table, &c2, 2, flag, &pos);
+	CHECK_INT(ctx3.common.progress, 1);
+	CHECK_INT(ctx3.common.progress_lines, 0);
+	sonde_parse_result_free(&pos);
+	char *lines[] = {"testload", "--progress-interval", "2.5", NULL};
+	struct sonde_context ctx4 = {.workload = "testload", .mpi = 1, .comm = MPI_COMM_WORLD};
+	sonde_parse_command_line(&ctx4, &table, &c2, 3, lines, &pos);
+	CHECK_INT(ctx4.common.progress, 1);
+	CHECK_INT(ctx4.common.progress_lines, 1);
+	CHECK(ctx4.common.progress_interval == 2.5);
 	sonde_parse_result_free(&pos);
 	sonde_results_close(0);
 }

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "files.h"
+#include "progress.h"
 #include "units.h"
 #include "workloads/ior/layout.h"
 #include "workloads/ior/run.h"
@@ -187,6 +188,11 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 	}
 	int64_t moved = 0, pairs = 0;
 	int hit = 0, alone = 0; /* alone: failed, with no collective call left to take part in */
+	/* minTimeDuration repeats the passes: its time, not the amount, ends the phase */
+	struct sonde_progress live;
+	sonde_progress_begin(&live, r->ctx, ior_phase_name(acc), SONDE_PROGRESS_BYTES,
+	                     p->min_time ? 0 : p->segments * c.count * p->xfer, r->ntasks,
+	                     p->deadline ? p->deadline : p->min_time);
 	double start = sonde_now();
 	do { /* minTimeDuration: go over the file again until the time has passed */
 		int pass_done = c.count == 0; /* -z on a shared file can deal a rank nothing */
@@ -198,6 +204,7 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 			pairs++;
 			pass_done = cursor_next(&c);
 			hit = stonewall_hit(r, p, pairs, start);
+			sonde_progress_update(&live, moved);
 		}
 	} while (!alone && again(r, p, hit, start));
 
@@ -206,9 +213,12 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 		/* from the transfer the stonewall stopped at, wrapping around the file (a rank
 		 * dealt no transfers has none to repeat) */
 		pt->pairs = wear_out_target(r, pt, pairs, moved, start);
-		for (; pairs < pt->pairs && c.count > 0; pairs++, cursor_next(&c))
+		for (; pairs < pt->pairs && c.count > 0; pairs++, cursor_next(&c)) {
 			moved += transfer_one(r, p, f, tg, acc, cursor_offset(&c), v, po);
+			sonde_progress_update(&live, moved);
+		}
 	}
+	sonde_progress_end(&live);
 	/* MPI-IO's sync is collective: a rank that failed still takes part */
 	if (acc == IOR_WRITE && p->fsync && f && r->backend->sync(f) < 0 && !po->failed) {
 		snprintf(po->why, sizeof po->why, "fsync of %.3000s failed: %s", tg->path,

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "fail.h"
+#include "progress.h"
 #include "units.h"
 #include "workloads/mdtest/run.h"
 
@@ -77,6 +78,7 @@ struct work {
 	int64_t dir; /* the directory the prefix names */
 	double t;    /* the end of the previous item */
 	double deadline;
+	struct sonde_progress *live;
 };
 
 static int is_dir_op(enum mdtest_op op)
@@ -258,6 +260,7 @@ static int after_item(struct work *w)
 		run->lat[w->pass->nlat++] = now - w->t;
 	w->t = now;
 	w->pass->items++;
+	sonde_progress_update(w->live, w->pass->items);
 	return w->deadline > 0 && now > w->deadline;
 }
 
@@ -373,11 +376,12 @@ static void create_with_stonewall(struct work *w, int64_t count)
 }
 
 static void begin_work(struct mdtest_run *run, struct mdtest_pass *pass, struct work *w, int as,
-                       int loop)
+                       int loop, struct sonde_progress *live)
 {
 	memset(w, 0, sizeof *w);
 	w->run = run;
 	w->pass = pass;
+	w->live = live;
 	w->dir = -1;
 	if (run->p.shared_file) {
 		w->owner = as;
@@ -405,9 +409,14 @@ void mdtest_items(struct mdtest_run *run, struct mdtest_pass *pass, int loop)
 	int first = collective ? 0 : run->rank, last = collective ? run->tasks : run->rank + 1;
 	if (collective && run->rank != 0)
 		return;
+	/* -c: rank 0 alone does the whole job; otherwise each rank its share */
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, mdtest_op_phase(pass->op), SONDE_PROGRESS_ITEMS,
+	                     count * (last - first), collective ? 1 : run->tasks,
+	                     pass->op == MDTEST_FILE_CREATE ? run->p.stonewall : 0);
 	for (int as = first; as < last && !pass->error[0]; as++) {
 		struct work w;
-		begin_work(run, pass, &w, as, loop);
+		begin_work(run, pass, &w, as, loop, &live);
 		if (pass->op == MDTEST_DIR_RENAME)
 			rename_items(&w, count);
 		else if (pass->op == MDTEST_FILE_CREATE && run->p.stonewall > 0)
@@ -419,6 +428,7 @@ void mdtest_items(struct mdtest_run *run, struct mdtest_pass *pass, int loop)
 			                : NULL);
 		mdtest_data_free(&w.data);
 	}
+	sonde_progress_end(&live);
 }
 
 /* ---- the tree ----------------------------------------------------------------------------- */
@@ -453,8 +463,12 @@ void mdtest_tree_dirs(struct mdtest_run *run, struct mdtest_pass *pass, int loop
 		last = run->p.unique_dir ? run->tasks : 1;
 		first = 0;
 	}
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, mdtest_op_phase(pass->op), SONDE_PROGRESS_ITEMS,
+	                     run->tree.dirs * (last - first),
+	                     run->p.unique_dir && !run->p.collective ? run->tasks : 1, 0);
 	for (int owner = first; owner < last && !pass->error[0]; owner++) {
-		struct work w = {.run = run, .pass = pass, .dir = -1};
+		struct work w = {.run = run, .pass = pass, .dir = -1, .live = &live};
 		mdtest_tree_root(run, owner, pass->iteration, loop, w.root, sizeof w.root);
 		w.t = sonde_now();
 		/* Parents have lower numbers than their children. */
@@ -472,6 +486,7 @@ void mdtest_tree_dirs(struct mdtest_run *run, struct mdtest_pass *pass, int loop
 				io_fail(&w, rc, w.path);
 		}
 	}
+	sonde_progress_end(&live);
 }
 
 int mdtest_tree_check(const struct mdtest_run *run, int iteration, char *msg, size_t msglen,

@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "fail.h"
+#include "progress.h"
 #include "workloads/mpiio/mpiio.h"
 
 #define TAG 0x4c41
@@ -43,6 +44,9 @@ static void sender(struct mpiio_run *run, int write, struct mpiio_times *t, stru
 	double *obj = mpiio_alloc(p->size);
 	mpiio_fill_base(obj, run->blk, run->rank);
 	MPI_Comm comm = run->ctx->comm;
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, write ? "write" : "read", SONDE_PROGRESS_BYTES,
+	                     p->nobj * p->size, run->senders, 0);
 	double t0 = sonde_now();
 	for (int64_t j = 0; j < p->nobj; j++) {
 		int64_t off = object_offset(run, agg, k, j);
@@ -52,22 +56,20 @@ static void sender(struct mpiio_run *run, int write, struct mpiio_times *t, stru
 			c = sonde_now();
 			MPI_Send(obj, (int)run->blk, MPI_DOUBLE, dest, TAG, comm);
 			t->send += sonde_now() - c;
-			continue;
+		} else {
+			MPI_Status st;
+			int got = 0;
+			MPI_Recv(obj, (int)run->blk, MPI_DOUBLE, dest, TAG, comm, &st);
+			t->recv += sonde_now() - c;
+			MPI_Get_count(&st, MPI_DOUBLE, &got);
+			/* An empty message: the aggregator's read failed, and the phase reports
+			 * that. */
+			if (p->chkdata && got == run->blk)
+				mpiio_check_object(run, obj, j, off, t, v);
 		}
-		MPI_Status st;
-		int got = 0;
-		MPI_Recv(obj, (int)run->blk, MPI_DOUBLE, dest, TAG, comm, &st);
-		t->recv += sonde_now() - c;
-		MPI_Get_count(&st, MPI_DOUBLE, &got);
-		/* An empty message: the aggregator's read failed, and the phase reports that. */
-		if (p->chkdata && got == run->blk) {
-			c = sonde_now();
-			int64_t errors = mpiio_check(obj, run, run->rank, off);
-			t->check += sonde_now() - c;
-			v->checked += mpiio_checked_elements(run);
-			mpiio_verify_note(v, run->rank, j, errors);
-		}
+		sonde_progress_update(&live, (j + 1) * p->size);
 	}
+	sonde_progress_end(&live);
 	t->op = t->total = sonde_now() - t0 - t->check;
 	free(obj);
 }
@@ -153,6 +155,23 @@ static void ring_wait(struct ring *r, struct mpiio_run *run, int64_t i, int writ
 		v->short_reads++;
 }
 
+/* An aggregator's line: the objects of its senders, round by round; the aggregators share the
+ * job alike. */
+static void aggregator_progress(struct sonde_progress *live, const struct mpiio_run *run, int write)
+{
+	const struct mpiio_plan *pl = &run->plan;
+	sonde_progress_begin(live, run->ctx, write ? "write" : "read", SONDE_PROGRESS_BYTES,
+	                     pl->nsenders[pl->my_agg] * run->p->nobj * run->p->size, pl->naggs, 0);
+}
+
+/* The bytes of rounds 0..i (the senders k0..k1 of each). */
+static int64_t rounds_bytes(const struct ring *r, const struct mpiio_run *run, int64_t i)
+{
+	int64_t k0, k1;
+	round_senders(r, i, &k0, &k1);
+	return k1 * run->p->nobj * run->p->size;
+}
+
 static void aggregator_write(struct mpiio_run *run, MPI_File fh, struct mpiio_times *t)
 {
 	const struct mpiio_params *p = run->p;
@@ -161,7 +180,11 @@ static void aggregator_write(struct mpiio_run *run, MPI_File fh, struct mpiio_ti
 	ring_init(&r, run, agg);
 	double *own = mpiio_alloc(p->size);
 	mpiio_fill_base(own, run->blk, run->rank);
+	struct sonde_progress live;
+	aggregator_progress(&live, run, 1);
 	for (int64_t i = 0; i < r.rounds; i++) {
+		if (i)
+			sonde_progress_update(&live, rounds_bytes(&r, run, i - 1));
 		int b = (int)(i % r.nbuf);
 		if (i >= r.nbuf)
 			ring_wait(&r, run, i - r.nbuf, 1, t, NULL);
@@ -191,6 +214,9 @@ static void aggregator_write(struct mpiio_run *run, MPI_File fh, struct mpiio_ti
 	for (int64_t i = r.rounds - r.nbuf; i < r.rounds; i++)
 		if (i >= 0)
 			ring_wait(&r, run, i, 1, t, NULL);
+	if (r.rounds)
+		sonde_progress_update(&live, rounds_bytes(&r, run, r.rounds - 1));
+	sonde_progress_end(&live);
 	free(own);
 	ring_free(&r);
 }
@@ -202,9 +228,13 @@ static void aggregator_read(struct mpiio_run *run, MPI_File fh, struct mpiio_tim
 	int agg = run->plan.my_agg;
 	struct ring r;
 	ring_init(&r, run, agg);
+	struct sonde_progress live;
+	aggregator_progress(&live, run, 0);
 	for (int64_t i = 0; i < r.nbuf && i < r.rounds; i++)
 		ring_transfer(&r, run, fh, agg, i, 0, t);
 	for (int64_t i = 0; i < r.rounds; i++) {
+		if (i)
+			sonde_progress_update(&live, rounds_bytes(&r, run, i - 1));
 		int b = (int)(i % r.nbuf);
 		ring_wait(&r, run, i, 0, t, v);
 		int64_t k0, k1;
@@ -221,12 +251,8 @@ static void aggregator_read(struct mpiio_run *run, MPI_File fh, struct mpiio_tim
 					          MPI_DOUBLE, s, TAG, run->ctx->comm,
 					          &r.msg[nmsg++]);
 				} else if (p->chkdata && !run->failure.err) {
-					double c = sonde_now();
-					int64_t errors = mpiio_check(slot, run, run->rank,
-					                             object_offset(run, agg, k, j));
-					t->check += sonde_now() - c;
-					v->checked += mpiio_checked_elements(run);
-					mpiio_verify_note(v, run->rank, j, errors);
+					mpiio_check_object(run, slot, j,
+					                   object_offset(run, agg, k, j), t, v);
 				}
 			}
 		}
@@ -236,6 +262,9 @@ static void aggregator_read(struct mpiio_run *run, MPI_File fh, struct mpiio_tim
 		if (i + r.nbuf < r.rounds)
 			ring_transfer(&r, run, fh, agg, i + r.nbuf, 0, t);
 	}
+	if (r.rounds)
+		sonde_progress_update(&live, rounds_bytes(&r, run, r.rounds - 1));
+	sonde_progress_end(&live);
 	ring_free(&r);
 }
 

@@ -6,6 +6,7 @@
  * data belongs, whatever the type. */
 #include <stdio.h>
 
+#include "clock.h"
 #include "workloads/mpiio/mpiio.h"
 
 /* Mismatch lines a rank prints before it only counts. */
@@ -101,4 +102,14 @@ void mpiio_verify_note(struct mpiio_verify *v, int rank, int64_t obj, int64_t er
 		        rank, MAX_LISTED);
 	v->printed++;
 	fflush(stderr);
+}
+
+void mpiio_check_object(const struct mpiio_run *run, double *obj, int64_t j, int64_t file_offset,
+                        struct mpiio_times *t, struct mpiio_verify *v)
+{
+	double c = sonde_now();
+	int64_t errors = mpiio_check(obj, run, run->rank, file_offset);
+	t->check += sonde_now() - c;
+	v->checked += mpiio_checked_elements(run);
+	mpiio_verify_note(v, run->rank, j, errors);
 }

@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "fail.h"
+#include "progress.h"
 #include "workloads/mpiio/mpiio.h"
 
 /* Object j of this rank: its own region (s x nobj + j) or, with -strided 1, the j-th row of F
@@ -48,6 +49,9 @@ void mpiio_direct_phase(struct mpiio_run *run, int write, struct mpiio_times *t,
 	mpiio_keep_hints(run, fh, write);
 
 	double op0 = sonde_now();
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, write ? "write" : "read", SONDE_PROGRESS_BYTES,
+	                     p->nobj * p->size, run->senders, 0);
 	for (int64_t j = 0; j < p->nobj; j++) {
 		int64_t off = offset_of(run, j);
 		if (write) {
@@ -72,14 +76,11 @@ void mpiio_direct_phase(struct mpiio_run *run, int write, struct mpiio_times *t,
 			if (!write && !failed && got < run->blk)
 				v->short_reads++;
 		}
-		if (!write && p->chkdata && !run->failure.err) {
-			double c = sonde_now();
-			int64_t errors = mpiio_check(obj, run, run->rank, off);
-			t->check += sonde_now() - c;
-			v->checked += mpiio_checked_elements(run);
-			mpiio_verify_note(v, run->rank, j, errors);
-		}
+		if (!write && p->chkdata && !run->failure.err)
+			mpiio_check_object(run, obj, j, off, t, v);
+		sonde_progress_update(&live, (j + 1) * p->size);
 	}
+	sonde_progress_end(&live);
 	t->op = sonde_now() - op0 - t->check;
 	mpiio_close(run, &fh, write, t);
 	t->total = sonde_now() - t0 - t->check - t->agree;

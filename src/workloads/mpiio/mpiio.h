@@ -173,6 +173,10 @@ struct mpiio_verify {
 
 /* Records one object's check outcome and prints the original's line for a bad object. */
 void mpiio_verify_note(struct mpiio_verify *v, int rank, int64_t obj, int64_t errors);
+/* -chkdata of this rank's object j, at file_offset: checked (timed into t->check, which the
+ * bandwidths leave out), counted and noted in v. */
+void mpiio_check_object(const struct mpiio_run *run, double *obj, int64_t j, int64_t file_offset,
+                        struct mpiio_times *t, struct mpiio_verify *v);
 
 /* Page-aligned buffers (direct I/O needs it); a failure ends the job. */
 double *mpiio_alloc(int64_t bytes);

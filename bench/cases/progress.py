@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""--progress costs the timed loop one clock read per transfer (and, four times a second, a line
+drawn on the terminal): sonde ior with --progress against the same command without it, both
+started under script(1), so that the ranks have a terminal and the live line is really drawn.
+
+ior hard on /dev/shm, where a transfer costs least and the check weighs most: 2 ranks, one shared
+file, 4 KiB transfers, 64 MiB per rank written and read over and over for
+SONDE_BENCH_PROGRESS_SECONDS (default 3) by minTimeDuration (`-w -r -t 4k -b 4k -s 16384 -O
+minTimeDuration=S`), long enough for the line to be drawn about ten times per phase while the
+files stay small. The figure is bytes over the record's wrrd_s (the transfers). The target is
+0.98: a ratio within the noise of equal runs. Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN."""
+
+import os
+import shlex
+import shutil
+from functools import partial
+
+from benchlib import BenchError, Row, command, mpirun, scratch_places, sonde_measurements
+
+MIB = 1 << 20
+RANKS = 2
+SEGMENTS = 16384  # 64 MiB of 4 KiB transfers per rank
+TARGET = 0.98
+
+
+def on_terminal(argv):
+    """argv run by script(1): stdin, stdout and stderr on a new pseudo-terminal."""
+    if shutil.which("script") is None:
+        raise BenchError("the progress case needs script(1) (util-linux)")
+    return ["script", "-qfec", shlex.join(str(a) for a in argv), "/dev/null"]
+
+
+class Progress:
+    name = "progress"
+    description = "sonde ior hard (4 KiB, shared file) with --progress on a terminal vs without"
+
+    def run(self, ctx):
+        seconds = int(os.environ.get("SONDE_BENCH_PROGRESS_SECONDS", "1" if ctx.smoke else "3"))
+        place = scratch_places(3 * RANKS * SEGMENTS * 4096, disk=False)[0]
+        label = f"{place}, {RANKS} x 64 MiB, 4 KiB transfers, {seconds} s phases"
+        rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "without --progress", TARGET)
+                for op in ("write", "read")}
+        sonde = ctx.sonde()
+        runs = ctx.fresh_pair(place, partial(self._sonde, sonde, seconds, True),
+                              partial(self._sonde, sonde, seconds, False))
+        ctx.compare(rows, False, runs)
+        return list(rows.values())
+
+    @staticmethod
+    def _sonde(sonde, seconds, progress, work):
+        results = os.path.join(work, "r.jsonl")
+        argv = [mpirun(sonde), "-n", RANKS, sonde, "ior", "-w", "-r", "-t", "4k", "-b", "4k",
+                "-s", SEGMENTS, "-O", f"minTimeDuration={seconds}", "-o",
+                os.path.join(work, "s"), "--json", results]
+        if progress:
+            argv.append("--progress")
+        recs = sonde_measurements(on_terminal(argv), "sonde ior" + " --progress" * progress,
+                                  results)
+        return {op: (rec["bytes"] / rec["extra"]["wrrd_s"] / MIB, command(argv))
+                for op, rec in recs.items()}
+
+
+CASES = [Progress()]
