@@ -823,6 +823,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		free(tests[k].remove_s);
 	}
 	free(tests);
+	sonde_strlist_free(&cli.directives); /* every test's copy of cli shares it */
 	free(r.lat);
 	if (r.dir_fd1)
 		close(r.dir_fd1 - 1);
