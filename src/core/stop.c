@@ -19,11 +19,15 @@ static struct {
 
 void sonde_stop_init(void)
 {
+	/* every rank alike, so that a second call makes no collective call on some ranks only (rank
+	 * 0 alone keeps peers) */
+	static int done;
 	int init = 0, fin = 0;
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
-	if (!init || fin || peers.pid)
+	if (!init || fin || done)
 		return;
+	done = 1;
 	int rank, n;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	/* World rank 0 is rank 0 of its node's communicator (the key orders by world rank). */
