@@ -68,22 +68,46 @@ int sonde_same_file(const char *a, const char *b)
 	return strcmp(ra, rb) == 0;
 }
 
+int sonde_open_dir_below(const char *dir, size_t trusted)
+{
+	char part[PATH_MAX];
+	if (trusted >= sizeof part) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	snprintf(part, sizeof part, "%.*s", (int)trusted, dir);
+	if (!*part)
+		snprintf(part, sizeof part, "%s", dir[0] == '/' ? "/" : ".");
+	int fd = open(part, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (const char *s = dir + trusted; fd >= 0 && *s;) {
+		s += strspn(s, "/");
+		size_t n = strcspn(s, "/");
+		if (n == 0)
+			break;
+		if (n > NAME_MAX) {
+			close(fd);
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(part, s, n);
+		part[n] = '\0';
+		s += n;
+		/* "." and ".." are written by the user, never a name a link could be planted at */
+		int dots = strcmp(part, ".") == 0 || strcmp(part, "..") == 0;
+		int next =
+		    openat(fd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (dots ? 0 : O_NOFOLLOW));
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = next;
+	}
+	return fd;
+}
+
 int sonde_open_dir_nofollow(const char *dir)
 {
-	char parent[PATH_MAX];
-	sonde_parent_dir(dir, parent, sizeof parent);
 	const char *slash = strrchr(dir, '/');
-	const char *name = slash ? slash + 1 : dir;
-	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
-	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int e = errno;
-	close(pfd);
-	errno = e;
-	return fd;
+	return sonde_open_dir_below(dir, !slash ? 0 : slash == dir ? 1 : (size_t)(slash - dir));
 }
 
 void sonde_path_in_dir(int dirfd, const char *name, char *out, size_t len)

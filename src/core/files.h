@@ -28,6 +28,11 @@ int sonde_same_file(const char *a, const char *b);
  * descriptor, or -1 with errno (ELOOP or ENOTDIR for a link). */
 int sonde_open_dir_nofollow(const char *dir);
 
+/* The same for a directory whose components after its first `trusted` characters sonde made
+ * (from a template: %r, %h, %p): the user's part is followed as given, each later component is
+ * opened with O_NOFOLLOW | O_DIRECTORY from a descriptor of the one before. */
+int sonde_open_dir_below(const char *dir, size_t trusted);
+
 /* The path of name inside the directory open at dirfd: "/proc/self/fd/<dirfd>/<name>", which
  * reaches that very directory whatever links are planted in its own path later. */
 void sonde_path_in_dir(int dirfd, const char *name, char *out, size_t len);

@@ -37,7 +37,7 @@ static void delete_files(struct mpiio_run *run)
 	MPI_Barrier(run->ctx->comm);
 	if (!run->owns_file)
 		return;
-	int rc = MPI_File_delete(run->path, MPI_INFO_NULL);
+	int rc = MPI_File_delete(run->io_path, MPI_INFO_NULL);
 	if (rc != MPI_SUCCESS) {
 		char msg[MPI_MAX_ERROR_STRING];
 		int len = 0;

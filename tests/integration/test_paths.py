@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Paths: a symbolic link planted as a directory sonde creates is never followed, an empty path
+"""Paths: a symbolic link planted as a directory sonde creates (ior -u) or names (mpiio's
+templates) is never followed, the user's own are, an empty path
 is a usage error, a name the MPI library cannot take is refused before MPI_File_open (Open MPI
 4.1 aborts the process on one), inputs that are not regular files are refused instead of read
 forever, and a path that is not UTF-8 is written to JSON reversibly and loads."""
@@ -45,6 +46,59 @@ def test_ior_u_reaches_its_files_through_the_directory_it_created(tmp_path):
     run_sonde(["ior", "-w", "-k", "-F", "-u", "-t", "8k", "-b", "16k", "-o", u / "f"], np=2,
               timeout=BOUND)
     assert (u / "1" / "f.00000001").stat().st_size == 16384
+
+
+@pytest.mark.parametrize("type_", [1, 2])
+def test_planted_directory_link_in_a_template_is_never_followed_by_mpiio(tmp_path, type_):
+    """-target /scratch/%h/f names directories sonde makes the names of: a link planted as
+    one of them (here rank 1's, or the shared file's) would have the run write into, and
+    -deletefile remove from, the link's target."""
+    d, victim = tmp_path / "d", tmp_path / "victim"
+    d.mkdir()
+    victim.mkdir()
+    (victim / "f").write_bytes(b"the user's")
+    planted = d / ("1" if type_ == 1 else "0")
+    (d / ("0" if type_ == 1 else "1")).mkdir()
+    planted.symlink_to(victim)
+    out = run_sonde(["mpiio", "-type", type_, "-nobj", 2, "-size", "4K", "-deletefile",
+                     "-target", f"{d}/%r/f"], np=2, check=False, timeout=BOUND)
+    assert out.returncode == 2, out.stderr
+    (e,) = error_lines(out.stderr)
+    assert f"directory {planted}: a symbolic link" in e, e
+    assert sorted(os.listdir(victim)) == ["f"] and (victim / "f").read_bytes() == b"the user's"
+
+
+@pytest.mark.parametrize("type_", [1, 2])
+def test_mpiio_template_directories_are_entered_and_the_users_own_links_followed(tmp_path,
+                                                                               type_):
+    """A link the user wrote before the first %-escape is the user's path and is followed;
+    the directories the template makes are written, read back and cleaned through their
+    descriptors."""
+    real, link = tmp_path / "real", tmp_path / "link"
+    for r in ("0", "1"):
+        (real / r).mkdir(parents=True)
+    link.symlink_to(real)
+    run_sonde(["mpiio", "-type", type_, "-nobj", 2, "-size", "4K", "-op", "write",
+               "-target", f"{link}/%r/f"], np=2, timeout=BOUND)
+    written = sorted(p.relative_to(real).as_posix() for p in real.glob("*/f"))
+    assert written == (["0/f", "1/f"] if type_ == 1 else ["0/f"])
+    assert all((real / w).stat().st_size == (8192 if type_ == 1 else 16384) for w in written)
+    run_sonde(["mpiio", "-type", type_, "-nobj", 2, "-size", "4K", "-op", "read", "-chkdata",
+               3, "-deletefile", "-target", f"{link}/%r/f"], np=2, timeout=BOUND)
+    assert not list(real.glob("*/f"))
+
+
+def test_directories_the_user_names_are_followed_as_given(tmp_path):
+    """btio --dir and mib -t name a directory sonde enters but never creates: a link there is
+    the user's own path (a scratch directory is often one), followed as given."""
+    real, link = tmp_path / "real", tmp_path / "link"
+    real.mkdir()
+    link.symlink_to(real)
+    run_sonde(["btio", "--mode", "w", "--method", 1, "--grid", "8x8x8", "--dumps", 1, "--dir",
+               link], np=1, timeout=BOUND)
+    assert (real / "btio.mpi").stat().st_size == 8 * 8 * 8 * 5 * 8
+    run_sonde(["mib", "-F", "-t", link, "-s", "4k", "-l", 2, "-W"], np=1, timeout=BOUND)
+    assert (real / "mibData.00000000").stat().st_size == 8192
 
 
 EMPTY = [

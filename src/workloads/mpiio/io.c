@@ -30,7 +30,7 @@ void mpiio_fail(struct mpiio_run *run, int err)
 
 static int is_symlink(const struct mpiio_run *run)
 {
-	return sonde_io_refuse_symlink(run->file_comm, run->path) < 0;
+	return sonde_io_refuse_symlink(run->file_comm, run->io_path) < 0;
 }
 
 MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
@@ -41,7 +41,8 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	double t0 = sonde_now();
 	if (run->file_comm != MPI_COMM_NULL &&
-	    sonde_mpio_check_name(run->file_comm, run->path) < 0) {
+	    (sonde_mpio_check_name(run->file_comm, run->path) < 0 ||
+	     sonde_mpio_check_name(run->file_comm, run->io_path) < 0)) {
 		what = "refusing to open";
 		snprintf(msg, sizeof msg, "%s", sonde_io_last_error());
 		err = ENAMETOOLONG;
@@ -55,7 +56,7 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 		int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY;
 		if (run->file_comm == MPI_COMM_SELF)
 			amode |= MPI_MODE_UNIQUE_OPEN;
-		rc = MPI_File_open(run->file_comm, run->path, amode, run->info, &fh);
+		rc = MPI_File_open(run->file_comm, run->io_path, amode, run->info, &fh);
 		MPI_Offset bytes = 0;
 		if (rc == MPI_SUCCESS) {
 			what = "cannot get the size of";

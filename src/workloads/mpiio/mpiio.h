@@ -112,8 +112,13 @@ struct mpiio_run {
 	struct mpiio_plan plan;
 	MPI_Comm file_comm; /* who opens this rank's file with it; MPI_COMM_NULL: no file */
 	int file_rank, file_ranks;
-	int color;            /* type 5: file index (rank mod M) */
-	char path[PATH_MAX];  /* this rank's file */
+	int color;           /* type 5: file index (rank mod M) */
+	char path[PATH_MAX]; /* this rank's file */
+	/* What the MPI-IO calls open: path, or, where a template made directories of it, the
+	 * file reached through a descriptor of its directory (mpiio_enter_dirs). */
+	char io_path[PATH_MAX];
+	int literal; /* path's leading characters the user wrote, before a directory made by %x */
+	int dir_fd1; /* the descriptor of io_path's directory + 1; 0: none */
 	char shown[PATH_MAX]; /* the first file's name, as the headers show it (rank 0) */
 	int io_leader;        /* lowest world rank with a file: its hints are printed */
 	int owns_file;        /* deletes the file with -deletefile */

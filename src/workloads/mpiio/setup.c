@@ -92,9 +92,16 @@ static void expand_name(struct mpiio_run *run, int expands, int name_rank, int l
 	    run->p->targets ? targets_line(run, needed, expands ? line : 0) : run->p->target;
 	char err[512] = "";
 	int ok = 1;
-	if (expands)
+	if (expands) {
 		ok = mpiio_expand_target(tmpl, name_rank, run->hostname, (long)getpid(), run->path,
 		                         sizeof run->path, err, sizeof err) == 0;
+		/* up to the last '/' before the first escape: what expands is sonde's */
+		const char *esc = strchr(tmpl, '%'), *slash = NULL;
+		for (const char *c = tmpl; esc && c < esc; c++)
+			if (*c == '/')
+				slash = c;
+		run->literal = !esc ? (int)strlen(tmpl) : slash ? (int)(slash - tmpl) : 0;
+	}
 	if (!sonde_agree(run->ctx->comm, ok, "%s '%s': %s",
 	                 run->p->targets ? "-targets" : "-target", tmpl, err))
 		sonde_exit(SONDE_EXIT_USAGE);
@@ -207,8 +214,39 @@ static void split_comm(struct mpiio_run *run, int color)
 /* A shared file's name is expanded by its lowest rank and given to the others. */
 static void share_name(struct mpiio_run *run)
 {
-	if (run->file_comm != MPI_COMM_NULL)
+	if (run->file_comm != MPI_COMM_NULL) {
 		MPI_Bcast(run->path, (int)sizeof run->path, MPI_CHAR, 0, run->file_comm);
+		MPI_Bcast(&run->literal, 1, MPI_INT, 0, run->file_comm);
+	}
+}
+
+/* Directories a template made (-target /scratch/%h/f): entered without following a link
+ * planted at any of them, which would send the writes, and -deletefile's removals, wherever it
+ * points; the file is then reached through the directory's descriptor, so a link planted later
+ * cannot redirect it either. The user's own part of the path is followed as written. */
+static void enter_dirs(struct mpiio_run *run)
+{
+	snprintf(run->io_path, sizeof run->io_path, "%s", run->path);
+	if (run->p->nofile)
+		return;
+	char dir[PATH_MAX] = "", why[PATH_MAX + 128] = "";
+	const char *slash = strrchr(run->path, '/');
+	if (run->file_comm != MPI_COMM_NULL && slash && slash - run->path > run->literal) {
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - run->path), run->path);
+		int fd = sonde_open_dir_below(dir, (size_t)run->literal);
+		if (fd >= 0) {
+			run->dir_fd1 = fd + 1;
+			sonde_path_in_dir(fd, slash + 1, run->io_path, sizeof run->io_path);
+		} else if (errno == ELOOP || errno == ENOTDIR)
+			snprintf(why, sizeof why,
+			         "directory %s: a symbolic link or no directory in what -target's "
+			         "%%-escapes made; sonde does not follow links there",
+			         dir);
+		else
+			snprintf(why, sizeof why, "directory %s: %s", dir, sonde_strerror(errno));
+	}
+	if (!sonde_agree(run->ctx->comm, !*why, "%s", why))
+		sonde_exit(SONDE_EXIT_USAGE);
 }
 
 void mpiio_run_setup(struct mpiio_run *run)
@@ -317,6 +355,7 @@ void mpiio_run_setup(struct mpiio_run *run)
 	else if (p->type == MPIIO_N_TO_M_TO_1)
 		objects = run->senders * p->nobj;
 	run->layout_bytes = objects * p->size;
+	enter_dirs(run);
 	if (!p->nofile) {
 		refuse_collision(run, run->file_comm != MPI_COMM_NULL ? run->path : NULL,
 		                 "test file");
@@ -336,6 +375,8 @@ void mpiio_run_free(struct mpiio_run *run)
 	if (run->used != MPI_INFO_NULL)
 		MPI_Info_free(&run->used);
 	mpiio_plan_free(&run->plan);
+	if (run->dir_fd1)
+		close(run->dir_fd1 - 1);
 	if (run->out && run->out != stdout)
 		fclose(run->out);
 }
