@@ -9,6 +9,7 @@ import select
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,36 @@ def descendants(root):
             out.append(c)
             todo.append(c)
     return out
+
+
+def sonde_ranks(root):
+    """The pids of the sonde processes under launcher pid root."""
+    return [p for p in descendants(root) if comm(p) == "sonde"]
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "X"
+
+
+def wait_gone(pids, limit):
+    """Waits until none of the ranks pids is left running (a rank that outlived its launcher
+    could still write): then nothing more can be written, with no sleep to guess at."""
+    deadline = time.monotonic() + limit
+    while any(comm(p) == "sonde" and _state(p) not in "ZX" for p in pids):
+        assert time.monotonic() < deadline, f"a rank outlived its launcher by {limit} s"
+        time.sleep(0.01)
 
 
 def rank_pid(root, rank):

@@ -36,7 +36,15 @@ from fault_matrix import (
     markdown,
     section,
 )
-from faultlib import Watch, descendants, error_lines, mount_tmpfs, rank_pid, umount
+from faultlib import (
+    Watch,
+    error_lines,
+    mount_tmpfs,
+    rank_pid,
+    sonde_ranks,
+    umount,
+    wait_gone,
+)
 
 pytestmark = pytest.mark.fault_matrix
 
@@ -88,7 +96,7 @@ class Run:
         self.pids = []
 
     def ranks(self):
-        pids = [p for p in descendants(self.proc.pid) if _comm(p) == "sonde"]
+        pids = sonde_ranks(self.proc.pid)
         self.pids = pids if len(pids) >= self.np else []
         return self.pids
 
@@ -107,14 +115,6 @@ class Run:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.communicate()
-
-
-def _comm(pid):
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return None
 
 
 def _wait(cond, run, what, limit=60, watch=None):
@@ -214,7 +214,7 @@ def _check(path, want, d, results, rc, out, err, pids):
         assert len(rates) == (len(want.phases) if want.rated is None else want.rated), out
     else:
         assert len(rates) <= len(measured), out  # no rate without its record
-    _gone(pids)
+    wait_gone(pids, BOUND)
     assert results.read_text() == text  # nothing written after the end
 
 
@@ -284,22 +284,6 @@ def _stopped(path, fault, d, x, results):
     finally:
         run.kill()
         watch.close()
-
-
-def _gone(pids, limit=BOUND):
-    """Waits until no rank is left (a rank that outlived its launcher could still write)."""
-    deadline = time.monotonic() + limit
-    while any(_comm(p) == "sonde" and _state(p) not in "ZX" for p in pids):
-        assert time.monotonic() < deadline, "a rank outlived its launcher"
-        time.sleep(0.01)
-
-
-def _state(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "X"
 
 
 def test_reliability_page_lists_the_matrix():

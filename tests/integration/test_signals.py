@@ -13,7 +13,7 @@ import time
 
 import pytest
 from conftest import OPEN_MPI, launch_command, mpi_env, read_jsonl
-from faultlib import rank_pid
+from faultlib import rank_pid, sonde_ranks, wait_gone
 
 # Many sizes and iterations: far longer than the moment before the signal.
 LONG_RUN = ["coll", "-b", 8, "-e", "1m", "-i", 3000, "Allreduce", "Bcast", "Reduce", "Alltoall"]
@@ -63,14 +63,16 @@ def test_stop_signal_to_the_launcher_always_leaves_an_end_record(tmp_path, start
     results = tmp_path / "r.jsonl"
     proc = start(results)
     _wait_for(results, '"type":"measurement"', proc)
+    ranks = sonde_ranks(proc.pid)
+    assert len(ranks) == 2, ranks
     proc.send_signal(sig)
     rc, err = _finish(proc)
     # mpirun exits non-zero; mpiexec.mpich, signalled itself, sometimes exits 0 (its status is
     # that of the first process it collects); the ranks' status is in the end record either way
     assert rc != 0 or not OPEN_MPI
     text = results.read_text()
-    time.sleep(1.5)  # nothing is appended after the end record
-    assert results.read_text() == text
+    wait_gone(ranks, 30)
+    assert results.read_text() == text  # nothing is appended after the end record
     records = read_jsonl(results)
     end = records[-1]
     assert end["type"] == "end" and end["reason"] == "signal", end
