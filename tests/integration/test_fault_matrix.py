@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import OPEN_MPI, REPO, launch_command, mpi_env, read_jsonl
+from conftest import OPEN_MPI, REPO, SIGNAL_GRACE, launch_command, mpi_env, read_jsonl
 from fault_matrix import (
     AFTER_WRITE,
     DURING_WRITE,
@@ -88,7 +88,7 @@ class Run:
     """One launch in a session of its own; whatever is left of it goes at the end."""
 
     def __init__(self, np_, argv, fault):
-        env = mpi_env({} if fault == "rank killed" else {"OMPI_MCA_odls_base_sigkill_timeout": "0"})
+        env = mpi_env(SIGNAL_GRACE if fault == "rank killed" else None)
         self.proc = subprocess.Popen(launch_command(np_, argv), env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, start_new_session=True)

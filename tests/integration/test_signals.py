@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import pytest
-from conftest import OPEN_MPI, launch_command, mpi_env, read_jsonl
+from conftest import OPEN_MPI, SIGNAL_GRACE, launch_command, mpi_env, read_jsonl
 from faultlib import rank_pid, sonde_ranks, wait_gone
 
 # Many sizes and iterations: far longer than the moment before the signal.
@@ -27,7 +27,7 @@ def start():
 
     def launch(results, np_=2):
         cmd = launch_command(np_, LONG_RUN + ["--json", results])
-        proc = subprocess.Popen(cmd, env=mpi_env(), stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen(cmd, env=mpi_env(SIGNAL_GRACE), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
         procs.append(proc)
         return proc

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import MPIRUN, REPO, SONDE, mpi_env, read_jsonl, run_sonde
+from conftest import MPIRUN, REPO, SIGNAL_GRACE, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
 from sonde import suitefile
@@ -186,7 +186,7 @@ def test_sigterm_handler_is_async_safe_under_mpirun(tmp_path):
     results = tmp_path / "r.jsonl"
     cmd = [MPIRUN, "-n", "2", "--oversubscribe", SONDE, "coll", "-b", "1", "-e", "1M",
            "-i", "1000000", "--json", str(results), "Bcast"]
-    proc = subprocess.Popen(cmd, env=mpi_env(), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=mpi_env(SIGNAL_GRACE), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
