@@ -97,7 +97,7 @@ integration-test-asan:
 	@$(call san_begin,integration)
 	@$(call pytest_allow_empty,$(call san_env,integration,detect_leaks=0) \
 		SONDE_LEAK_CHECK=$(LEAK_CHECK) SONDE_BIN=build-asan/sonde \
-		$(PYTEST) tests/integration,tests/integration)
+		$(PYTEST) -m "not once" tests/integration,tests/integration)
 	@$(call san_check,integration)
 
 python-test:
@@ -107,11 +107,11 @@ python-test:
 # default. Debian's PnetCDF is built on Open MPI, so this build leaves it out (two MPI libraries
 # in one process), and the check below fails a build that links both. GCC 12 takes MPICH's
 # MPI_STATUSES_IGNORE for an array of size 0 (-Wstringop-overflow); that stays a warning here.
-# srun launches through Slurm's PMI, not MPICH's Hydra: those tests run in the Open MPI legs; the
-# btio tests and the quick suite include PnetCDF methods this build has not (methods 0/1 run in
-# test_faults), and the quick suite's dry run expects Open MPI's placement words. make install
-# copies what the build made whatever its MPI: the Open MPI leg tests it (pip makes it slow). The
-# unit tests' failures do not stop the integration tests.
+# The btio tests include PnetCDF methods this build has not (methods 0/1 run in test_faults and
+# the fault matrix). Tests of what does not change with the build (launchers and Slurm, the suite
+# runner, make install, manual pages, timings: the "once" marker, tests/integration/conftest.py)
+# run in the Open MPI leg only, here and in the ASan leg. The unit tests' failures do not stop the
+# integration tests.
 build-mpich:
 	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
 		-DSONDE_WERROR=ON -DCMAKE_C_FLAGS=-Wno-error=stringop-overflow \
@@ -124,11 +124,9 @@ build-mpich:
 
 test-mpich: build-mpich
 	rc=0; ctest --test-dir build-mpich --output-on-failure -j$(JOBS) || rc=1; \
-	SONDE_BIN=$(CURDIR)/build-mpich/sonde SONDE_MPIRUN=$(MPICH_EXEC) $(PYTEST) tests/integration \
-		--ignore=tests/integration/test_slurm.py --ignore=tests/integration/test_btio.py \
-		--ignore=tests/integration/test_btio_input.py \
-		--ignore=tests/integration/test_suite_quick.py \
-		--ignore=tests/integration/test_install.py || rc=1; exit $$rc
+	SONDE_BIN=$(CURDIR)/build-mpich/sonde SONDE_MPIRUN=$(MPICH_EXEC) $(PYTEST) -m "not once" \
+		tests/integration --ignore=tests/integration/test_btio.py \
+		--ignore=tests/integration/test_btio_input.py || rc=1; exit $$rc
 
 # libFuzzer (tests/fuzz, clang): make test runs each target FUZZ_TIME seconds from its corpus
 # (which replays every input kept there, crashes found earlier included); make fuzz runs longer.

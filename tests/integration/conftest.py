@@ -150,6 +150,23 @@ def shm_scratch():
     shutil.rmtree(d, ignore_errors=True)
 
 
+# Tests of what does not change with the build under test: the installer, the launchers and
+# Slurm, the suite runner and its placement, the generated manual pages, the bench harness, the
+# licence check, and timings (which a sanitizer distorts). The Open MPI leg of make test runs
+# them; the ASan and MPICH legs, there for sonde's C paths under another build, leave them out
+# (-m "not once"), which keeps CI inside its time.
+ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spdx", "test_bench",
+                "test_suite_quick", "test_suite_jupiter", "test_slurm", "test_io500"}
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "fault_matrix: the cells of the fault matrix "
                             "(test_fault_matrix.py); `-m 'not fault_matrix'` leaves them out")
+    config.addinivalue_line("markers", "once: runs in the Open MPI leg of make test only "
+                            "(conftest.ONCE_MODULES says which and why)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module.__name__ in ONCE_MODULES:
+            item.add_marker(pytest.mark.once)

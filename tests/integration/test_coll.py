@@ -384,6 +384,7 @@ def medians_over_small_sizes(stdout, field):
     return statistics.median(values)
 
 
+@pytest.mark.once  # a timing: the sanitizers distort it
 @pytest.mark.parametrize("flag,kernel", [("-c", []), ("-C", []), ("-C", ["--per-call"])])
 def test_checks_leave_the_timings_alone(flag, kernel):
     """The issue's command line, `-b 8 -e 1M -i 20 -C Bcast`, read 552 us at 8 B against 0.92 us
@@ -406,6 +407,7 @@ def test_checks_leave_the_timings_alone(flag, kernel):
     assert 0.7 < min(medians[True]) / min(medians[False]) < 1.15, medians
 
 
+@pytest.mark.once  # a timing: the sanitizers distort it
 @pytest.mark.parametrize("slow_rank", [0, 1])
 @pytest.mark.parametrize("kernel", [[], ["--no-barrier"]])
 def test_a_slow_check_stays_out_of_the_next_timed_call(slow_rank, kernel):
