@@ -298,9 +298,9 @@ int sonde_mpio_check_name(MPI_Comm comm, const char *path)
 	if (len > limit) {
 		sonde_io_set_error("open %.*s%s: the name is %zu characters long; Open MPI %d.%d "
 		                   "aborts when it opens a file whose name is longer than %zu "
-		                   "characters on %d ranks",
+		                   "characters on %d rank%s",
 		                   SHOWN(path, len), len, OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION,
-		                   limit, size);
+		                   limit, size, size == 1 ? "" : "s");
 		return -ENAMETOOLONG;
 	}
 #else
