@@ -2,11 +2,15 @@
 """Golden records: result records the sonde binary writes while the tests run, so that the
 Python layer is tested on what the binary produces, never on hand-made dicts.
 
-The binary is $SONDE_BIN, or the checkout's build/sonde (make build). Each workload runs as one
-process (an MPI singleton, no launcher), small, in a temporary directory; records(...) runs a
-command line once per test session and returns the path of its results file.
+The binary is $SONDE_BIN, or the checkout's build/sonde (make build). Each workload runs small
+in one temporary directory, as one process (an MPI singleton) or under the launcher; the
+session's Golden (fixture golden) runs each command line once and returns the path of its
+results file. A test that needs a record the binary cannot write derives it from one of these
+(a deep copy with one named change, or the file's bytes cut) and says why.
 """
 
+import copy
+import json
 import os
 import signal
 import subprocess
@@ -47,44 +51,65 @@ class Golden:
         self.dir = Path(directory)
         self.done = {}
 
-    def run(self, workload, *args, expect=0, ranks=None, csv=False):
-        """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect), as one
-        process, or under `mpirun -n RANKS`; csv=True also writes `--csv` beside it (the same
-        path with .csv)."""
-        key = (workload, *args, ranks, csv)
-        if key in self.done:
-            return self.done[key]
+    def _argv(self, workload, args, out):
         if not os.access(SONDE, os.X_OK):
             pytest.fail(f"{SONDE} is not built: the Python tests read records the binary "
                         "writes (make build, or set SONDE_BIN)")
+        return [SONDE, workload, *(str(a).replace("{dir}", str(self.dir)) for a in args),
+                "--json", str(out)]
+
+    def run(self, workload, *args, expect=0, ranks=None, csv=False, environ=None):
+        """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect), as one
+        process, or under `mpirun -n RANKS`; csv=True also writes `--csv` beside it (the same
+        path with .csv); environ: variables set for the run."""
+        key = (workload, *args, ranks, csv, tuple(sorted((environ or {}).items())))
+        if key in self.done:
+            return self.done[key]
         out = self.dir / f"{len(self.done):03d}-{workload}.jsonl"
-        argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
-        argv += ["--json", str(out)] + (["--csv", str(out.with_suffix(".csv"))] if csv else [])
+        argv = self._argv(workload, args, out)
+        argv += ["--csv", str(out.with_suffix(".csv"))] if csv else []
         if ranks:
             argv = launcher(ranks) + argv
-        proc = subprocess.run(argv, cwd=self.dir, env=env(), capture_output=True, text=True,
-                              timeout=300)
+        proc = subprocess.run(argv, cwd=self.dir, env={**env(), **(environ or {})},
+                              capture_output=True, text=True, timeout=300)
         assert proc.returncode == expect, (
             f"{' '.join(argv)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
         self.done[key] = out
         return out
 
-
-    def killed(self, workload, *args):
-        """The results file of a run killed with SIGKILL once its header is written (so it has
-        no end record), as a run a batch system kills leaves it."""
-        out = self.dir / f"{len(self.done):03d}-{workload}-killed.jsonl"
-        self.done[("killed", workload, *args)] = out
-        argv = [SONDE, workload] + [str(a).replace("{dir}", str(self.dir)) for a in args]
-        proc = subprocess.Popen(argv + ["--json", str(out)], cwd=self.dir, env=env(),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def killed(self, workload, *args, sig=signal.SIGKILL):
+        """The results file of a run sent sig once its header is written: SIGKILL leaves it
+        without an end record, as a run a batch system kills; SIGTERM makes sonde stop, write
+        its end record and exit 4 (asserted)."""
+        key = ("killed", sig, workload, *args)
+        if key in self.done:
+            return self.done[key]
+        out = self.dir / f"{len(self.done):03d}-{workload}-{sig.name}.jsonl"
+        proc = subprocess.Popen(self._argv(workload, args, out), cwd=self.dir, env=env(),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not (out.exists() and out.read_text().count("\n") >= 1):
             assert time.monotonic() < deadline and proc.poll() is None, "no header written"
             time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        expect = -sig if sig == signal.SIGKILL else 4
+        assert proc.returncode == expect, f"{workload} exited {proc.returncode} on {sig}: {err}"
+        self.done[key] = out
         return out
+
+
+def records_of(path):
+    """The records of a results file, refusing a repeated member in any object (json would keep
+    the last one silently)."""
+
+    def no_repeats(pairs):
+        keys = [k for k, _ in pairs]
+        assert len(keys) == len(set(keys)), f"repeated member in {keys}"
+        return dict(pairs)
+
+    return [json.loads(line, object_pairs_hook=no_repeats)
+            for line in Path(path).read_text().splitlines() if line.strip()]
 
 
 # The 65-node JUPITER easy run: records and output of a real run on 65 UTS-namespace nodes
@@ -109,11 +134,45 @@ WORKLOAD_RUNS = {
     "find": ["{dir}", "-name", "*.jsonl", "-size", "-1M", "-C", "-D", "rates"],
 }
 
+# mib with per-call profiles (-p) on 3 ranks: the profile records of a run.
+MIB_PROFILE_RUN = ["-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p", "{dir}/prof"]
+# ior reading a file that is not there: exit 2, an end record saying why (rank, path, error).
+IOR_NO_FILE = ["-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file"]
+# ior waiting 30 s before its first write: a run to stop with a signal (Golden.killed).
+IOR_WAITING = ["-w", "-d", "30", "-b", "64k", "-t", "16k", "-o", "{dir}/killed-file"]
+
 
 @pytest.fixture(scope="session")
 def golden():
     with tempfile.TemporaryDirectory(prefix="sonde-golden-") as d:
         yield Golden(d)
+
+
+@pytest.fixture(scope="session")
+def ior_file(golden):
+    """The results file of a complete ior run: header, measurements, summaries, end."""
+    return golden.run("ior", *WORKLOAD_RUNS["ior"])
+
+
+@pytest.fixture(scope="session")
+def mib_profile_file(golden):
+    """The results file of a profiled mib run on 3 ranks: profile records too."""
+    return golden.run("mib", *MIB_PROFILE_RUN, ranks=3)
+
+
+@pytest.fixture(scope="session")
+def golden_records(ior_file, mib_profile_file):
+    """{type: [records]} of the ior and the profiled mib run: every type the binary writes."""
+    by_type = {}
+    for r in records_of(ior_file) + records_of(mib_profile_file):
+        by_type.setdefault(r["type"], []).append(r)
+    return by_type
+
+
+@pytest.fixture
+def record(golden_records):
+    """record(type): a copy of the first record of that type the binary wrote, to change."""
+    return lambda kind: copy.deepcopy(golden_records[kind][0])
 
 
 CAMPAIGN = Path(__file__).resolve().parent / "data" / "campaign.toml"

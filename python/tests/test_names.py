@@ -3,25 +3,10 @@
 parameter the binary writes has a name (so an option added or renamed in a C table fails here
 until sonde.names follows)."""
 
-import json
-
 import pytest
-from golden import WORKLOAD_RUNS
+from golden import WORKLOAD_RUNS, records_of
 
 from sonde import names, results
-
-
-def records_of(path):
-    """The records of a file, refusing a repeated member in any object (json would keep the
-    last one silently)."""
-
-    def no_repeats(pairs):
-        keys = [k for k, _ in pairs]
-        assert len(keys) == len(set(keys)), f"repeated member in {keys}"
-        return dict(pairs)
-
-    return [json.loads(line, object_pairs_hook=no_repeats)
-            for line in path.read_text().splitlines() if line.strip()]
 
 
 def check_params(params, expected, where):

@@ -3,12 +3,11 @@
 and single runs): every view, its words (no run id in any title, legend or axis), the bugs seen
 in earlier reports, --compare, and the files written."""
 
-import json
 import re
 
 import numpy as np
 import pytest
-from golden import WORKLOAD_RUNS
+from golden import IOR_NO_FILE, IOR_WAITING, WORKLOAD_RUNS, records_of
 
 from sonde import compare, figures, plots, profiles, report, results, words
 from sonde.figures import HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE
@@ -294,14 +293,12 @@ def test_io500_table_is_io500_s_result(io500_campaign):
 def test_what_failed_and_why(golden, tmp_path):
     """A run that failed (its end record's reason, error and path) and one killed before its
     end (no end record) are in the overview's failures, in words."""
-    failed = golden.run("ior", "-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file",
-                        expect=2)
-    killed = golden.killed("ior", "-w", "-d", "30", "-b", "64k", "-t", "16k", "-o",
-                           "{dir}/killed-file")
+    failed = golden.run("ior", *IOR_NO_FILE, expect=2)
+    killed = golden.killed("ior", *IOR_WAITING)
     ok = golden.run("coll", *WORKLOAD_RUNS["coll"])
     page = report.build([str(failed), str(killed), str(ok)])
     [table] = [t for t in page.tables() if t.id == "failures"]
-    end = [json.loads(line) for line in failed.read_text().splitlines()][-1]
+    end = records_of(failed)[-1]
     rows = {r[1].text: r for r in table.rows}
     usage = rows["exit 2: usage"]
     assert usage[2].text == end["error"] and usage[3].text == end["path"]

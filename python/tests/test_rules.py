@@ -6,7 +6,7 @@ import re
 import textwrap
 
 import pytest
-from golden import JUPITER_65, JUPITER_65_OUTPUT
+from golden import IOR_WAITING, JUPITER_65, JUPITER_65_OUTPUT
 
 from sonde import names, results, rules, suitefile
 
@@ -149,8 +149,7 @@ def test_fixed_unless_another_rule_fails(tmp_path, small):
 
 
 def test_a_rule_that_cannot_be_evaluated_is_an_error_naming_the_member(tmp_path, golden):
-    killed = run_of(golden.killed("ior", "-w", "-d", "30", "-b", "64k", "-t", "16k", "-o",
-                                  "{dir}/killed"))
+    killed = run_of(golden.killed("ior", *IOR_WAITING))
     assert killed.end is None and killed.header is not None
     ln = launch(tmp_path, ["min_runtime", "dataset_per_node"])
     vs, status = rules.evaluate(ln, killed, SEED)
