@@ -6,80 +6,111 @@ import math
 
 import numpy as np
 import pytest
-from conftest import RUN_ID, end, header, jsonl, measurement
-from golden import WORKLOAD_RUNS
+from golden import IOR_WAITING, WORKLOAD_RUNS, records_of
 
 from sonde import results
 from sonde.schema import SchemaError
 
 
-def test_one_complete_run(tmp_path, one_run):
-    f = tmp_path / "r.jsonl"
-    f.write_text(jsonl(one_run))
-    [run] = results.load(f)
-    assert run.run_id == RUN_ID
-    assert run.workload == "ior"
-    assert run.header["ranks"] == 2
-    assert [m["phase"] for m in run.measurements] == ["write", "read"]
-    assert len(run.summaries) == 1 and run.profiles == []
-    assert run.complete and run.exit_code == 0
+def of_type(records, kind):
+    return [r for r in records if r["type"] == kind]
+
+
+def test_one_complete_run(ior_file):
+    recs = records_of(ior_file)
+    [run] = results.load(ior_file)
+    header, end = recs[0], recs[-1]
+    assert (header["type"], end["type"]) == ("header", "end")
+    assert run.run_id == header["run_id"] == end["run_id"]
+    assert run.workload == header["workload"] == "ior"
+    assert run.header == header and run.end == end and run.records == recs
+    assert run.measurements == of_type(recs, "measurement")
+    # -w -r -i 2: a write and a read phase, twice
+    assert [(m["phase"], m["iteration"]) for m in run.measurements] == \
+        [("write", 0), ("read", 0), ("write", 1), ("read", 1)]
+    assert run.summaries == of_type(recs, "summary") != [] and run.profiles == []
+    assert run.complete and run.exit_code == end["exit_code"] == 0
     assert not run.truncated
-    assert run.path == f
+    assert run.path == ior_file
 
 
-def test_appended_runs_are_separate(tmp_path):
+def test_appended_runs_are_separate(golden, ior_file, mib_profile_file, tmp_path):
+    # Three files one after another, as sonde leaves a --json file it appended three runs to;
+    # the last was killed, so it has no end record.
+    files = [ior_file, mib_profile_file, golden.killed("ior", *IOR_WAITING)]
     f = tmp_path / "r.jsonl"
-    a = [header("A"), measurement("A"), end("A", measurements=1)]
-    b = [header("B", "mib"), measurement("B", "mib"), measurement("B", "mib", iteration=1)]
-    f.write_text(jsonl(a + b))
-    ra, rb = results.load(f)
-    assert (ra.run_id, len(ra.measurements), ra.complete) == ("A", 1, True)
-    assert (rb.run_id, rb.workload, len(rb.measurements)) == ("B", "mib", 2)
-    assert not rb.complete and rb.exit_code is None
+    f.write_bytes(b"".join(p.read_bytes() for p in files))
+    runs = results.load(f)
+    assert len(runs) == 3
+    for run, path in zip(runs, files, strict=True):
+        recs = records_of(path)
+        assert run.run_id == recs[0]["run_id"] and run.workload == recs[0]["workload"]
+        assert [r["type"] for r in run.records] == [r["type"] for r in recs]
+        assert len(run.measurements) == len(of_type(recs, "measurement"))
+        assert len(run.profiles) == len(of_type(recs, "profile"))
+    assert [r.complete for r in runs] == [True, True, False]
+    assert runs[2].exit_code is None and runs[2].header == records_of(files[2])[0]
 
 
-def test_truncated_last_line(tmp_path, one_run):
+def test_truncated_last_line(ior_file, tmp_path):
+    # The end record cut halfway, as a run killed while writing it leaves the file.
+    data = ior_file.read_bytes()
+    last = data.splitlines(keepends=True)[-1]
     f = tmp_path / "r.jsonl"
-    text = jsonl(one_run[:3])
-    cut = jsonl([one_run[3]])[:25]  # a record cut while being written
-    f.write_text(text + cut)
+    f.write_bytes(data[:len(data) - len(last) // 2])
     [run] = results.load(f)
     assert run.truncated
     assert not run.complete
-    assert len(run.measurements) == 2
+    recs = records_of(ior_file)
+    assert run.measurements == of_type(recs, "measurement")
+    assert run.summaries == of_type(recs, "summary")
 
 
-def test_truncated_record_of_a_new_run(tmp_path, one_run):
+def test_truncated_record_of_a_new_run(ior_file, mib_profile_file, tmp_path):
+    # A complete run, then the next run's header cut just after its run_id, as a run killed
+    # while writing its first record leaves a file another run wrote before.
+    header = mib_profile_file.read_bytes().splitlines()[0]
+    next_id = records_of(mib_profile_file)[0]["run_id"]
+    cut = header.index(next_id.encode()) + len(next_id) + 1  # the run_id's closing quote
     f = tmp_path / "r.jsonl"
-    f.write_text(jsonl(one_run) + jsonl([header("NEXT")])[:60])
+    f.write_bytes(ior_file.read_bytes() + header[:cut])
     first, second = results.load(f)
+    assert first.run_id == records_of(ior_file)[0]["run_id"]
     assert not first.truncated and first.complete
-    assert second.run_id == "NEXT" and second.truncated and second.header is None
+    assert second.run_id == next_id and second.truncated and second.header is None
 
 
-def test_truncated_before_run_id(tmp_path):
+def test_truncated_before_run_id(ior_file, tmp_path):
+    # The header cut before its run_id: the file holds nothing of any run.
+    header = ior_file.read_bytes().splitlines()[0]
     f = tmp_path / "r.jsonl"
-    f.write_text('{"type":"hea')
+    f.write_bytes(header[:header.index(b'"run_id"')])
     [run] = results.load(f)
     assert run.run_id is None and run.truncated and run.records == []
 
 
-def test_bad_line_in_the_middle_is_an_error(tmp_path, one_run):
+def test_bad_line_in_the_middle_is_an_error(ior_file, tmp_path):
+    # The third record cut to 20 bytes with the lines after it intact: not a truncation.
+    lines = ior_file.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2][:20] + b"\n"
     f = tmp_path / "r.jsonl"
-    lines = jsonl(one_run).splitlines(keepends=True)
-    lines[2] = lines[2][:20] + "\n"
-    f.write_text("".join(lines))
+    f.write_bytes(b"".join(lines))
     with pytest.raises(results.ResultsError, match=r"r\.jsonl:3: not a JSON record"):
         results.load(f)
 
 
-def test_record_without_type_or_run_id(tmp_path):
+def test_record_without_type_or_run_id(record, tmp_path):
+    # The binary's end record without its "type", then without its "run_id".
     f = tmp_path / "r.jsonl"
-    f.write_text('{"run_id": "x"}\n')
-    with pytest.raises(results.ResultsError, match="no \"type\""):
+    no_type = record("end")
+    del no_type["type"]
+    f.write_text(json.dumps(no_type) + "\n")
+    with pytest.raises(results.ResultsError, match="r.jsonl:1: not a sonde record .*\"type\""):
         results.load(f)
-    f.write_text('{"type": "end"}\n')
-    with pytest.raises(results.ResultsError, match="without a run_id"):
+    no_run_id = record("end")
+    del no_run_id["run_id"]
+    f.write_text(json.dumps(no_run_id) + "\n")
+    with pytest.raises(results.ResultsError, match="r.jsonl:1: end record without a run_id"):
         results.load(f)
 
 
@@ -88,20 +119,24 @@ def test_missing_file(tmp_path):
         results.load(tmp_path / "nope.jsonl")
 
 
-def test_directory_is_searched_recursively(tmp_path):
+def test_directory_is_searched_recursively(golden, ior_file, tmp_path):
+    coll_file = golden.run("coll", *WORKLOAD_RUNS["coll"])
     (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "x.jsonl").write_text(jsonl([header("X"), end("X", measurements=0)]))
-    (tmp_path / "y.jsonl").write_text(jsonl([header("Y"), end("Y", measurements=0)]))
+    (tmp_path / "a" / "x.jsonl").write_bytes(coll_file.read_bytes())
+    (tmp_path / "y.jsonl").write_bytes(ior_file.read_bytes())
     (tmp_path / "manifest.json").write_text("{not results}")
-    assert [r.run_id for r in results.load(tmp_path)] == ["X", "Y"]
+    # files in path order, whichever run came first
+    assert [r.run_id for r in results.load(tmp_path)] == \
+        [records_of(p)[0]["run_id"] for p in (coll_file, ior_file)]
 
 
-def test_validate_rejects_bad_records(tmp_path):
-    bad = measurement()
+def test_validate_rejects_bad_records(record, tmp_path):
+    # The binary's first measurement without its "verify" member, after its header.
+    bad = record("measurement")
     del bad["verify"]
     f = tmp_path / "r.jsonl"
-    f.write_text(jsonl([header(), bad]))
-    assert len(results.load(f)[0].measurements) == 1
+    f.write_text(json.dumps(record("header")) + "\n" + json.dumps(bad) + "\n")
+    assert results.load(f)[0].measurements == [bad]
     with pytest.raises(SchemaError, match=r"r\.jsonl:2: invalid measurement record.*verify"):
         results.load(f, validate=True)
 
@@ -235,14 +270,12 @@ def test_dataframe_exports_to_csv_and_parquet(golden, tmp_path):
     assert pd.read_parquet(tmp_path / "c.parquet").equals(df)
 
 
-def test_profile_calls_load_as_arrays_equal_to_the_json(golden):
-    path = golden.run("mib", "-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p",
-                      "{dir}/prof", ranks=3)
+def test_profile_calls_load_as_arrays_equal_to_the_json(mib_profile_file):
+    path = mib_profile_file
     [run] = results.load(path, validate=True)
     calls = [p for p in run.profiles if p["part"] == "calls"]
     assert {p["phase"] for p in calls} == {"write", "read"}
-    plain = [json.loads(line) for line in path.read_text().splitlines()]
-    plain = [r for r in plain if r.get("part") == "calls"]
+    plain = [r for r in records_of(path) if r.get("part") == "calls"]
     for fast, slow in zip(calls, plain, strict=True):
         for k in ("start", "end"):
             assert isinstance(fast[k], np.ndarray) and fast[k].shape == (12, 3)
