@@ -143,8 +143,9 @@ def test_schema_is_the_docs_copy():
     assert docs.resolve() == packaged.resolve()
 
 
-def test_docs_example_is_valid():
-    # The example in docs/results-schema.md must follow the schema it documents.
+def test_docs_example_is_what_the_binary_writes(golden_records):
+    # The example in docs/results-schema.md follows the schema it documents, with the members
+    # the binary writes (its params and extra a few of the binary's own names).
     import json
     from pathlib import Path
 
@@ -154,6 +155,13 @@ def test_docs_example_is_valid():
     assert [r["type"] for r in records] == ["header", "measurement", "end"]
     for r in records:
         assert schema.errors(r) == []
+        written = golden_records[r["type"]][0]
+        assert sorted(r) == sorted(written)
+        for member, value in r.items():
+            if member in ("params", "extra"):
+                assert set(value) <= set(written[member]), member
+            elif isinstance(value, dict):
+                assert sorted(value) == sorted(written[member]), member
 
 
 # Each case: the binary's end record of a run that ended well with one named change the schema
