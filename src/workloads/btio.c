@@ -276,9 +276,6 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	free(per_dump);
 
 	if (ctx->rank == 0) {
-		struct btio_times t = {most[0], most[1], most[2], most[3]};
-		btio_print_block(s, writing, ctx->size, &t, s->dumps, ops->banner,
-		                 j.striping_factor, j.striping_unit);
 		char *params = params_json(o, NULL);
 		struct sonde_json extra;
 		sonde_json_init(&extra);
@@ -309,6 +306,11 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		sonde_results_measurement(ctx->workload, &m);
 		sonde_json_free(&extra);
 		free(params);
+		/* after its record: a rate on the screen always has one in the results, even when
+		 * a stop signal comes in between */
+		struct btio_times t = {most[0], most[1], most[2], most[3]};
+		btio_print_block(s, writing, ctx->size, &t, s->dumps, ops->banner,
+		                 j.striping_factor, j.striping_unit);
 	}
 	if (total[1]) {
 		sonde_error("verification failed: %lld of the %lld values read from %s differ (the "

@@ -326,17 +326,24 @@ static void reduce(struct ior_run *r, const struct ior_params *p, struct phase *
 	pt->done = 1;
 }
 
-/* -j's warnings, the row, --rank-details and the measurement record. */
+/* -j's warnings, --rank-details, the measurement record and the row. */
 static void report(struct ior_run *r, const struct ior_test *t, const struct phase *ph)
 {
 	const struct ior_params *p = &t->p;
 	if (p->outlier > 0)
 		ior_outliers(r, p, ph->acc, ph->tm);
+	double *ranks = ior_rank_figures(r, ph->tm, ph->po.moved);
+	struct sonde_latency lat;
+	int have_lat = ior_json_record(r, t, ph->acc, ph->rep, ph->pt,
+	                               ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0], &ph->v,
+	                               ph->acc == IOR_READCHECK, ph->errors, ranks, &lat);
+	/* after its record: a rate on the screen always has one in the results, even when a stop
+	 * signal comes in between */
 	if (r->rank == 0 && r->out)
 		ior_print_row(r->out, p, ior_phase_name(ph->acc), ph->pt, ph->rep);
-	double *ranks = ior_rank_details(r, p, ph->acc, ph->rep, ph->tm, ph->po.moved);
-	ior_json_record(r, t, ph->acc, ph->rep, ph->pt, ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0],
-	                &ph->v, ph->acc == IOR_READCHECK, ph->errors, ranks);
+	ior_rank_details(r, p, ph->acc, ph->rep, ranks);
+	if (have_lat && p->latency_lines)
+		ior_print_latency(r, ph->acc, ph->rep, &lat);
 	free(ranks);
 }
 

@@ -10,10 +10,10 @@ file-removed ones. EIO from a device-mapper error target: test_eio_from_a_failin
 the machine has device-mapper. Marked fault_matrix, so a leg can leave them out (-m).
 
 Where every rank leaves by itself (an I/O error, or SIGTERM to every rank), Open MPI's
-launcher is told not to wait its default second before it kills what is left of the job
-(odls_base_sigkill_timeout=0): it makes the test stricter, since a rank that left before rank 0
-wrote the end record would take rank 0 with it. The rank-killed column keeps the default: there
-the launcher's SIGTERM is what makes rank 0 write its end record."""
+launcher kills what is left of the job without its default second of grace, as in every test
+(conftest.mpi_env): that makes the cell stricter, since a rank that left before rank 0 wrote
+the end record would take rank 0 with it. The rank-killed column keeps the grace
+(SIGNAL_GRACE): there the launcher's SIGTERM is what makes rank 0 write its end record."""
 
 import os
 import re

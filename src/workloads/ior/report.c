@@ -19,19 +19,24 @@ const char *ior_phase_name(enum ior_access acc)
 	                                                 : "check";
 }
 
-/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV, JSON. */
-double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
-                         int rep, const double *tm, int64_t moved)
+/* Per-rank figures of a phase, for --rank-details, saveRankPerformanceDetailsCSV and JSON. */
+double *ior_rank_figures(struct ior_run *r, const double *tm, int64_t moved)
 {
 	double mine[4] = {tm[IOR_T_CLOSE1] - tm[IOR_T_OPEN0], tm[IOR_T_XFER1] - tm[IOR_T_XFER0],
 	                  (double)moved, 0};
 	double *all = r->rank == 0 ? malloc(sizeof *all * 4 * (size_t)r->ntasks) : NULL;
 	MPI_Gather(mine, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, r->comm);
-	if (r->rank != 0)
-		return NULL;
+	return all;
+}
+
+void ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc, int rep,
+                      const double *all)
+{
+	if (!all)
+		return;
 	if (r->rank_csv) {
 		for (int k = 0; k < r->ntasks; k++) {
-			double *d = all + 4 * k;
+			const double *d = all + 4 * k;
 			fprintf(r->rank_csv, "%s,%d,%.6f,%.6f,%.1f,%.1f\n", ior_phase_name(acc), k,
 			        d[0], d[1], d[0] > 0 ? d[2] / d[0] : 0, d[1] > 0 ? d[2] / d[1] : 0);
 		}
@@ -43,7 +48,7 @@ double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior
 		fprintf(r->out, "%-6s %-14s %-12s %-12s %-12s\n", "rank", "bytes", "total(s)",
 		        "wr/rd(s)", "bw(MiB/s)");
 		for (int k = 0; k < r->ntasks; k++) {
-			double *d = all + 4 * k;
+			const double *d = all + 4 * k;
 			fprintf(r->out, "%-6d %-14.0f %-12.6f %-12.6f %-12.2f\n", k, d[2], d[0],
 			        d[1], d[1] > 0 ? d[2] / d[1] / (double)SONDE_MIB : 0);
 			if (d[0] > all[4 * slow])
@@ -52,7 +57,6 @@ double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior
 		fprintf(r->out, "slowest rank: %d (%.6f s, %s)\n\n", slow, all[4 * slow],
 		        sonde_host_of(&r->ctx->topo, slow));
 	}
-	return all;
 }
 
 /* The straggler view for JSON: every rank's bytes, total and transfer time, and the (up to)
@@ -81,30 +85,22 @@ static void rank_arrays(struct sonde_json *j, const double *all, int n)
 	sonde_json_array_end(j);
 }
 
-void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
-                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                     int verified, int64_t errors, const double *ranks)
+int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
+                    const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
+                    int verified, int64_t errors, const double *ranks, struct sonde_latency *lat)
 {
 	struct sonde_stats per_rank;
-	struct sonde_latency lat;
 	/* gathering every rank's samples costs time at scale: only when someone reads them
 	 * (--json, --csv and --latency are the same on every rank) */
 	int recording = r->ctx->common.json_path || r->ctx->common.csv_path;
 	if (!recording && !t->p.latency_lines)
-		return;
+		return 0;
 	sonde_stats_across(r->comm, my_xfer, &per_rank);
-	sonde_latency_across(r->comm, r->lat, r->nlat, SONDE_LATENCY_MAX_EXACT, &lat);
+	sonde_latency_across(r->comm, r->lat, r->nlat, SONDE_LATENCY_MAX_EXACT, lat);
 	int64_t checked = 0, errs = 0;
 	sonde_verify_total(r->comm, v, &errs, &checked);
-	if (r->rank == 0 && t->p.latency_lines && r->out)
-		fprintf(
-		    r->out,
-		    "%s latency (iteration %d, %lld calls): p50 %.6f s  p90 %.6f s  p99 %.6f s  "
-		    "max %.6f s\n",
-		    ior_phase_name(acc), rep, (long long)lat.count, lat.p50, lat.p90, lat.p99,
-		    lat.max);
 	if (r->rank != 0 || !recording)
-		return;
+		return 1;
 	const struct ior_params *p = &t->p;
 	struct sonde_json pj, ej;
 	sonde_json_init(&pj);
@@ -144,7 +140,7 @@ void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_acces
 	    .seconds = pt->total,
 	    .ops = p->xfer ? pt->bytes / p->xfer : 0,
 	    .per_rank = &per_rank,
-	    .latency = &lat,
+	    .latency = lat,
 	    .verified = verified,
 	    .verify_errors = errors,
 	    .bytes_checked = checked,
@@ -154,6 +150,19 @@ void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_acces
 	sonde_results_measurement("ior", &m);
 	sonde_json_free(&pj);
 	sonde_json_free(&ej);
+	return 1;
+}
+
+void ior_print_latency(const struct ior_run *r, enum ior_access acc, int rep,
+                       const struct sonde_latency *lat)
+{
+	if (r->rank == 0 && r->out)
+		fprintf(
+		    r->out,
+		    "%s latency (iteration %d, %lld calls): p50 %.6f s  p90 %.6f s  p99 %.6f s  "
+		    "max %.6f s\n",
+		    ior_phase_name(acc), rep, (long long)lat->count, lat->p50, lat->p90, lat->p99,
+		    lat->max);
 }
 
 /* -j: IOR's outlier warnings, one per rank and timer that is far from the mean. */

@@ -71,14 +71,20 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 
 /* report.c */
 const char *ior_phase_name(enum ior_access acc);
-/* Per-rank figures of a phase: --rank-details, saveRankPerformanceDetailsCSV (collective).
- * Returns the gathered figures on rank 0 (4 per rank: total s, transfer s, bytes; free()). */
-double *ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
-                         int rep, const double *tm, int64_t moved);
-/* The phase's measurement record (--json/--csv) and --latency line (collective). */
-void ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
-                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                     int verified, int64_t errors, const double *ranks);
+/* Per-rank figures of a phase (collective): on rank 0, 4 per rank (total s, transfer s, bytes;
+ * free()), NULL elsewhere. */
+double *ior_rank_figures(struct ior_run *r, const double *tm, int64_t moved);
+/* Rank 0: --rank-details and saveRankPerformanceDetailsCSV from those figures. */
+void ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_access acc, int rep,
+                      const double *all);
+/* The phase's measurement record (--json/--csv), and the latency figures --latency prints
+ * (collective). Returns whether lat was worked out (results files or --latency asked). */
+int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
+                    const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
+                    int verified, int64_t errors, const double *ranks, struct sonde_latency *lat);
+/* Rank 0: --latency's line. */
+void ior_print_latency(const struct ior_run *r, enum ior_access acc, int rep,
+                       const struct sonde_latency *lat);
 /* -j outlier warnings (collective). */
 void ior_outliers(struct ior_run *r, const struct ior_params *p, enum ior_access acc,
                   const double *tm);

@@ -365,8 +365,10 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 		pr.all = all;
 	}
 	if (run->rank == 0) {
-		print_phase(run, write, s, &pr);
+		/* the record first: a rate on the screen always has one in the results, even when
+		 * a stop signal comes in between */
 		record(run, write, s, verify, mib);
+		print_phase(run, write, s, &pr);
 	}
 	free(all);
 	int code = SONDE_EXIT_OK;
