@@ -630,6 +630,9 @@ static int conclude(struct walker *w, double mine)
 	          "MPI_Gather");
 	check_mpi(MPI_Gather(mine2, 2, MPI_DOUBLE, times, 2, MPI_DOUBLE, 0, w->comm), "MPI_Gather");
 	if (w->rank == 0) {
+		/* the record first: a figure on the screen always has one in the results, even
+		 * when a stop signal comes in between */
+		record(w, total, per_rank.max, &per_rank, all);
 		for (int r = 0; w->p.per_process && r < w->size; r++) {
 			char who[16];
 			snprintf(who, sizeof who, "%d", r);
@@ -638,7 +641,6 @@ static int conclude(struct walker *w, double mine)
 		result_line(w, "DONE", total, steal_seconds, per_rank.max);
 		printf("MATCHED %lld/%lld\n", (long long)total[FOUND], (long long)total[SCANNED]);
 		fflush(stdout);
-		record(w, total, per_rank.max, &per_rank, all);
 	}
 	free(all);
 	free(times);

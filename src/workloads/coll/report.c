@@ -76,21 +76,6 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
 		return;
 	mean_pct /= world_size;
 
-	printf("%-20.20s\t", c->op->name);
-	printf("Bytes:\t%8lld\tIters:\t%7d\t", (long long)c->size, r->iters);
-	printf("Avg:\t%8.4f\tMin:\t%8.4f\tMax:\t%8.4f\t", it.mean * 1e6, it.min * 1e6,
-	       it.max * 1e6);
-	printf("Comm: %s\tRanks: %d", comm_name, comm_ranks);
-	if (cfg->timing != COLL_TIMING_BARRIER)
-		printf("\tTiming: %s", coll_timing_name(cfg->timing));
-	if (cfg->percentiles)
-		printf("\tP50:\t%8.4f\tP90:\t%8.4f\tP99:\t%8.4f\tPMax:\t%8.4f", lat.p50 * 1e6,
-		       lat.p90 * 1e6, lat.p99 * 1e6, lat.max * 1e6);
-	if (overlap)
-		printf("\tOverlap(%%):\t%6.2f", mean_pct);
-	printf("\n");
-	fflush(stdout);
-
 	/* The phase is the measured loop: ops = iterations, seconds = loop time (so bandwidth is
 	 * the per-process message rate and ops_per_s the call rate); per_rank holds each rank's
 	 * loop time; the time per call is latency.mean and extra.avg_us. */
@@ -122,4 +107,20 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
 	sonde_results_measurement("coll", &m);
 	sonde_json_free(&pj);
 	sonde_json_free(&ej);
+	/* after its record: a figure on the screen always has one in the results, even when a
+	 * stop signal comes in between */
+	printf("%-20.20s\t", c->op->name);
+	printf("Bytes:\t%8lld\tIters:\t%7d\t", (long long)c->size, r->iters);
+	printf("Avg:\t%8.4f\tMin:\t%8.4f\tMax:\t%8.4f\t", it.mean * 1e6, it.min * 1e6,
+	       it.max * 1e6);
+	printf("Comm: %s\tRanks: %d", comm_name, comm_ranks);
+	if (cfg->timing != COLL_TIMING_BARRIER)
+		printf("\tTiming: %s", coll_timing_name(cfg->timing));
+	if (cfg->percentiles)
+		printf("\tP50:\t%8.4f\tP90:\t%8.4f\tP99:\t%8.4f\tPMax:\t%8.4f", lat.p50 * 1e6,
+		       lat.p90 * 1e6, lat.p99 * 1e6, lat.max * 1e6);
+	if (overlap)
+		printf("\tOverlap(%%):\t%6.2f", mean_pct);
+	printf("\n");
+	fflush(stdout);
 }
