@@ -4,6 +4,7 @@ run), result rows (medians, spreads, verdicts, the command lines both sides ran)
 
 import functools
 import json
+import math
 import os
 import shlex
 import shutil
@@ -62,7 +63,7 @@ class Context:
     repeats: int  # measured rounds per case
     warmup: int  # rounds run first and discarded
     disk_repeats: int = 0  # measured rounds of rows on a disk (0: repeats)
-    settle_s: float = 3.0  # pause before every run (see settle)
+    settle_s: float = 0.0  # pause before every run (see settle)
     smoke: bool = False  # one short round to show every case runs: no verdicts
 
     def program(self, name):
@@ -86,10 +87,9 @@ class Context:
     def settle(self, drop_caches=False):
         """The same start state for every run of either tool: nothing dirty or under writeback
         (os.sync, then /proc/meminfo's Dirty + Writeback drained), the page cache dropped when
-        the row reads from a disk and says so, and a pause of settle_s seconds, so that the
-        memory the previous run freed has been handed back to the host (a VM's free page
-        reporting waits 2 s) before either tool starts: first writes into fresh memory run
-        several times slower, and they must not favour whichever tool runs second."""
+        the row reads from a disk and says so, then a pause of settle_s seconds (default none:
+        a pause long enough for a VM to hand the previous run's freed memory back to its host
+        makes every run write into fresh host memory, slower and noisier; bench/README.md)."""
         os.sync()  # Linux's sync waits for the writeback it starts; others may write meanwhile
         deadline = time.monotonic() + 30
         while _dirty_bytes() > WRITEBACK_SLACK and time.monotonic() < deadline:
@@ -156,20 +156,39 @@ def command(argv):
     return shlex.join(str(a) for a in argv)
 
 
+def median_interval(samples, confidence=0.90):
+    """A distribution-free interval for the median of samples: the k-th smallest and k-th
+    largest, k the largest rank for which the chance that fewer than k samples fall below the
+    median, 2^-n * sum(C(n, i), i < k), is at most (1 - confidence) / 2 (the sign test's
+    order statistics). With 5 samples that is the whole range (94 %), with 9 the 2nd to 8th
+    (96 %), with 15 the 4th to 12th (96 %); fewer than 5 samples get the whole range, which
+    then holds the median with less than 90 % confidence."""
+    ordered = sorted(samples)
+    n, tail, below, k = len(ordered), (1 - confidence) / 2, 0, 1
+    for i in range(n):
+        below += math.comb(n, i)
+        if below / 2**n > tail:
+            k = max(i, 1)  # P(fewer than i below) <= tail; i + 1 already exceeds it
+            break
+    return ordered[k - 1], ordered[n - k]
+
+
 @dataclass
 class Row:
-    """One comparison: samples of sonde and of a reference tool for one variant of a case."""
+    """One comparison: samples of sonde and of a reference tool for one variant of a case, one
+    of each per round (the two runs of a round alternate, see Context.in_order)."""
 
     case: str
     variant: str
     unit: str
     reference: str  # the tool sonde is compared with ("fio")
-    target: float  # the lowest acceptable ratio median(sonde) / median(reference)
+    target: float  # the lowest acceptable ratio sonde / reference
     sonde: list = field(default_factory=list)
     ref: list = field(default_factory=list)
     sonde_cmd: str = ""  # what each side ran in the last round (paths of that round)
     ref_cmd: str = ""
     smoke: bool = False
+    same_tool: bool = False  # both sides run the reference: the row measures the harness
 
     @property
     def sonde_median(self):
@@ -180,8 +199,19 @@ class Row:
         return statistics.median(self.ref)
 
     @property
+    def round_ratios(self):
+        """sonde / reference of each round: two runs moments apart, so that what drifts on the
+        machine (a host's memory bandwidth, a disk's cache) divides out."""
+        return [s / r for s, r in zip(self.sonde, self.ref, strict=True)]
+
+    @property
     def ratio(self):
-        return self.sonde_median / self.ref_median
+        return statistics.median(self.round_ratios)
+
+    @property
+    def interval(self):
+        """Where the ratio lies, 90 % sure (median_interval of the round ratios)."""
+        return median_interval(self.round_ratios)
 
     @staticmethod
     def _spread(samples):
@@ -197,20 +227,19 @@ class Row:
         return self._spread(self.ref)
 
     @property
-    def gap(self):
-        """How far the ratio is from the target, relative to it: the margin the verdict rests
-        on."""
-        return abs(self.ratio / self.target - 1)
-
-    @property
     def verdict(self):
-        """pass or FAIL; noisy when either tool's samples spread wider than the gap being
-        judged, so that the rounds could have gone either way; smoke in a smoke run."""
+        """pass when the ratio's interval lies at or above the target, FAIL when it lies below,
+        noisy when it reaches across: the rounds cannot tell which side the ratio is on. A row
+        of the reference against itself (same_tool) passes when its interval holds 1 (neither
+        side of a round is favoured) and FAILs when it does not. smoke in a smoke run."""
         if self.smoke:
             return "smoke"
-        if max(self.sonde_spread, self.ref_spread) > self.gap:
-            return "noisy"
-        return "pass" if self.ratio >= self.target else "FAIL"
+        low, high = self.interval
+        if self.same_tool:
+            return "pass" if low <= 1 <= high else "FAIL"
+        if low >= self.target:
+            return "pass"
+        return "FAIL" if high < self.target else "noisy"
 
     @property
     def passed(self):
@@ -229,7 +258,8 @@ class Row:
             "reference": self.reference, "target": self.target,
             "sonde_median": self.sonde_median, "ref_median": self.ref_median,
             "sonde_spread": self.sonde_spread, "ref_spread": self.ref_spread,
-            "ratio": self.ratio, "gap": self.gap, "verdict": self.verdict,
+            "round_ratios": self.round_ratios, "ratio": self.ratio,
+            "interval": list(self.interval), "verdict": self.verdict,
             "sonde_samples": self.sonde, "ref_samples": self.ref,
             "sonde_command": self.sonde_cmd, "ref_command": self.ref_cmd,
         }

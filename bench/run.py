@@ -5,14 +5,15 @@
 Each case compares sonde with a reference tool on the same pattern in the same run: every run of
 either tool starts from the same state (benchlib.Context.settle), the tools alternate which goes
 first in each round, warm-up rounds are discarded. The table gives each tool's median and spread
-(min-max over the rounds), the ratio sonde/reference and the verdict: pass, FAIL, or noisy when
-either tool's spread is wider than the distance of the ratio from the target. Each row keeps the
-command lines both sides ran. Results go to bench/results/<UTC time>.md and .json. Exit status 1
+(min-max over the rounds), the ratio (the median of the rounds' sonde/reference ratios), the
+interval that holds it with 90 % confidence, and the verdict: pass when the interval lies at or
+above the target, FAIL when below, noisy when it reaches across. Each row keeps the command lines
+both sides ran. Results go to bench/results/<UTC time>.md and .json. Exit status 1
 when a row fails or is noisy, or a case cannot run.
 
-Knobs: SONDE_BENCH_REPEATS (measured rounds, default 5), SONDE_BENCH_DISK_REPEATS (rows on a
-disk, default 9), SONDE_BENCH_WARMUP (default 1), SONDE_BENCH_SETTLE (seconds of pause before
-every run, default 3), SONDE_BENCH_BUILD (build directory, default build/), and each case's own
+Knobs: SONDE_BENCH_REPEATS (measured rounds, default 9), SONDE_BENCH_DISK_REPEATS (rows on a
+disk, default 15), SONDE_BENCH_WARMUP (default 1), SONDE_BENCH_SETTLE (seconds of pause before
+every run, default 0), SONDE_BENCH_BUILD (build directory, default build/), and each case's own
 (see its docstring). --smoke: one round of every case with small sizes and no pause, to show that
 everything runs (no verdicts)."""
 
@@ -73,6 +74,11 @@ def spread(samples):
     return f"{min(samples):.1f}-{max(samples):.1f}"
 
 
+def interval(row):
+    low, high = row.interval
+    return f"{low:.3f}-{high:.3f}"
+
+
 def markdown(when, env, ctx, rows, failures):
     rounds = (f"{ctx.repeats} measured rounds ({ctx.disk_repeats} for rows on a disk) after "
               f"{ctx.warmup} warm-up")
@@ -82,26 +88,32 @@ def markdown(when, env, ctx, rows, failures):
              f"git {env['git_describe']}, {env['fio']}, host {env['host']}, Linux {env['kernel']}, "
              f"{env['cpus']} CPUs; {rounds}; every run after sync, drained writeback and a "
              f"{ctx.settle_s:g} s pause; the tools alternate which goes first; medians and "
-             "min-max spreads.", "",
-             "| case | variant | sonde | (spread) | reference | (spread) | unit | ratio | target "
-             "| gap | result |",
+             "min-max spreads; the ratio is the median of the rounds' ratios.", "",
+             "| case | variant | sonde | (spread) | reference | (spread) | unit | ratio | "
+             "(90 % interval) | target | result |",
              "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"]
     for r in rows:
         lines.append(f"| {r.case} | {r.variant} | {r.sonde_median:.1f} | {spread(r.sonde)} | "
                      f"{r.ref_median:.1f} ({r.reference}) | {spread(r.ref)} | {r.unit} | "
-                     f"{r.ratio:.3f} | {r.target:.2f} | {r.gap:.1%} | {r.verdict} |")
+                     f"{r.ratio:.3f} | {interval(r)} | {r.target:.2f} | {r.verdict} |")
     for name, error in failures:
         lines.append(f"| {name} | (did not run) | | | | | | | | | ERROR: "
                      f"{error.splitlines()[0]} |")
-    lines += ["", "A row is noisy when the spread of either tool, (max - min) / median, is wider "
-              "than its gap, |ratio / target - 1|: its rounds could have given either verdict.",
-              "", "## Samples and command lines", ""]
+    lines += ["", "Each round runs both tools moments apart; its ratio divides out what drifts on "
+              "the machine. A row passes when the 90 % interval of the median ratio lies at or "
+              "above the target, FAILs when it lies below, and is noisy when it reaches across: "
+              "its rounds cannot tell which side the ratio is on. A same_tool row runs the "
+              "reference against itself: it passes when its interval holds 1 (no side of a "
+              "round is favoured), and its interval's width is the finest ratio this machine "
+              "resolves.", "", "## Samples and command lines", ""]
     for r in rows:
         lines += [f"### {r.case}: {r.variant}", "",
                   f"- sonde: {', '.join(f'{v:.1f}' for v in r.sonde)} "
                   f"(median {statistics.median(r.sonde):.1f}, spread {r.sonde_spread:.1%})",
                   f"- {r.reference}: {', '.join(f'{v:.1f}' for v in r.ref)} "
                   f"(median {statistics.median(r.ref):.1f}, spread {r.ref_spread:.1%})",
+                  f"- ratios by round: {', '.join(f'{v:.3f}' for v in r.round_ratios)} "
+                  f"(median {r.ratio:.3f}, 90 % interval {interval(r)})",
                   f"- sonde ran: `{r.sonde_cmd}`", f"- reference ran: `{r.ref_cmd}`", ""]
     return "\n".join(lines) + "\n"
 
@@ -109,13 +121,13 @@ def markdown(when, env, ctx, rows, failures):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cases", nargs="*", help="case names to run (default: all)")
-    p.add_argument("--repeats", type=int, default=int(os.environ.get("SONDE_BENCH_REPEATS", 5)))
+    p.add_argument("--repeats", type=int, default=int(os.environ.get("SONDE_BENCH_REPEATS", 9)))
     p.add_argument("--disk-repeats", type=int,
-                   default=int(os.environ.get("SONDE_BENCH_DISK_REPEATS", 9)))
+                   default=int(os.environ.get("SONDE_BENCH_DISK_REPEATS", 15)))
     p.add_argument("--warmup", type=int, default=int(os.environ.get("SONDE_BENCH_WARMUP", 1)))
     p.add_argument("--settle", type=float,
-                   default=float(os.environ.get("SONDE_BENCH_SETTLE", 3)),
-                   help="seconds of pause before every run (free page reporting)")
+                   default=float(os.environ.get("SONDE_BENCH_SETTLE", 0)),
+                   help="seconds of pause before every run, after sync and writeback")
     p.add_argument("--smoke", action="store_true",
                    help="one round of every case, small sizes, no pause: does everything run?")
     p.add_argument("--build", type=Path,
@@ -161,7 +173,7 @@ def main(argv=None):
             r.smoke = ctx.smoke
             print(f"  {r.variant}: sonde {r.sonde_median:.1f} ({spread(r.sonde)}) {r.unit}, "
                   f"{r.reference} {r.ref_median:.1f} ({spread(r.ref)}), ratio {r.ratio:.3f} "
-                  f"(target {r.target:.2f}, gap {r.gap:.1%}): {r.verdict}\n"
+                  f"({interval(r)}, target {r.target:.2f}): {r.verdict}\n"
                   f"    sonde:     {r.sonde_cmd}\n    reference: {r.ref_cmd}", flush=True)
         rows.extend(got)
 

@@ -13,6 +13,10 @@ the page cache when the file is on a disk (so both read the disk; each tool also
 pages: fio invalidate=1, posix_seq posix_fadvise DONTNEED), read, remove the file. The tools
 alternate which goes first.
 
+The case `same_tool` runs posix_seq against itself in the same rounds: its ratios show whether
+the harness favours either side of a round (their interval must hold 1) and how finely this
+machine can resolve a ratio at all (the interval's width is the noise floor of every row).
+
 Knobs: SONDE_BENCH_POSIX_SIZE (file size, default 1g), SONDE_BENCH_SHM_DIR (default /dev/shm),
 SONDE_BENCH_DISK_DIR (default /var/tmp)."""
 
@@ -42,25 +46,31 @@ TARGET = 0.95
 class PosixSeq:
     name = "posix_seq"
     description = "POSIX sequential write+fsync / read, 16 MiB transfers, vs fio psync"
+    same_tool = False
 
     def run(self, ctx):
         size = size_from_env("SONDE_BENCH_POSIX_SIZE", "1g", 16 * MIB)
         places = scratch_places(3 * size)
         sonde = ctx.program("posix_seq")
-        fio = fio_path()
+        fio = None if self.same_tool else fio_path()
         rows = []
         for place in places:
             label = f"{place} ({fs_type(place)}), {size // MIB} MiB file"
-            mine_rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "fio", TARGET)
+            mine_rows = {op: Row(self.name, f"{op} {label}", "MiB/s",
+                                 "posix_seq" if self.same_tool else "fio", TARGET,
+                                 same_tool=self.same_tool)
                          for op in ("write", "read")}
             rows += mine_rows.values()
             path = os.path.join(place, f"sonde-bench-{os.getpid()}")
             disk = is_disk(place)
             mine = [[sonde, op, path, size, TRANSFER] for op in ("write", "read")]
-            theirs = [self._fio_argv(fio, op, path, size) for op in ("write", "read")]
+            if self.same_tool:
+                ref = partial(self._tool, ctx, path, disk, mine, self._posix_seq)
+            else:
+                theirs = [self._fio_argv(fio, op, path, size) for op in ("write", "read")]
+                ref = partial(self._tool, ctx, path, disk, theirs, partial(self._fio_rate, size))
             runs = {"sonde": partial(self._tool, ctx, path, disk, mine, self._posix_seq),
-                    "ref": partial(self._tool, ctx, path, disk, theirs,
-                                   partial(self._fio_rate, size))}
+                    "ref": ref}
             ctx.compare(mine_rows, disk, runs)
         return rows
 
@@ -96,4 +106,11 @@ class PosixSeq:
         return argv
 
 
-CASES = [PosixSeq()]
+class SameTool(PosixSeq):
+    name = "same_tool"
+    description = ("posix_seq against itself: the harness's bias (ratio 1 in its interval) "
+                   "and the machine's noise floor")
+    same_tool = True
+
+
+CASES = [PosixSeq(), SameTool()]

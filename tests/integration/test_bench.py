@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""make bench's harness: the verdict of a row (pass, FAIL, or noisy when a tool's spread is
-wider than the distance of the ratio from its target), and a smoke run of real cases that
+"""make bench's harness: a row's ratio (the median of its rounds' ratios), the interval that
+holds it, the verdict (pass, FAIL, or noisy when the interval reaches across the target; for a
+row of a tool against itself, whether the interval holds 1), and a smoke run of real cases that
 records both sides' command lines and the spreads."""
 
 import json
@@ -12,31 +13,54 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from benchlib import Context, Row  # noqa: E402 (after the path is set)
+from benchlib import Context, Row, median_interval  # noqa: E402 (after the path is set)
 
 
-def row(sonde, ref, target=0.95):
-    r = Row("case", "variant", "MiB/s", "fio", target)
+def row(sonde, ref, target=0.95, same_tool=False):
+    r = Row("case", "variant", "MiB/s", "fio", target, same_tool=same_tool)
     r.sonde, r.ref = list(sonde), list(ref)
     return r
 
 
+@pytest.mark.parametrize("n,ranks", [
+    (1, (1, 1)), (4, (1, 4)),      # too few for 90 %: the whole range
+    (5, (1, 5)),                   # whole range 94 %; the 2nd to 4th would be 62 %
+    (8, (2, 7)), (9, (2, 8)),      # P(fewer than 2 below the median) = 9/256, 10/512 <= 5 %
+    (15, (4, 12)), (25, (8, 18)),
+])
+def test_median_interval_ranks(n, ranks):
+    samples = [float(i) for i in range(n, 0, -1)]  # the k-th smallest is k
+    assert median_interval(samples) == ranks
+
+
 @pytest.mark.parametrize("sonde,ref,verdict", [
-    ([100, 101, 99], [100, 100, 101], "pass"),     # ratio 1.0, gap 5.3 %, spreads 2 %
-    ([80, 81, 80], [100, 100, 101], "FAIL"),       # ratio 0.81, gap 15 %, spreads 1 %
-    ([96, 100, 104], [100, 100, 100], "noisy"),    # ratio 1.0 (gap 5.3 %), sonde spread 8 %
-    ([100, 100, 100], [90, 100, 120], "noisy"),    # the reference's spread (30 %) decides too
-    ([500, 520, 400], [100, 100, 101], "pass"),    # spread 24 %, but far above: gap 426 %
+    ([100, 101, 99, 100, 102], [100, 100, 101, 99, 100], "pass"),   # ratios 0.98-1.03
+    ([80, 81, 80, 82, 79], [100, 100, 101, 99, 100], "FAIL"),       # ratios 0.79-0.83
+    ([90, 100, 104, 97, 99], [100, 100, 100, 100, 100], "noisy"),   # one round at 0.90
+    ([100, 100, 100, 100, 100], [90, 100, 120, 101, 99], "noisy"),  # the reference's 120
+    ([500, 520, 400, 510, 490], [100, 100, 101, 99, 100], "pass"),  # wide, but far above
 ])
 def test_verdicts(sonde, ref, verdict):
     assert row(sonde, ref).verdict == verdict
 
 
-def test_rows_compare_medians_and_report_spreads():
-    r = row([100, 50, 104], [100, 200, 96])
-    assert r.ratio == pytest.approx(1.0)
-    assert r.sonde_spread == pytest.approx(0.54) and r.ref_spread == pytest.approx(1.04)
-    assert r.gap == pytest.approx(1 / 0.95 - 1)
+@pytest.mark.parametrize("sonde,verdict", [
+    ([100, 103, 97, 101, 99], "pass"),   # ratios 0.97-1.03 hold 1
+    ([104, 103, 102, 105, 103], "FAIL"),  # every round favours one side
+])
+def test_same_tool_verdicts(sonde, verdict):
+    assert row(sonde, [100] * 5, same_tool=True).verdict == verdict
+
+
+def test_ratio_is_the_median_of_the_rounds_ratios():
+    # The machine's speed changes between rounds; sonde is 1.2 times faster in two of three.
+    # Each tool's median taken apart pairs runs of different rounds: 100 / 100.
+    r = row([100, 60, 300], [100, 50, 250])
+    assert r.round_ratios == pytest.approx([1.0, 1.2, 1.2])
+    assert r.ratio == pytest.approx(1.2)
+    assert r.sonde_median / r.ref_median == pytest.approx(1.0)
+    assert r.interval == pytest.approx((1.0, 1.2))
+    assert r.sonde_spread == pytest.approx(2.4) and r.ref_spread == pytest.approx(2.0)
 
 
 def test_rounds_and_order():
@@ -55,18 +79,21 @@ def test_smoke_run_of_real_cases(tmp_path, shm_scratch):
            "SONDE_BENCH_POSIX_SIZE": "32m", "SONDE_BENCH_COLL_SCALE": "0.01"}
     proc = subprocess.run(
         [sys.executable, REPO / "bench" / "run.py", "--smoke", "--out", tmp_path,
-         "posix_seq", "coll_percall"],
+         "posix_seq", "same_tool", "coll_percall"],
         env={**os.environ, **env}, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert doc["smoke"] and not doc["errors"]
     rows = doc["rows"]
-    assert {r["case"] for r in rows} == {"posix_seq", "coll_percall"}
+    assert {r["case"] for r in rows} == {"posix_seq", "same_tool", "coll_percall"}
     for r in rows:
         assert r["verdict"] == "smoke"
         assert r["sonde_command"] and r["ref_command"]
     seq = [r for r in rows if r["case"] == "posix_seq"]
     assert any("bench/posix_seq write " in r["sonde_command"] for r in seq)
     assert all("--fadvise_hint=0" in r["ref_command"] for r in seq)
+    same = [r for r in rows if r["case"] == "same_tool"]
+    assert same and all(r["sonde_command"] == r["ref_command"] for r in same)
+    assert all(r["ratio"] == r["round_ratios"][0] for r in rows)
     md = next(tmp_path.glob("*.md")).read_text()
     assert "- sonde ran: `" in md and "- reference ran: `" in md
