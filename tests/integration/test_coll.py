@@ -247,7 +247,8 @@ def test_iterations_obey_i_and_t(tmp_path):
     # A limit far above the loop time leaves -i in charge.
     coll(["-i", "20", "-t", "1000000000", "-e", "8", "Bcast", "--json", out], np=2)
     # A 1 us limit cannot fit more than the 5-iteration estimate: that is what is reported.
-    coll(["-i", "1000", "-t", "1", "-e", "8", "Alltoall", "--json", out], np=2)
+    # (64 KiB and up: an Alltoall of 0 bytes has taken under 0.17 us here, and six fitted.)
+    coll(["-i", "1000", "-t", "1", "-b", "64K", "-e", "1M", "Alltoall", "--json", out], np=2)
     # A 1 ms limit cuts a million iterations of anything.
     coll(["-i", "1000000", "-t", "1000", "Barrier", "--json", out], np=2)
     # Fewer iterations than the estimate uses: -i still wins.
