@@ -10,6 +10,7 @@ import shlex
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from pathlib import Path
 from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+from launch_env import launch_env  # noqa: E402 (after the path is set)
 
 
 class BenchError(RuntimeError):
@@ -42,12 +45,10 @@ def mpi_env(yield_when_idle=True):
     waiting in a barrier or collective yields its core instead of spinning, so on a small machine
     it does not slow the rank still working (fio's jobs never spin); latency cases poll, as
     their references do."""
-    env = dict(os.environ)
-    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl="self,vader,tcp",
-               PMIX_MCA_psec="native",  # no 2.3 s munge retries (README, Running)
-               OMPI_MCA_mpi_yield_when_idle="1" if yield_when_idle else "0")
-    return env
+    tests = launch_env()
+    del tests["OMPI_MCA_btl_vader_single_copy_mechanism"]  # measure Open MPI's default path
+    return {**os.environ, **tests,
+            "OMPI_MCA_mpi_yield_when_idle": "1" if yield_when_idle else "0"}
 
 
 @functools.cache

@@ -17,15 +17,11 @@ run_dir=${SONDE_DEMO_OUT:-results/demo-$(date -u +%Y-%m-%dT%H-%M-%S)}
 mkdir -p "$run_dir"
 run_dir=$(cd "$run_dir" && pwd)
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-# Containers and laptops have no high-speed network: keep Open MPI to shared memory and TCP,
-# without its warnings about missing hardware.
-export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
-export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
-# One machine, one user: PMIx's uid check. Its munge check, chosen when libmunge is installed (it
-# comes with Slurm), retries a munged that is not running for 2.3 s at every launch.
-export PMIX_MCA_psec=${PMIX_MCA_psec:-native}
+# The launch settings the tests use (tests/launch.env says why each is set); a variable the
+# user has set already keeps its value.
+while IFS='=' read -r key value; do
+	if [[ $key =~ ^[A-Za-z_][A-Za-z0-9_]*$ && ! -v $key ]]; then export "$key=$value"; fi
+done <tests/launch.env
 
 scratch=$(mktemp -d /tmp/sonde-demo.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT

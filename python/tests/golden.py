@@ -22,15 +22,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+from launch_env import launch_env  # noqa: E402 (after the path is set)
+
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
 
 
 def env():
-    e = dict(os.environ)
-    e.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-             OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_vader_single_copy_mechanism="none",
-             PMIX_MCA_psec="native")  # tests/integration/conftest.py says why
-    return e
+    return {**os.environ, **launch_env()}
 
 
 def launcher(ranks):

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -18,6 +19,9 @@ import pytest
 from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+from launch_env import launch_env  # noqa: E402 (after the path is set)
+
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
 MPIRUN = mpirun_for(SONDE)
@@ -56,25 +60,13 @@ SIGNAL_GRACE = {"OMPI_MCA_odls_base_sigkill_timeout": "1"}
 
 def mpi_env(extra=None):
     env = dict(os.environ)
-    env.update(
-        OMPI_ALLOW_RUN_AS_ROOT="1",
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-        OMPI_MCA_rmaps_base_oversubscribe="1",
-        # Quiet Open MPI's warnings about missing network hardware in containers.
-        OMPI_MCA_btl="self,vader,tcp",
-        OMPI_MCA_btl_vader_single_copy_mechanism="none",
-        # PMIx authenticates the launch with munge when its plugin finds libmunge (installed
-        # with Slurm) and retries the daemon's socket for 2.3 s when munged is not running,
-        # which made every launch 8x slower; the native (uid-based) check is what a
-        # single-user launch on one machine needs.
-        PMIX_MCA_psec="native",
-        # When a rank exits non-zero, Open MPI signals the job's ranks and sleeps this many
-        # seconds twice (SIGTERM, then SIGKILL) even when every rank has already exited: 2 s
-        # per failing launch, a third of the suite. sonde closes its results before
-        # MPI_Finalize or MPI_Abort, so no test of an exit code needs the grace; tests that
-        # send a signal and rely on it, as a user's run does, pass SIGNAL_GRACE.
-        OMPI_MCA_odls_base_sigkill_timeout="0",
-    )
+    env.update(launch_env())
+    # When a rank exits non-zero, Open MPI signals the job's ranks and sleeps this many
+    # seconds twice (SIGTERM, then SIGKILL) even when every rank has already exited: 2 s
+    # per failing launch, a third of the suite. sonde closes its results before
+    # MPI_Finalize or MPI_Abort, so no test of an exit code needs the grace; tests that
+    # send a signal and rely on it, as a user's run does, pass SIGNAL_GRACE.
+    env["OMPI_MCA_odls_base_sigkill_timeout"] = "0"
     if extra:
         env.update(extra)
     return env
@@ -152,11 +144,13 @@ def shm_scratch():
 
 # Tests of what does not change with the build under test: the installer, the launchers and
 # Slurm, the suite runner and its placement, the generated manual pages, the bench harness, the
-# licence check, and timings (which a sanitizer distorts). The Open MPI leg of make test runs
-# them; the ASan and MPICH legs, there for sonde's C paths under another build, leave them out
-# (-m "not once"), which keeps CI inside its time.
+# launch environment's consumers (tests/launch.env), the licence check, and timings (which a
+# sanitizer distorts). The Open MPI leg of make test runs them; the ASan and MPICH legs, there
+# for sonde's C paths under another build, leave them out (-m "not once"), which keeps CI inside
+# its time.
 ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spdx", "test_bench",
-                "test_suite_quick", "test_suite_jupiter", "test_slurm", "test_io500"}
+                "test_suite_quick", "test_suite_jupiter", "test_slurm", "test_io500",
+                "test_launch_env"}
 
 
 def pytest_configure(config):

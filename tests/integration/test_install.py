@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import MPIRUN, REPO, SONDE, read_jsonl
+from conftest import MPIRUN, REPO, SONDE, launch_env, read_jsonl
 
 BUILD = Path(SONDE).parent
 LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
@@ -28,11 +28,7 @@ pytestmark = pytest.mark.skipif(sanitized(), reason="an installation of the sani
 def clean_env(extra=None):
     """A user's environment: the system's PATH, nothing of the checkout or its venv."""
     env = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin",
-           "LC_ALL": "C.UTF-8", "MANWIDTH": "100",
-           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl": "self,vader,tcp",
-           "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-           "PMIX_MCA_psec": "native"}  # conftest.py says why
+           "LC_ALL": "C.UTF-8", "MANWIDTH": "100", **launch_env()}
     env.update(extra or {})
     return env
 
