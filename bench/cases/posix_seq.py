@@ -64,13 +64,13 @@ class PosixSeq:
             path = os.path.join(place, f"sonde-bench-{os.getpid()}")
             disk = is_disk(place)
             mine = [[sonde, op, path, size, TRANSFER] for op in ("write", "read")]
+            ours = partial(self._tool, ctx, path, disk, mine, self._posix_seq)
             if self.same_tool:
-                ref = partial(self._tool, ctx, path, disk, mine, self._posix_seq)
+                theirs = ours
             else:
-                theirs = [self._fio_argv(fio, op, path, size) for op in ("write", "read")]
-                ref = partial(self._tool, ctx, path, disk, theirs, partial(self._fio_rate, size))
-            runs = {"sonde": partial(self._tool, ctx, path, disk, mine, self._posix_seq),
-                    "ref": ref}
+                argvs = [self._fio_argv(fio, op, path, size) for op in ("write", "read")]
+                theirs = partial(self._tool, ctx, path, disk, argvs, partial(self._fio_rate, size))
+            runs = {"sonde": ours, "ref": theirs}
             ctx.compare(mine_rows, disk, runs)
         return rows
 
