@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""--progress costs the timed loop one clock read per transfer (and, four times a second, a line
-drawn on the terminal): sonde ior with --progress against the same command without it, both
-started under script(1), so that the ranks have a terminal and the live line is really drawn.
+"""--progress costs the timed loop a decrement per transfer and a clock read every stride transfers
+(about one a millisecond; src/core/progress.h), and, four times a second, a line drawn on the
+terminal: sonde ior with --progress against the same command without it, both started under
+script(1), so that the ranks have a terminal and the live line is really drawn.
 
 ior hard on /dev/shm, where a transfer costs least and the check weighs most: 2 ranks, one shared
 file, 4 KiB transfers, 64 MiB per rank written and read over and over for

@@ -14,6 +14,7 @@
 #define FIRST_LINE    1.0  /* seconds into a phase before anything is shown */
 #define REDRAW_PERIOD 0.25 /* seconds between redraws on a terminal */
 #define LOG_PERIOD    10.0 /* seconds between lines elsewhere */
+#define READ_GAP      1e-3 /* seconds wanted between two clock reads in the loop */
 
 /* Whether this process may write to the terminal at fd without being stopped: a process outside
  * the terminal's foreground group (Open MPI starts its ranks in groups of their own) gets SIGTTOU
@@ -66,6 +67,8 @@ void sonde_progress_begin(struct sonde_progress *p, const struct sonde_context *
 	p->deadline = deadline > 0 ? deadline : 0;
 	p->start = sonde_now();
 	p->next = p->start + (p->redraw ? FIRST_LINE : p->period);
+	p->last_read = p->start;
+	p->stride = p->until_read = 1;
 }
 
 void sonde_progress_in_lines(struct sonde_progress *p)
@@ -159,6 +162,20 @@ void sonde_progress_show(struct sonde_progress *p, int64_t done)
 	put(p->fd, out);
 	p->drawn = p->redraw;
 	p->next = now + p->period;
+}
+
+void sonde_progress_read_clock(struct sonde_progress *p, int64_t done)
+{
+	double now = sonde_now(), gap = now - p->last_read;
+	/* --progress-interval 0 asks for a line at every update: the stride stays 1 */
+	if (p->period > 0 && gap < READ_GAP / 2 && p->stride < SONDE_PROGRESS_MAX_STRIDE)
+		p->stride *= 2;
+	else if (gap > READ_GAP * 2 && p->stride > 1) /* slowed down: back at once, not by halves */
+		p->stride = (int64_t)fmax(1, (double)p->stride * READ_GAP / gap);
+	p->last_read = now;
+	p->until_read = p->stride;
+	if (now >= p->next)
+		sonde_progress_show(p, done);
 }
 
 void sonde_progress_end(struct sonde_progress *p)

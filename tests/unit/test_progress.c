@@ -4,6 +4,7 @@
  * terminal (nothing in a phase's first second, then at most four draws a second, erased at the
  * end), and nothing at all without --progress or on ranks other than 0. The cases that need a
  * process without a controlling terminal run in children forked before MPI_Init (setsid). */
+#include <fcntl.h>
 #include <mpi.h>
 #include <pty.h>
 #include <regex.h>
@@ -177,6 +178,40 @@ static void redrawn(void)
 	CHECK(len >= 4 && strcmp(out + len - 4, "\r\033[K") == 0);
 }
 
+/* Child: the clock is read every stride updates, not at every one, while updates come fast; when
+ * they slow down, the line still comes within SONDE_PROGRESS_MAX_STRIDE updates of its time, and
+ * the stride is back to one read per update at once. */
+static void stride_fits_rate(void)
+{
+	int null = open("/dev/null", O_WRONLY);
+	int saved = redirect_stderr(null);
+	struct sonde_progress p;
+	sonde_progress_begin(&p, &ctx, "fast", SONDE_PROGRESS_ITEMS, 0, 1, 0);
+	int64_t done = 0;
+	double t0 = sonde_now();
+	while (sonde_now() - t0 < 0.2)
+		sonde_progress_update(&p, ++done);
+	int64_t fast_stride = p.stride;
+	/* now each update takes 2 ms; the line is due 10 ms from here */
+	p.next = sonde_now() + 0.01;
+	double due = p.next;
+	int64_t late_updates = 0;
+	while (p.next == due && late_updates < 10 * SONDE_PROGRESS_MAX_STRIDE) {
+		usleep(2000);
+		sonde_progress_update(&p, ++done);
+		late_updates++;
+	}
+	int64_t slow_stride = p.stride;
+	sonde_progress_end(&p);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(null);
+	CHECK(fast_stride > 1 && fast_stride <= SONDE_PROGRESS_MAX_STRIDE);
+	CHECK(p.next != due && late_updates <= SONDE_PROGRESS_MAX_STRIDE + 5);
+	CHECK_INT(slow_stride, 1);
+}
+
 /* Runs fn in a child with no controlling terminal; returns its exit status. */
 static int in_child(void (*fn)(void))
 {
@@ -211,6 +246,7 @@ int main(int argc, char **argv)
 {
 	CHECK_INT(in_child(log_lines), 0);
 	CHECK_INT(in_child(redrawn), 0);
+	CHECK_INT(in_child(stride_fits_rate), 0);
 	MPI_Init(&argc, &argv);
 	test_off();
 	int failed = check_finish("test_progress");
