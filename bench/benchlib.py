@@ -79,11 +79,18 @@ class Context:
             raise BenchError(f"{p} is missing: build first (make build)")
         return p
 
-    def rounds(self, disk=False):
-        """(round index, measured?) for every round, warm-up rounds first; rows on a disk get
-        more rounds, its figures swing more than memory's."""
+    def rounds(self, disk=False, rows=()):
+        """(round index, measured?) for every round: the warm-up rounds, then looks of n measured
+        rounds each (n: repeats, or disk_repeats for rows on a disk, whose figures swing more
+        than memory's). After a look the rounds go on only while one of rows is noisy, up to
+        LOOKS looks; the caller records each round before asking for the next."""
         n = (self.disk_repeats or self.repeats) if disk and not self.smoke else self.repeats
-        return [(i, i >= self.warmup) for i in range(self.warmup + n)]
+        yield from ((i, False) for i in range(self.warmup))
+        looks = 1 if self.smoke else LOOKS
+        for look in range(looks):
+            if look and not any(r.verdict == "noisy" for r in rows):
+                return
+            yield from ((self.warmup + look * n + i, True) for i in range(n))
 
     def settle(self, drop_caches=False):
         """The same start state for every run of either tool: nothing dirty or under writeback
@@ -125,7 +132,7 @@ class Context:
         """The rounds of one comparison: runs = {"sonde": fn, "ref": fn}, each fn returning
         {key: (value, command line)}; rows = {key: Row} gets the values of every measured round
         and the command lines of the last."""
-        for i, measured in self.rounds(disk):
+        for i, measured in self.rounds(disk, rows.values()):
             got = self.in_order(i, runs)
             for key, row in rows.items():
                 (s, scmd), (r, rcmd) = got["sonde"][key], got["ref"][key]
@@ -157,13 +164,23 @@ def command(argv):
     return shlex.join(str(a) for a in argv)
 
 
-def median_interval(samples, confidence=0.90):
+# A row reaching across its target gets more rounds: up to LOOKS looks at its rounds, each
+# judged with an interval of CONFIDENCE, so that the chance of a wrong verdict over all the
+# looks stays at most WRONG_VERDICT (Bonferroni: a look errs one way only, with chance at most
+# (1 - CONFIDENCE) / 2). With 3 looks each interval is 93.3 %: the 2nd to 8th of 9 rounds, the
+# 4th to 12th of 15, the same as one look at 90 % gave.
+LOOKS = 3
+WRONG_VERDICT = 0.10
+CONFIDENCE = 1 - 2 * WRONG_VERDICT / LOOKS
+
+
+def median_interval(samples, confidence=CONFIDENCE):
     """A distribution-free interval for the median of samples: the k-th smallest and k-th
     largest, k the largest rank for which the chance that fewer than k samples fall below the
     median, 2^-n * sum(C(n, i), i < k), is at most (1 - confidence) / 2 (the sign test's
-    order statistics). With 5 samples that is the whole range (94 %), with 9 the 2nd to 8th
-    (96 %), with 15 the 4th to 12th (96 %); fewer than 5 samples get the whole range, which
-    then holds the median with less than 90 % confidence."""
+    order statistics). At CONFIDENCE (93.3 %) that is the whole range of 5 or 8 samples, the
+    2nd to 8th of 9, the 4th to 12th of 15, the 5th to 14th of 18, the 9th to 19th of 27;
+    fewer than 5 samples get the whole range, which then holds the median less surely."""
     ordered = sorted(samples)
     n, tail, below, k = len(ordered), (1 - confidence) / 2, 0, 1
     for i in range(n):
@@ -211,7 +228,7 @@ class Row:
 
     @property
     def interval(self):
-        """Where the ratio lies, 90 % sure (median_interval of the round ratios)."""
+        """Where the ratio lies, CONFIDENCE sure (median_interval of the round ratios)."""
         return median_interval(self.round_ratios)
 
     @staticmethod
@@ -259,7 +276,7 @@ class Row:
             "reference": self.reference, "target": self.target,
             "sonde_median": self.sonde_median, "ref_median": self.ref_median,
             "sonde_spread": self.sonde_spread, "ref_spread": self.ref_spread,
-            "round_ratios": self.round_ratios, "ratio": self.ratio,
+            "rounds": len(self.sonde), "round_ratios": self.round_ratios, "ratio": self.ratio,
             "interval": list(self.interval), "verdict": self.verdict,
             "sonde_samples": self.sonde, "ref_samples": self.ref,
             "sonde_command": self.sonde_cmd, "ref_command": self.ref_cmd,

@@ -6,10 +6,11 @@ Each case compares sonde with a reference tool on the same pattern in the same r
 either tool starts from the same state (benchlib.Context.settle), the tools alternate which goes
 first in each round, warm-up rounds are discarded. The table gives each tool's median and spread
 (min-max over the rounds), the ratio (the median of the rounds' sonde/reference ratios), the
-interval that holds it with 90 % confidence, and the verdict: pass when the interval lies at or
-above the target, FAIL when below, noisy when it reaches across. Each row keeps the command lines
-both sides ran. Results go to bench/results/<UTC time>.md and .json. Exit status 1
-when a row fails or is noisy, or a case cannot run.
+interval that holds it with 93.3 % confidence, and the verdict: pass when the interval lies at or
+above the target, FAIL when below, noisy when it reaches across; a noisy row gets more rounds, up
+to three looks (benchlib.LOOKS). Each row keeps the command lines both sides ran. Results go to
+bench/results/<UTC time>.md and .json. Exit status 1 when a row fails or is noisy, or a case
+cannot run.
 
 Knobs: SONDE_BENCH_REPEATS (measured rounds, default 9), SONDE_BENCH_DISK_REPEATS (rows on a
 disk, default 15), SONDE_BENCH_WARMUP (default 1), SONDE_BENCH_SETTLE (seconds of pause before
@@ -31,7 +32,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from benchlib import REPO, BenchError, Context  # noqa: E402 (after the path is set)
+from benchlib import (  # noqa: E402 (after the path is set)
+    CONFIDENCE,
+    LOOKS,
+    REPO,
+    WRONG_VERDICT,
+    BenchError,
+    Context,
+)
 
 # --smoke: every case's sizes made small (unless set), so the whole bench runs in minutes.
 SMOKE_SIZES = {"SONDE_BENCH_POSIX_SIZE": "64m", "SONDE_BENCH_MIB_SIZE": "32m",
@@ -81,7 +89,8 @@ def interval(row):
 
 def markdown(when, env, ctx, rows, failures):
     rounds = (f"{ctx.repeats} measured rounds ({ctx.disk_repeats} for rows on a disk) after "
-              f"{ctx.warmup} warm-up")
+              f"{ctx.warmup} warm-up, as many again while a row of the comparison is noisy, up "
+              f"to {LOOKS} looks")
     if ctx.smoke:
         rounds = "smoke run: one round, small sizes, no verdicts"
     lines = [f"# sonde bench, {when}", "",
@@ -89,23 +98,26 @@ def markdown(when, env, ctx, rows, failures):
              f"{env['cpus']} CPUs; {rounds}; every run after sync, drained writeback and a "
              f"{ctx.settle_s:g} s pause; the tools alternate which goes first; medians and "
              "min-max spreads; the ratio is the median of the rounds' ratios.", "",
-             "| case | variant | sonde | (spread) | reference | (spread) | unit | ratio | "
-             "(90 % interval) | target | result |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"]
+             "| case | variant | sonde | (spread) | reference | (spread) | unit | rounds | ratio | "
+             f"({CONFIDENCE:.1%} interval) | target | result |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |"]
     for r in rows:
         lines.append(f"| {r.case} | {r.variant} | {r.sonde_median:.1f} | {spread(r.sonde)} | "
                      f"{r.ref_median:.1f} ({r.reference}) | {spread(r.ref)} | {r.unit} | "
-                     f"{r.ratio:.3f} | {interval(r)} | {r.target:.2f} | {r.verdict} |")
+                     f"{len(r.sonde)} | {r.ratio:.3f} | {interval(r)} | {r.target:.2f} | "
+                     f"{r.verdict} |")
     for name, error in failures:
-        lines.append(f"| {name} | (did not run) | | | | | | | | | ERROR: "
+        lines.append(f"| {name} | (did not run) | | | | | | | | | | ERROR: "
                      f"{error.splitlines()[0]} |")
     lines += ["", "Each round runs both tools moments apart; its ratio divides out what drifts on "
-              "the machine. A row passes when the 90 % interval of the median ratio lies at or "
-              "above the target, FAILs when it lies below, and is noisy when it reaches across: "
-              "its rounds cannot tell which side the ratio is on. A same_tool row runs the "
-              "reference against itself: it passes when its interval holds 1 (no side of a "
-              "round is favoured), and its interval's width is the finest ratio this machine "
-              "resolves.", "", "## Samples and command lines", ""]
+              f"the machine. A row passes when the {CONFIDENCE:.1%} interval of the median ratio "
+              "lies at or above the target, FAILs when it lies below, and is noisy when it "
+              "reaches across: its rounds cannot tell which side the ratio is on; a noisy row's "
+              f"comparison gets more rounds, up to {LOOKS} looks, and the chance that a verdict "
+              f"is wrong stays at most {WRONG_VERDICT:.0%} over all of them. A same_tool row "
+              "runs the reference against itself: it passes when its interval holds 1 (no side "
+              "of a round is favoured), and its interval's width is the finest ratio this "
+              "machine resolves.", "", "## Samples and command lines", ""]
     for r in rows:
         lines += [f"### {r.case}: {r.variant}", "",
                   f"- sonde: {', '.join(f'{v:.1f}' for v in r.sonde)} "
@@ -113,7 +125,7 @@ def markdown(when, env, ctx, rows, failures):
                   f"- {r.reference}: {', '.join(f'{v:.1f}' for v in r.ref)} "
                   f"(median {statistics.median(r.ref):.1f}, spread {r.ref_spread:.1%})",
                   f"- ratios by round: {', '.join(f'{v:.3f}' for v in r.round_ratios)} "
-                  f"(median {r.ratio:.3f}, 90 % interval {interval(r)})",
+                  f"(median {r.ratio:.3f}, {CONFIDENCE:.1%} interval {interval(r)})",
                   f"- sonde ran: `{r.sonde_cmd}`", f"- reference ran: `{r.ref_cmd}`", ""]
     return "\n".join(lines) + "\n"
 
@@ -184,7 +196,8 @@ def main(argv=None):
     md = args.out / f"{stem}.md"
     md.write_text(markdown(when, env, ctx, rows, failures))
     doc = {"time": when, "environment": env, "repeats": ctx.repeats,
-           "disk_repeats": ctx.disk_repeats, "warmup": ctx.warmup, "settle_s": ctx.settle_s,
+           "disk_repeats": ctx.disk_repeats, "looks": LOOKS, "confidence": CONFIDENCE,
+           "warmup": ctx.warmup, "settle_s": ctx.settle_s,
            "smoke": ctx.smoke,
            "rows": [r.as_dict() for r in rows],
            "errors": [{"case": n, "error": e} for n, e in failures]}

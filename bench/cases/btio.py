@@ -78,7 +78,7 @@ class Btio:
             runs = {"sonde": partial(self._btio_all, ctx, place, launch, g, dumps),
                     "ref": partial(ctx.in_fresh_dir, place,
                                    partial(self._ior, launch, record // RANKS, dumps))}
-            for i, measured in ctx.rounds():
+            for i, measured in ctx.rounds(rows=mine_rows.values()):
                 got = ctx.in_order(i, runs)
                 ref, ref_cmd = got["ref"]
                 for m in METHODS:

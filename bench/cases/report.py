@@ -44,7 +44,7 @@ class Report:
             results = self._profiled_run(ctx.sonde(), work, calls)
             argv = [sys.executable, "-m", "sonde.report", str(results), "-o",
                     str(work / "report.html")]
-            for _, measured in ctx.rounds():
+            for _, measured in ctx.rounds(rows=[row]):
                 ctx.settle()
                 t0 = time.monotonic()
                 proc = subprocess.run(argv, capture_output=True, text=True)

@@ -13,7 +13,14 @@ import pytest
 from conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-from benchlib import Context, Row, median_interval  # noqa: E402 (after the path is set)
+from benchlib import (  # noqa: E402 (after the path is set)
+    CONFIDENCE,
+    LOOKS,
+    WRONG_VERDICT,
+    Context,
+    Row,
+    median_interval,
+)
 
 
 def row(sonde, ref, target=0.95, same_tool=False):
@@ -23,14 +30,23 @@ def row(sonde, ref, target=0.95, same_tool=False):
 
 
 @pytest.mark.parametrize("n,ranks", [
-    (1, (1, 1)), (4, (1, 4)),      # too few for 90 %: the whole range
-    (5, (1, 5)),                   # whole range 94 %; the 2nd to 4th would be 62 %
-    (8, (2, 7)), (9, (2, 8)),      # P(fewer than 2 below the median) = 9/256, 10/512 <= 5 %
-    (15, (4, 12)), (25, (8, 18)),
+    (1, (1, 1)), (4, (1, 4)),      # too few for 93.3 %: the whole range
+    (5, (1, 5)),                   # whole range 97 %; the 2nd to 4th would be 62 %
+    (8, (1, 8)), (9, (2, 8)),      # P(fewer than 2 below the median): 9/256 > 3.33 %, 10/512 <=
+    (15, (4, 12)), (18, (5, 14)), (27, (9, 19)),
 ])
 def test_median_interval_ranks(n, ranks):
     samples = [float(i) for i in range(n, 0, -1)]  # the k-th smallest is k
     assert median_interval(samples) == ranks
+
+
+def test_median_interval_at_90_percent():
+    assert median_interval([float(i) for i in range(8, 0, -1)], 0.90) == (2, 7)  # 9/256 <= 5 %
+
+
+def test_looks_keep_the_wrong_verdict_chance_bounded():
+    # Each look errs one way only, with chance at most (1 - CONFIDENCE) / 2.
+    assert LOOKS * (1 - CONFIDENCE) / 2 == pytest.approx(WRONG_VERDICT)
 
 
 @pytest.mark.parametrize("sonde,ref,verdict", [
@@ -65,13 +81,48 @@ def test_ratio_is_the_median_of_the_rounds_ratios():
 
 def test_rounds_and_order():
     ctx = Context(build=REPO / "build", repeats=3, warmup=1, disk_repeats=5, settle_s=0)
-    assert ctx.rounds() == [(0, False), (1, True), (2, True), (3, True)]
-    assert len(ctx.rounds(disk=True)) == 6
+    assert list(ctx.rounds()) == [(0, False), (1, True), (2, True), (3, True)]
+    assert len(list(ctx.rounds(disk=True))) == 6
     order = []
     runs = {"sonde": lambda: order.append("sonde"), "ref": lambda: order.append("ref")}
     for i in range(2):
         ctx.in_order(i, runs)
     assert order == ["sonde", "ref", "ref", "sonde"]  # who goes first alternates
+
+
+def rounds_run(ctx, ratios, disk=False):
+    """The rounds ctx runs for one row whose rounds give these ratios in turn."""
+    r = row([], [])
+    ran = []
+    for i, measured in ctx.rounds(disk, [r]):
+        ran.append((i, measured))
+        if measured:
+            r.record(True, ratios[len(r.sonde)], 1.0, "", "")
+    return ran, r
+
+
+@pytest.mark.parametrize("ratios,measured", [
+    ([1.2] * 9, 9),                               # decided at the first look: no more rounds
+    ([0.8] * 9, 9),                               # a FAIL decides too
+    ([0.90, 1.0] * 4 + [1.0] + [1.01] * 9, 18),   # noisy at 9 (0.90 in its interval), not at 18
+    ([0.9, 1.0] * 20, 27),                        # noisy to the end: LOOKS looks, then stops
+])
+def test_noisy_rows_get_more_looks(ratios, measured):
+    ctx = Context(build=REPO / "build", repeats=9, warmup=1, disk_repeats=15, settle_s=0)
+    ran, r = rounds_run(ctx, ratios)
+    assert [i for i, _ in ran] == list(range(1 + measured))
+    assert [m for _, m in ran] == [False] + [True] * measured
+    assert len(r.sonde) == measured
+
+
+def test_disk_looks_and_smoke():
+    ctx = Context(build=REPO / "build", repeats=9, warmup=1, disk_repeats=15, settle_s=0)
+    ran, _ = rounds_run(ctx, [0.9, 1.0] * 30, disk=True)
+    assert len(ran) == 1 + LOOKS * 15
+    smoke = Context(build=REPO / "build", repeats=1, warmup=0, disk_repeats=1, settle_s=0,
+                    smoke=True)
+    ran, _ = rounds_run(smoke, [0.9, 1.0] * 30, disk=True)
+    assert ran == [(0, True)]  # a smoke run has one look, noisy or not
 
 
 def test_smoke_run_of_real_cases(tmp_path, shm_scratch):
@@ -94,6 +145,7 @@ def test_smoke_run_of_real_cases(tmp_path, shm_scratch):
     assert all("--fadvise_hint=0" in r["ref_command"] for r in seq)
     same = [r for r in rows if r["case"] == "same_tool"]
     assert same and all(r["sonde_command"] == r["ref_command"] for r in same)
-    assert all(r["ratio"] == r["round_ratios"][0] for r in rows)
+    assert all(r["ratio"] == r["round_ratios"][0] and r["rounds"] == 1 for r in rows)
     md = next(tmp_path.glob("*.md")).read_text()
     assert "- sonde ran: `" in md and "- reference ran: `" in md
+    assert "| unit | rounds | ratio | (93.3% interval) |" in md
