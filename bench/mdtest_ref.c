@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* make bench's reference for sonde mdtest (bench/README.md, case mdtest): the plainest loop of
- * the work `sonde mdtest -n N -F -u -C -T -r` does. Each rank makes its directory (untimed),
- * then three phases, each between barriers: create (open O_WRONLY|O_CREAT, close), stat, unlink
- * of N files named file.mdtest.<rank>.<i>, the path formatted with snprintf for every call. A
- * phase's rate is the files of all ranks over the slowest rank's time, as mdtest's. Rank 0
- * prints {"create":R,"stat":R,"remove":R} in files per second.
+ * the work `sonde mdtest -n N -F -u -C -T -r -d DIR/md` does. Each rank makes its directory
+ * where sonde's is, DIR/md/test-dir.0-0/mdtest_tree.<rank>.0 (untimed): every call then walks
+ * as many path components as sonde's, which a stat on tmpfs feels (two fewer: 5 % faster,
+ * 1570 against 1650 ns). Then three phases, each between barriers: create (open
+ * O_WRONLY|O_CREAT, close), stat, unlink of N files named file.mdtest.<rank>.<i>, the path
+ * formatted with snprintf for every call. A phase's rate is the files of all ranks over the
+ * slowest rank's time, as mdtest's. Rank 0 prints {"create":R,"stat":R,"remove":R} in files
+ * per second.
  *
  * usage: mdtest_ref DIR N */
 #include <fcntl.h>
@@ -44,8 +47,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	long n = atol(argv[2]);
-	char dir[4096], path[4200];
-	snprintf(dir, sizeof dir, "%s/mdtest_tree.%d.0", argv[1], rank);
+	char top[4096], base[4200], dir[4300], path[4400];
+	snprintf(top, sizeof top, "%s/md", argv[1]);
+	snprintf(base, sizeof base, "%s/test-dir.0-0", top);
+	snprintf(dir, sizeof dir, "%s/mdtest_tree.%d.0", base, rank);
+	if (rank == 0 && (mkdir(top, 0755) != 0 || mkdir(base, 0755) != 0)) {
+		perror(base);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
 	if (mkdir(dir, 0755) != 0) {
 		perror(dir);
 		MPI_Abort(MPI_COMM_WORLD, 1);
@@ -67,6 +77,11 @@ int main(int argc, char **argv)
 		rate[ph] = (double)n * size / slowest;
 	}
 	rmdir(dir);
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		rmdir(base);
+		rmdir(top);
+	}
 	if (rank == 0)
 		printf("{\"create\":%.3f,\"stat\":%.3f,\"remove\":%.3f}\n", rate[CREATE],
 		       rate[STAT], rate[REMOVE]);
