@@ -7,9 +7,9 @@ sonde: `mdtest -n N -F -u -C -T -r -d DIR` (create, stat and remove of N empty f
 each phase between barriers); its rates are the records' ops_per_s (mdtest's: files of all
 ranks over the slowest rank's time), per-item latencies recorded, as every run records them.
 mdtest_ref: the same files, names, directories (as deep as sonde's tree) and phases, with the
-same barriers and rate, and nothing else (snprintf of the path, the system calls). The ratio is the cost of sonde's bookkeeping. Each
-tool's run starts settled (benchlib.Context.settle) in a fresh directory; the tools alternate
-which goes first.
+same barriers and rate, and nothing else (snprintf of the path, the system calls). The ratio is
+the cost of sonde's bookkeeping. Each tool's run starts settled (benchlib.Context.settle) in a
+fresh directory; the tools alternate which goes first.
 
 Knobs: SONDE_BENCH_MDTEST_ITEMS (files per rank, default 20000), SONDE_BENCH_SHM_DIR,
 SONDE_BENCH_DISK_DIR, SONDE_BENCH_MPIRUN."""

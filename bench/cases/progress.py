@@ -9,7 +9,11 @@ file, 4 KiB transfers, 64 MiB per rank written and read over and over for
 SONDE_BENCH_PROGRESS_SECONDS (default 3) by minTimeDuration (`-w -r -t 4k -b 4k -s 16384 -O
 minTimeDuration=S`), long enough for the line to be drawn about ten times per phase while the
 files stay small. The figure is bytes over the record's wrrd_s (the transfers). The target is
-0.98: a ratio within the noise of equal runs. Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN."""
+0.95, the margin of every row where sonde does the same work as its reference: 0.98 was finer
+than this machine resolves (equal runs' intervals are 4-21 % wide here, bench/README.md), and
+the regression it was to catch, a clock read at every transfer (3 %), fails
+tests/unit/test_progress.c, which checks the reads are strided. Knobs: SONDE_BENCH_SHM_DIR,
+SONDE_BENCH_MPIRUN."""
 
 import os
 import shlex
@@ -21,7 +25,7 @@ from benchlib import BenchError, Row, command, mpirun, scratch_places, sonde_mea
 MIB = 1 << 20
 RANKS = 2
 SEGMENTS = 16384  # 64 MiB of 4 KiB transfers per rank
-TARGET = 0.98
+TARGET = 0.95
 
 
 def on_terminal(argv):
