@@ -169,8 +169,9 @@ void sonde_progress_read_clock(struct sonde_progress *p, int64_t done)
 	double now = sonde_now(), gap = now - p->last_read;
 	/* --progress-interval 0 asks for a line at every update: the stride stays 1 */
 	if (p->period > 0 && gap < READ_GAP / 2 && p->stride < SONDE_PROGRESS_MAX_STRIDE)
-		p->stride *= 2;
-	else if (gap > READ_GAP * 2 && p->stride > 1) /* slowed down: back at once, not by halves */
+		p->stride = p->stride * 2 < SONDE_PROGRESS_MAX_STRIDE ? p->stride * 2
+		                                                      : SONDE_PROGRESS_MAX_STRIDE;
+	else if (gap > READ_GAP * 2 && p->stride > 1) /* slowed down: cut in proportion */
 		p->stride = (int64_t)fmax(1, (double)p->stride * READ_GAP / gap);
 	p->last_read = now;
 	p->until_read = p->stride;

@@ -178,20 +178,23 @@ static void redrawn(void)
 	CHECK(len >= 4 && strcmp(out + len - 4, "\r\033[K") == 0);
 }
 
-/* Child: the clock is read every stride updates, not at every one, while updates come fast; when
- * they slow down, the line still comes within SONDE_PROGRESS_MAX_STRIDE updates of its time, and
- * the stride is back to one read per update at once. */
+/* Child: the clock is read every stride updates, not at every one, while updates come fast (the
+ * largest stride is taken: a preempted process sees one long gap and cuts its stride); when they
+ * slow down, the line still comes within SONDE_PROGRESS_MAX_STRIDE updates of its time, and a
+ * few slow updates later the stride is back to one read per update (the first read after the
+ * change cuts it in proportion to a gap partly made of fast updates). */
 static void stride_fits_rate(void)
 {
 	int null = open("/dev/null", O_WRONLY);
 	int saved = redirect_stderr(null);
 	struct sonde_progress p;
 	sonde_progress_begin(&p, &ctx, "fast", SONDE_PROGRESS_ITEMS, 0, 1, 0);
-	int64_t done = 0;
+	int64_t done = 0, fast_stride = 0;
 	double t0 = sonde_now();
-	while (sonde_now() - t0 < 0.2)
+	while (sonde_now() - t0 < 0.2) {
 		sonde_progress_update(&p, ++done);
-	int64_t fast_stride = p.stride;
+		fast_stride = p.stride > fast_stride ? p.stride : fast_stride;
+	}
 	/* now each update takes 2 ms; the line is due 10 ms from here */
 	p.next = sonde_now() + 0.01;
 	double due = p.next;
@@ -200,6 +203,10 @@ static void stride_fits_rate(void)
 		usleep(2000);
 		sonde_progress_update(&p, ++done);
 		late_updates++;
+	}
+	for (int i = 0; i < 2 * SONDE_PROGRESS_MAX_STRIDE / 10; i++) {
+		usleep(2000);
+		sonde_progress_update(&p, ++done);
 	}
 	int64_t slow_stride = p.stride;
 	sonde_progress_end(&p);
