@@ -25,30 +25,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "topology.h"
 #include "workloads/coll/coll.h"
 
 #define WARMUP_CALLS 6 /* sonde's prime and estimate calls */
 
-/* sonde's operation of that name, for the three the bare loop writes out; NULL otherwise */
-static const struct coll_op *op_named(const char *name)
+/* The operations the bare loop writes out, by their sonde names. */
+enum bare_op { BARE_BCAST, BARE_ALLREDUCE, BARE_ALLTOALL, BARE_OPS };
+static const char *const bare_names[BARE_OPS] = {"Bcast", "Allreduce", "Alltoall"};
+
+/* The bare loop's operation named so, or BARE_OPS. */
+static enum bare_op bare_named(const char *name)
 {
-	if (strcmp(name, "Bcast") != 0 && strcmp(name, "Allreduce") != 0 &&
-	    strcmp(name, "Alltoall") != 0)
-		return NULL;
+	enum bare_op k = 0;
+	while (k < BARE_OPS && strcmp(bare_names[k], name) != 0)
+		k++;
+	return k;
+}
+
+/* sonde's operation of that name, from its table */
+static const struct coll_op *sonde_op(const char *name)
+{
 	for (int i = 0; i < coll_nops; i++)
 		if (strcmp(coll_ops[i].name, name) == 0)
 			return &coll_ops[i];
 	return NULL;
 }
 
+/* The time per call averaged over ranks, as sonde's Avg (report.c) takes it. */
 static double mean_over_ranks(double mine)
 {
-	int size;
-	double sum = 0;
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-	return sum / size;
+	struct sonde_stats across;
+	sonde_stats_across(MPI_COMM_WORLD, mine, &across);
+	return across.mean;
 }
 
 static double sonde_kernel(struct coll_call *c, int iters)
@@ -66,21 +76,27 @@ static double sonde_kernel(struct coll_call *c, int iters)
 	return mean_over_ranks(per_call);
 }
 
-static double bare_loop(const char *op, const struct coll_call *c, int iters)
+/* Between the two clock reads: the operation chosen by an integer, as sonde's by a pointer. */
+static double bare_loop(enum bare_op op, const struct coll_call *c, int iters)
 {
 	char *sbuf = c->b->sbuf, *rbuf = c->b->rbuf;
 	double total = 0;
 	for (int i = -WARMUP_CALLS; i < iters; i++) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		double t0 = MPI_Wtime();
-		if (strcmp(op, "Bcast") == 0)
+		switch (op) {
+		case BARE_BCAST:
 			MPI_Bcast(c->rank == 0 ? sbuf : rbuf, c->count, MPI_BYTE, 0,
 			          MPI_COMM_WORLD);
-		else if (strcmp(op, "Allreduce") == 0)
+			break;
+		case BARE_ALLREDUCE:
 			MPI_Allreduce(sbuf, rbuf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-		else
+			break;
+		default:
 			MPI_Alltoall(sbuf, c->count, MPI_BYTE, rbuf, c->count, MPI_BYTE,
 			             MPI_COMM_WORLD);
+			break;
+		}
 		double dt = MPI_Wtime() - t0;
 		if (i >= 0)
 			total += dt;
@@ -106,7 +122,8 @@ int main(int argc, char **argv)
 	int rank, size;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	const struct coll_op *op = argc == 6 ? op_named(argv[1]) : NULL;
+	enum bare_op bare = argc == 6 ? bare_named(argv[1]) : BARE_OPS;
+	const struct coll_op *op = bare < BARE_OPS ? sonde_op(argv[1]) : NULL;
 	long bytes = argc == 6 ? atol(argv[2]) : 0;
 	int iters = argc == 6 ? atoi(argv[3]) : 0, pairs = argc == 6 ? atoi(argv[4]) : 0;
 	int sonde_first = argc == 6 && strcmp(argv[5], "sonde") == 0;
@@ -144,9 +161,9 @@ int main(int argc, char **argv)
 	for (int p = 0; p < pairs; p++) {
 		if ((p % 2 == 0) == sonde_first) {
 			mine[p] = sonde_kernel(&c, iters);
-			ref[p] = bare_loop(argv[1], &c, iters);
+			ref[p] = bare_loop(bare, &c, iters);
 		} else {
-			ref[p] = bare_loop(argv[1], &c, iters);
+			ref[p] = bare_loop(bare, &c, iters);
 			mine[p] = sonde_kernel(&c, iters);
 		}
 	}
