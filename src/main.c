@@ -37,13 +37,45 @@ static const struct sonde_workload *find_workload(const char *name)
 /* A usage error found before MPI_Init: rank 0 prints it, the other ranks wait a moment before
  * failing, so that the launcher, which ends the job at the first non-zero exit, does not kill
  * rank 0 before its line is out. */
-static int early_usage_error(void)
+static int early_usage_error(int launcher_rank)
 {
-	if (sonde_launcher_rank() != 0) {
+	if (launcher_rank != 0) {
 		struct timespec pause = {0, 500 * 1000 * 1000};
 		nanosleep(&pause, NULL);
 	}
 	return SONDE_EXIT_USAGE;
+}
+
+/* The wrong MPI's launcher starts every process as a singleton of this binary's MPI: N
+ * independent 1-rank jobs on the same files, each exiting 0. The launcher's own variables say
+ * how many processes it started; MPI_COMM_WORLD of 1 against more is that mismatch. */
+struct launcher_view {
+	int rank, size;
+	const char *kind;
+};
+
+static int launcher_mismatch(const struct launcher_view *launcher, int mpi_size)
+{
+	if (mpi_size != 1 || launcher->size <= 1)
+		return 0;
+	if (launcher->rank == 0) {
+		char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+		int len = 0;
+		MPI_Get_library_version(lib, &len);
+		lib[strcspn(lib, ",\n")] = '\0';
+		for (char *c = lib; *c; c++)
+			if (*c == '\t')
+				*c = ' ';
+		/* srun --mpi=pmix is the Slurm launch tested with Open MPI (tests/test_slurm.py) */
+		int open_mpi = strncmp(lib, "Open MPI", 8) == 0;
+		fprintf(stderr,
+		        "sonde: error: %s started %d processes, but each runs alone in this "
+		        "binary's MPI (%s): launch it with %s%s\n",
+		        launcher->kind, launcher->size, lib,
+		        *SONDE_MPIEXEC ? SONDE_MPIEXEC : "this MPI's mpiexec",
+		        open_mpi ? " or srun --mpi=pmix" : "");
+	}
+	return 1;
 }
 
 static void print_usage(FILE *out)
@@ -109,7 +141,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		if (sonde_launcher_rank() == 0)
 			print_usage(stderr);
-		return early_usage_error();
+		return early_usage_error(sonde_launcher_rank());
 	}
 	/* Texts printed instead of a run come from rank 0 alone, also under a launcher. */
 	int speaks = sonde_launcher_rank() == 0;
@@ -142,7 +174,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 			        "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
 			        argv[1]);
-		return early_usage_error();
+		return early_usage_error(sonde_launcher_rank());
 	}
 	sonde_fail_set_workload(w->name);
 	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
@@ -178,12 +210,18 @@ int main(int argc, char **argv)
 	    .argv = argv,
 	};
 	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1)) {
+		/* Read before MPI_Init: a singleton's MPI may set launcher variables of its own
+		 * (Open MPI gives each singleton PMIX_RANK=0). */
+		struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
+		                                 sonde_launcher_kind()};
 		MPI_Init(&argc, &argv);
 		ctx.mpi = 1;
 		ctx.comm = MPI_COMM_WORLD;
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 		MPI_Comm_rank(ctx.comm, &ctx.rank);
 		MPI_Comm_size(ctx.comm, &ctx.size);
+		if (launcher_mismatch(&launcher, ctx.size))
+			sonde_exit(early_usage_error(launcher.rank));
 		sonde_topology_init(ctx.comm, &ctx.topo);
 		sonde_stop_init();
 	} else {

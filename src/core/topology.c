@@ -141,11 +141,27 @@ int sonde_launcher_rank(void)
 	return env_int(vars, 0);
 }
 
+/* The variables each kind of launcher sets for the processes it starts, with the launcher they
+ * name: only those set per process by the launcher itself (a batch script has SLURM_NTASKS but
+ * no SLURM_STEP_NUM_TASKS: it was not started by srun). */
+static const char *const launcher_size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                                 "SLURM_STEP_NUM_TASKS", NULL};
+
 int sonde_launcher_size(void)
 {
-	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
-	                                   "SLURM_STEP_NUM_TASKS", NULL};
-	return env_int(vars, 1);
+	return env_int(launcher_size_vars, 1);
+}
+
+const char *sonde_launcher_kind(void)
+{
+	const char *which;
+	if (!env_first(launcher_size_vars, &which))
+		return NULL;
+	if (strcmp(which, "OMPI_COMM_WORLD_SIZE") == 0)
+		return "Open MPI's mpirun (OMPI_COMM_WORLD_SIZE)";
+	if (strcmp(which, "PMI_SIZE") == 0)
+		return "a PMI launcher such as MPICH's mpiexec (PMI_SIZE)";
+	return "srun (SLURM_STEP_NUM_TASKS)";
 }
 
 static void check_slurm(const struct sonde_topology *t)

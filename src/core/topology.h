@@ -40,6 +40,9 @@ void sonde_topology_free(struct sonde_topology *t);
  * says. */
 int sonde_launcher_rank(void);
 int sonde_launcher_size(void);
+/* Which launcher the size comes from, as a phrase for a message ("srun (SLURM_STEP_NUM_TASKS)"),
+ * or NULL when no launcher says. */
+const char *sonde_launcher_kind(void);
 
 /* Slurm's compressed tasks per node ("2(x3),1" = 2,2,2,1, as in SLURM_TASKS_PER_NODE): stores
  * the first max counts and returns how many nodes the string describes, or -1 if malformed. */
