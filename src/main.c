@@ -81,7 +81,7 @@ static int launcher_mismatch(const struct launcher_view *launcher, int mpi_size)
 static void print_usage(FILE *out)
 {
 	fprintf(out, "usage: sonde <workload> [options]\n"
-	             "       sonde <workload> --help\n"
+	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
 	             "       sonde --version\n\n"
 	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
@@ -128,6 +128,10 @@ static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
 		if (t->style == SONDE_STYLE_WORDS && strcmp(argv[i], "-help") == 0 &&
 		    !sonde_option_find(t, "help"))
 			return 1;
+		/* -h is what users type first, in either style, where it means nothing else */
+		if (t->style == SONDE_STYLE_WORDS && strcmp(argv[i], "-h") == 0 &&
+		    !sonde_option_find(t, "h"))
+			return 1;
 	}
 	return 0;
 }
@@ -150,9 +154,24 @@ int main(int argc, char **argv)
 			print_version();
 		return 0;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    (strcmp(argv[1], "help") == 0 && argc == 2)) {
 		if (speaks)
 			print_usage(stdout);
+		return 0;
+	}
+	/* sonde help WORKLOAD: the workload's --help */
+	if (strcmp(argv[1], "help") == 0) {
+		const struct sonde_workload *w = argc == 3 ? find_workload(argv[2]) : NULL;
+		if (!w) {
+			if (speaks)
+				fprintf(stderr,
+				        "sonde: error: usage: sonde help [WORKLOAD] (workloads: "
+				        "sonde --help)\n");
+			return early_usage_error(sonde_launcher_rank());
+		}
+		if (speaks)
+			sonde_options_help(w->options, stdout);
 		return 0;
 	}
 	/* The build's generated documents (CMakeLists.txt): sonde(1) and the shell completion. */

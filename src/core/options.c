@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "options.h"
 
+#include <ctype.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "fail.h"
+#include "option_default.h"
 #include "workload.h"
 
 void sonde_strlist_push(struct sonde_strlist *l, const char *s)
@@ -294,6 +297,59 @@ static int handle(const struct sonde_option *o, struct sonde_option_set *set, co
 	return apply(o, set->cfg, shown, value, err, errlen);
 }
 
+/* Edit distance between a and b without case (Levenshtein), for the did-you-mean of an unknown
+ * option; names are short, so one row of at most 64 columns. */
+static size_t edit_distance(const char *a, size_t alen, const char *b)
+{
+	size_t blen = strlen(b), row[65];
+	if (blen > 64 || alen > 64)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= blen; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= alen; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= blen; j++) {
+			size_t up = row[j];
+			size_t cost =
+			    tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[blen];
+}
+
+/* The long name nearest to an unknown one: an option it begins (--transfer: --transferSize),
+ * else one at most a third of its length plus one edits away; NULL when none is near. */
+static const char *nearest_name(const struct sonde_option_set *sets, int nsets, const char *name,
+                                size_t namelen, enum sonde_opt_scope excluded)
+{
+	const char *best = NULL;
+	size_t best_d = namelen / 3 + 2;
+	for (int s = 0; s < nsets; s++) {
+		const struct sonde_option_table *t = sets[s].table;
+		for (int i = 0; i < t->count; i++) {
+			const struct sonde_option *o = &t->options[i];
+			if (!o->name || o->scope == excluded)
+				continue;
+			if (namelen >= 3 && strncasecmp(o->name, name, namelen) == 0)
+				return o->name;
+			size_t d = edit_distance(name, namelen, o->name);
+			if (d < best_d) {
+				best_d = d;
+				best = o->name;
+			}
+		}
+	}
+	return best;
+}
+
 int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t keylen,
                            const char *value, char *err, size_t errlen)
 {
@@ -316,7 +372,9 @@ int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t
 		*(int *)((char *)set->cfg + o->offset) = (int)v;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown directive '%.*s'", (int)keylen, key);
+	const char *near = nearest_name(set, 1, key, keylen, SONDE_SCOPE_COMMAND_LINE);
+	snprintf(err, errlen, "unknown directive '%.*s'%s%s%s", (int)keylen, key,
+	         near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
 	return -1;
 }
 
@@ -336,7 +394,12 @@ static int long_word(struct sonde_option_set *sets, int nsets, const char *word,
 			out->help = 1;
 			return 0;
 		}
-		snprintf(err, errlen, "unknown option %s", shown);
+		const char *near = nearest_name(sets, nsets, name, namelen, SONDE_SCOPE_DIRECTIVE);
+		if (near)
+			snprintf(err, errlen, "unknown option %s (did you mean %.*s%s?)", shown,
+			         dashes, "--", near);
+		else
+			snprintf(err, errlen, "unknown option %s", shown);
 		return -1;
 	}
 	return handle(o, &sets[s], shown, eq ? eq + 1 : NULL, argc, argv, i, err, errlen);
@@ -436,22 +499,40 @@ int sonde_options_have_section(const struct sonde_option_table *t, enum sonde_op
 	return 0;
 }
 
+/* " (default 256k)" after a help line, from the table's defaults; none where the text already
+ * says what happens by default in words of its own ("default: drawn from the clock"). */
+static void default_suffix(const struct sonde_option *o, const void *defaults, char *buf,
+                           size_t len)
+{
+	char value[200];
+	const char *d = strstr(o->help, "default")
+	                    ? NULL
+	                    : sonde_option_default_text(o, defaults, 1, value, sizeof value);
+	if (d)
+		snprintf(buf, len, " (default %s)", d);
+	else
+		buf[0] = '\0';
+}
+
 void sonde_options_list(const struct sonde_option_table *t, enum sonde_option_section s, FILE *out)
 {
+	void *defaults = s == SONDE_SECTION_OPTIONS ? sonde_option_table_defaults(t) : NULL;
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
 		if (sonde_option_section(o) != s)
 			continue;
-		char sp[96];
+		char sp[96], suffix[224];
 		sonde_option_spelling(t, o, sp, sizeof sp);
 		const char *refused = s == SONDE_SECTION_DIRECTIVES && o->type == SONDE_OPT_REFUSED
 		                          ? "refused: "
 		                          : "";
+		default_suffix(o, defaults, suffix, sizeof suffix);
 		if (strlen(sp) > 26)
-			fprintf(out, "  %s\n  %-26s  %s%s\n", sp, "", refused, o->help);
+			fprintf(out, "  %s\n  %-26s  %s%s%s\n", sp, "", refused, o->help, suffix);
 		else
-			fprintf(out, "  %-26s  %s%s\n", sp, refused, o->help);
+			fprintf(out, "  %-26s  %s%s%s\n", sp, refused, o->help, suffix);
 	}
+	free(defaults);
 }
 
 const char sonde_options_directives_intro[] =

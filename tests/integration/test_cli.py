@@ -5,7 +5,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import REPO, SONDE, mpi_env, run_sonde
+from conftest import REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 
 def workloads():
@@ -131,3 +131,57 @@ def test_texts_instead_of_a_run_printed_once(args):
     out = run_sonde(args, np=3, timeout=120)
     first = out.stdout.splitlines()[0]
     assert out.stdout.count(first + "\n") == 1, out.stdout
+
+
+@pytest.mark.parametrize("args", [["help"], ["find", "-h"], ["mpiio", "-h"], ["help", "ior"],
+                                  ["help", "mdtest"]])
+def test_help_words_users_type_first(args):
+    """`sonde help`, `sonde help W` and -h of the LANL-style and find-style workloads print
+    the help (the same as --help), exit 0."""
+    out = subprocess.run([SONDE] + args, capture_output=True, text=True, timeout=30,
+                         env=mpi_env())
+    assert out.returncode == 0, out.stderr
+    workload = [a for a in args if a not in ("help", "-h")]
+    want = subprocess.run([SONDE] + (workload + ["--help"] if workload else ["--help"]),
+                          capture_output=True, text=True, timeout=30, env=mpi_env()).stdout
+    assert out.stdout == want
+
+
+def test_help_shows_the_defaults_a_run_uses(tmp_path):
+    """ior's and mdtest's --help say each option's default, as IOR's -h does; the oracle is
+    the params of a run given no such option (the record the binary writes)."""
+    run_sonde(["ior", "-w", "-o", tmp_path / "f", "--json", tmp_path / "ior.jsonl"])
+    params = read_header(tmp_path / "ior.jsonl")
+    text = subprocess.run([SONDE, "ior", "--help"], capture_output=True, text=True,
+                          timeout=30).stdout
+    assert params["blockSize"] == 1 << 20 and params["transferSize"] == 256 << 10
+    assert re.search(r"--blockSize N .*\(default 1m\)$", text, re.M)
+    assert re.search(r"--transferSize N .*\(default 256k\)$", text, re.M)
+    assert re.search(rf"--api API .*\(default {params['api']}\)$", text, re.M)
+    md = subprocess.run([SONDE, "mdtest", "--help"], capture_output=True, text=True,
+                        timeout=30).stdout
+    assert re.search(r"^  -b N .*\(default 1\)$", md, re.M)
+    assert re.search(r"^  -a API .*\(default POSIX\)$", md, re.M)
+
+
+def read_header(path):
+    return next(r for r in read_jsonl(path) if r["type"] == "header")["params"]
+
+
+@pytest.mark.parametrize("args,near", [
+    (["ior", "--transfer", "4k"], "--transferSize"),
+    (["ior", "--tranferSize=4k"], "--transferSize"),
+    (["ior", "-O", "stoneWalingWearOut=1"], "stoneWallingWearOut"),
+    (["mpiio", "-nojb", "2"], "-nobj"),
+    (["find", ".", "-nmae", "x"], "-name"),
+])
+def test_a_near_miss_option_names_the_one_meant(args, near):
+    out = run_sonde(args, check=False)
+    assert out.returncode == 2
+    lines = [ln for ln in out.stderr.splitlines() if "error" in ln]
+    assert len(lines) == 1 and f"(did you mean {near}?)" in lines[0], out.stderr
+
+
+def test_no_guess_for_a_word_far_from_every_option():
+    out = run_sonde(["ior", "--xyzzy"], check=False)
+    assert out.returncode == 2 and "did you mean" not in out.stderr

@@ -288,7 +288,9 @@ int main(void)
 	CHECK_INT(sonde_option_directive(&dset, "even", 4, "3", err, sizeof err), -1);
 	CHECK_STR(err, "option even: '3' is odd");
 	CHECK_INT(sonde_option_directive(&dset, "blockSizeX", 10, "1", err, sizeof err), -1);
-	CHECK_STR(err, "unknown directive 'blockSizeX'");
+	CHECK_STR(err, "unknown directive 'blockSizeX' (did you mean blockSize?)");
+	CHECK_INT(sonde_option_directive(&dset, "zzzzzzzz", 8, "1", err, sizeof err), -1);
+	CHECK_STR(err, "unknown directive 'zzzzzzzz'");
 	/* the key is the first keylen characters: "blockSize=1" as the caller splits it */
 	CHECK_INT(sonde_option_directive(&dset, "blockSize=1", 9, "1k", err, sizeof err), 0);
 	CHECK_INT(d.block, 1024);
