@@ -258,6 +258,10 @@ int sonde_exit_class(int err, enum sonde_stage stage)
 	case EEXIST:
 	case ENXIO:
 	case ENODEV:
+	/* a path the user named that this user may not use: another path is the fix (a
+	 * read-only file system is the system's state, not the user's input: EROFS stays 1) */
+	case EACCES:
+	case EPERM:
 		return SONDE_EXIT_USAGE;
 	default:
 		return SONDE_EXIT_RUNTIME;

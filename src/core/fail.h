@@ -48,10 +48,11 @@ enum sonde_stage {
 };
 
 /* The one decision from an errno value (positive or negative) to an exit code. A path that
- * names nothing usable (missing, not a directory, too long, a refused link, a directory or
- * device where a file belongs, a bad argument) is a usage error at SONDE_STAGE_INPUT; every
- * other error, and every error at SONDE_STAGE_RUN, is a runtime error: a read-only or full
- * file system, permissions, EIO. */
+ * names nothing this user can use (missing, not a directory, too long, a refused link, a
+ * directory or device where a file belongs, a bad argument, permission denied) is a usage
+ * error at SONDE_STAGE_INPUT: naming another path is the fix. Every other error (a read-only
+ * or full file system, a quota, EIO: the system's state), and every error at
+ * SONDE_STAGE_RUN, is a runtime error. */
 int sonde_exit_class(int err, enum sonde_stage stage);
 
 /* The errno value that an MPI error code's class stands for (EIO for classes without one). */

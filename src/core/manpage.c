@@ -24,8 +24,9 @@ static const struct {
      "A run-time error: an I/O or MPI error, a resource problem, or another rank failed. The "
      "failed phase prints no rate."},
     {SONDE_EXIT_USAGE,
-     "Bad input: options, sizes, input files or paths. Rank 0 prints one line; nothing is "
-     "written."},
+     "Bad input: options, sizes, input files, or paths that do not exist or that this user "
+     "may not use (permission denied), found before the run's I/O began. Rank 0 prints one "
+     "line; nothing is written. A read-only or full file system is a run-time error (1)."},
     {SONDE_EXIT_VERIFY, "Data verification found mismatches."},
     {SONDE_EXIT_SIGNAL,
      "Stopped by SIGTERM or SIGINT (a batch job's time limit) after saving every finished "

@@ -241,7 +241,10 @@ static void on_stop_signal(int sig)
 		n = append(line, n, sizeof line, " after ");
 	}
 	n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
-	n = append(line, n, sizeof line, " measurements; the results recorded so far are kept\n");
+	n = append(line, n, sizeof line,
+	           R.json.fd1 || R.csv_out.fd1
+	               ? " measurements; the results recorded so far are kept\n"
+	               : " measurements (no results file was named: --json FILE keeps them)\n");
 	if (write(STDERR_FILENO, line, n) < 0)
 		n = 0;
 	_exit(code);

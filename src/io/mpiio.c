@@ -16,6 +16,7 @@
 
 #include "completion.h"
 #include "fail.h"
+#include "open_errno.h"
 
 /* A transfer larger than INT_MAX bytes is described by one derived datatype made of pieces of
  * this size, so that every rank makes exactly one call per transfer (see transfer()). */
@@ -134,7 +135,9 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 		MPI_Info_free(&info);
 	if (mrc != MPI_SUCCESS) {
 		free(f);
-		return sonde_mpio_fail(mrc, "open %s", path);
+		return sonde_mpio_explain_open(sonde_mpio_fail(mrc, "open %s", path),
+		                               strip_fs_prefix(path),
+		                               (amode & MPI_MODE_CREATE) != 0);
 	}
 	MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
 

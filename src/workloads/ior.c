@@ -201,8 +201,14 @@ static void timed(struct ior_run *r, const struct ior_params *p, struct phase *p
 	 * fails on every rank alike: both libraries share its error.) */
 	ph->open_failed = !f;
 	if (!f) {
-		snprintf(po->why, sizeof po->why, "cannot open %.3000s: %s", ph->tg.path,
-		         err < 0 ? sonde_io_last_error() : "unknown error");
+		/* the backend's message names the call and the path ("open F: Permission
+		 * denied"): said once, as "cannot open F: Permission denied" */
+		const char *why = err < 0 ? sonde_io_last_error() : "unknown error";
+		size_t n = strlen(ph->tg.io_path);
+		if (strncmp(why, "open ", 5) == 0 && strncmp(why + 5, ph->tg.io_path, n) == 0 &&
+		    strncmp(why + 5 + n, ": ", 2) == 0)
+			why += 5 + n + 2;
+		snprintf(po->why, sizeof po->why, "cannot open %.3000s: %s", ph->tg.path, why);
 		sonde_path_shown(po->why, sizeof po->why, ph->tg.io_path, ph->tg.path);
 		po->failed = 1;
 		po->err = -err;

@@ -102,3 +102,24 @@ def test_rank_killed_is_named_as_the_cause(tmp_path, start):
     else:
         # Hydra ends the other ranks with SIGKILL: nothing can write an end record.
         assert all(r["type"] != "end" for r in records)
+
+
+def test_stop_without_a_results_file_says_none_was_kept():
+    """Without --json or --csv nothing is on disk: the line says so instead of "the results
+    recorded so far are kept"."""
+    cmd = launch_command(2, LONG_RUN)
+    proc = subprocess.Popen(cmd, env=mpi_env(SIGNAL_GRACE), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(sonde_ranks(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # into the measurements
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    line = next(ln for ln in err.splitlines() if "stopped by" in ln)
+    assert "no results file was named" in line and "kept" not in line, line

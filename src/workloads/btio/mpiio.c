@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "completion.h"
 #include "fail.h"
+#include "open_errno.h"
 #include "workloads/btio/btio.h"
 
 void btio_fail(struct btio_job *j, int err)
@@ -174,7 +175,7 @@ static int mpiio_open(struct btio_job *j)
 	sonde_mpio_begin(&op, "cannot %s %s", j->writing ? "create" : "open", j->path);
 	err = sonde_mpio_end(&op, MPI_File_open(j->comm, j->path, amode, j->info, &j->fh), NULL,
 	                     MPI_BYTE, NULL);
-	if ((err = agree(j, err)) < 0)
+	if ((err = agree(j, sonde_mpio_explain_open(err, j->path, j->writing))) < 0)
 		return err;
 	int64_t disp = 0, stride = j->L->record_bytes;
 	if (j->writing) {

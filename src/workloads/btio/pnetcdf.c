@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "completion.h"
 #include "fail.h"
+#include "open_errno.h"
 #include "workloads/btio/btio.h"
 
 #ifdef SONDE_HAVE_PNETCDF
@@ -144,7 +145,8 @@ static int nc_open(struct btio_job *j)
 	             ? ncmpi_create(j->comm, j->path, NC_CLOBBER | NC_64BIT_DATA, info, &j->ncid)
 	             : ncmpi_open(j->comm, j->path, NC_NOWRITE, info, &j->ncid);
 	MPI_Info_free(&info);
-	if ((err = agree(j, sonde_nc_end(&op, rc))) < 0)
+	if ((err = agree(j, sonde_mpio_explain_open(sonde_nc_end(&op, rc), j->path, j->writing))) <
+	    0)
 		return err;
 	if (j->writing) {
 		sonde_mpio_begin(&op, "cannot define the variable of %s", j->path);

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "completion.h"
 #include "fail.h"
+#include "open_errno.h"
 #include "workloads/mpiio/mpiio.h"
 
 static void mpi_message(int rc, char *msg)
@@ -78,8 +79,13 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 	}
 	t->open = sonde_now() - t0;
 	if (rc != MPI_SUCCESS) {
-		mpi_message(rc, msg);
-		err = sonde_errno_of_mpi(rc);
+		char words[MPI_MAX_ERROR_STRING];
+		mpi_message(rc, words);
+		err = sonde_path_open_errno(run->path, write);
+		if (!err)
+			err = sonde_errno_of_mpi(rc);
+		/* the system's words first, as for every other open (io/completion.c) */
+		snprintf(msg, sizeof msg, "%s (%.200s)", sonde_strerror(err), words);
 	}
 	/* A file this run wrote and cannot open again was removed during the run; a file to
 	 * read that was never there, or a directory to create it in, is bad input. */

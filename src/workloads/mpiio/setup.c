@@ -156,8 +156,9 @@ static void check_distinct(struct mpiio_run *run, const char *hint)
 		free(owners);
 		free(all);
 	}
-	if (!sonde_agree(comm, a < 0, "ranks %d and %d would write the same file %s(%s)",
-	                 a < b ? a : b, a < b ? b : a, run->rank == 0 && a == 0 ? run->path : "",
+	int named = run->rank == 0 && (a == 0 || b == 0);
+	if (!sonde_agree(comm, a < 0, "ranks %d and %d would write the same file%s%s (%s)",
+	                 a < b ? a : b, a < b ? b : a, named ? " " : "", named ? run->path : "",
 	                 hint))
 		sonde_exit(SONDE_EXIT_USAGE);
 }
