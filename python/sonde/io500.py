@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import io500_files
+from . import io500_files, io500_ini
 from . import results as _results
 from .names import End, FindExtra, Header, IORWriteExtra, Measurement
 
@@ -327,7 +327,10 @@ def report(run_dir, out):
     print("\nIO500 (standard phases, IO500's scoring):", file=out)
     for line in invalid_lines(result) + lines:
         print(line, file=out)
-    io500_files.write_files(result, run_dir, lines)
+    try:
+        io500_files.write_files(result, run_dir, lines)
+    except io500_ini.IniError as e:
+        print(f"IO500's result files are not written: {e}", file=out)
     print(f"\nThe result files are stored in the directory: {run_dir}", file=out)
     from .runner import Manifest
 

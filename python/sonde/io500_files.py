@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import io500_ini
 from . import results as _results
-from .names import IOR, MDTEST, FIND, FindExtra, Header, Measurement, MdtestCreateStonewallExtra
+from .names import FIND, IOR, MDTEST, FindExtra, Header, MdtestCreateStonewallExtra, Measurement
 from .runner import Manifest
 
 _OPTIONAL = ("find-easy", "find-hard", "mdworkbench", "mdworkbench-create", "mdworkbench-bench",

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """IO500's configuration file (.ini) and the two hashes IO500 guards a result with, computed
 as IO500 (github.com/IO500/io500 at IO500_COMMIT) computes them, so that its verifier,
-``io500-verify CONFIG.ini result.txt``, accepts the files sonde writes (python/sonde/io500_files.py).
+``io500-verify CONFIG.ini result.txt``, accepts the files sonde writes
+(python/sonde/io500_files.py).
 
 The hash is 32 bits: for each character (a C char, signed) the value is rotated left by 2 bits
 and the character added. A key and its value are hashed together (the key's characters, then
