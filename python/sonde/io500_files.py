@@ -71,28 +71,31 @@ def campaign_config(runs, run_dir):
     """The configuration of the campaign in IO500's options: {section: {option: value}}."""
     config = io500_ini.defaults()
     g = config["global"]
-    easy_w, hard_w = _params(runs, "ior-easy-write"), _params(runs, "ior-hard-write")
-    api = easy_w.get(IOR.API)
+    # each group's parameters from its write phase, or its read when the write recorded none
+    easy = _params(runs, "ior-easy-write") or _params(runs, "ior-easy-read")
+    hard = _params(runs, "ior-hard-write") or _params(runs, "ior-hard-read")
+    api = easy.get(IOR.API)
     g.update({"datadir": _params(runs, "find").get(FIND.WORKDIR) or g["datadir"],
               "timestamp-datadir": "FALSE", "resultdir": str(Path(run_dir).resolve()),
               "timestamp-resultdir": "FALSE", "api": api or g["api"],
               "drop-caches": _bool(any(_params(runs, p).get(IOR.DROP_CACHE)
                                        for p in ("ior-easy-write", "ior-hard-write",
                                                  "ior-easy-read", "ior-hard-read"))),
-              "dataPacketType": easy_w.get(IOR.DATA_PACKET_TYPE) or g["dataPacketType"]})
-    config["debug"]["stonewall-time"] = _text(easy_w.get(IOR.DEADLINE_FOR_STONEWALLING))
+              "dataPacketType": easy.get(IOR.DATA_PACKET_TYPE) or g["dataPacketType"]})
+    config["debug"]["stonewall-time"] = _text(
+        _params(runs, "ior-easy-write").get(IOR.DEADLINE_FOR_STONEWALLING))
     config["ior-easy"].update({
-        "transferSize": _size(easy_w.get(IOR.TRANSFER_SIZE)),
-        "blockSize": _size(easy_w.get(IOR.BLOCK_SIZE)),
-        "filePerProc": _bool(easy_w.get(IOR.FILE_PER_PROC)),
-        "uniqueDir": _bool(easy_w.get(IOR.UNIQUE_DIR)),
-        "verbosity": _text(easy_w.get(IOR.VERBOSE) or None)})
+        "transferSize": _size(easy.get(IOR.TRANSFER_SIZE)),
+        "blockSize": _size(easy.get(IOR.BLOCK_SIZE)),
+        "filePerProc": _bool(easy.get(IOR.FILE_PER_PROC)),
+        "uniqueDir": _bool(easy.get(IOR.UNIQUE_DIR)),
+        "verbosity": _text(easy.get(IOR.VERBOSE) or None)})
     config["ior-hard"].update({
-        "segmentCount": _text(hard_w.get(IOR.SEGMENT_COUNT)),
-        "collective": _bool(hard_w.get(IOR.COLLECTIVE)),
-        "verbosity": _text(hard_w.get(IOR.VERBOSE) or None)})
+        "segmentCount": _text(hard.get(IOR.SEGMENT_COUNT)),
+        "collective": _bool(hard.get(IOR.COLLECTIVE)),
+        "verbosity": _text(hard.get(IOR.VERBOSE) or None)})
     for group in ("mdtest-easy", "mdtest-hard"):
-        write = _params(runs, f"{group}-write")
+        write = _params(runs, f"{group}-write") or _params(runs, f"{group}-stat")
         config[group]["n"] = _text(write.get(MDTEST.ITEMS))
         if group == "mdtest-hard":
             config[group]["files-per-dir"] = _text(write.get(MDTEST.ITEMS_PER_DIR) or None)
