@@ -66,6 +66,11 @@ def test_config_hash_is_io500s():
         io500_ini.read_ini("[global]\nstonewall-time = 300\n")
     with pytest.raises(io500_ini.IniError, match="boolean"):
         io500_ini.read_ini("[global]\nscc = yes\n")
+    # a value IO500's .ini cannot hold (it would read it cut at the ";") is refused
+    config = io500_ini.defaults()
+    config["global"]["resultdir"] = "/results/a;b"
+    with pytest.raises(io500_ini.IniError, match="cannot hold"):
+        io500_ini.format_ini(config)
 
 
 def test_fixture_hashes_are_the_ones_io500_verify_accepted():
