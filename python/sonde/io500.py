@@ -5,8 +5,9 @@ files, and what makes a run invalid.
 
 A suite is an IO500 campaign when its [suite] table says ``score = "io500"`` and its step
 names are IO500's phase names (suites/io500.toml). After the run, ``evaluate_run_dir(dir)``
-returns an :class:`Io500Result`; sonde-suite prints its lines and writes result.txt and
-result_summary.txt beside the manifest; sonde-report renders ``Io500Result.rows()``.
+returns an :class:`Io500Result`; sonde-suite prints its lines and writes IO500's result files
+beside the manifest (python/sonde/io500_files.py: result.txt, result_summary.txt, config.ini,
+the per-phase output, which io500-verify accepts); sonde-report renders ``Io500Result.rows()``.
 
 Scores, as IO500's calc_score computes them:
   - an IOR phase scores its bandwidth in GiB/s (bytes of all ranks / phase time, the
@@ -22,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import io500_files, io500_ini
 from . import results as _results
 from .names import End, FindExtra, Header, IORWriteExtra, Measurement
 
@@ -274,33 +276,6 @@ def invalid_lines(result):
     return out
 
 
-def _pair(key, value):
-    return f"{key:<15} = {value}"
-
-
-def result_txt(result, result_dir):
-    """result.txt as IO500 lays it out: [run], one section per phase, [SCORE]."""
-    out = ["[run]", _pair("procs", result.procs),
-           _pair("version", f"sonde {result.sonde_version}"),
-           _pair("result-dir", result_dir), _pair("mode", "standard")]
-    out += [f"; ERROR INVALID {r}" for r in result.reasons]
-    for p in result.phases:
-        out += ["", f"[{p.name}]"]
-        if p.command:
-            out.append(_pair("exe", " ".join(p.command)))
-        if p.stonewall_value is not None:
-            out.append(_pair("throughput-stonewall", f"{p.stonewall_value:.2f}"))
-        out += [f"; ERROR INVALID {r}" for r in p.reasons]
-        if p.group:
-            out.append(_pair("score", f"{p.value if p.value is not None else 0.0:f}"))
-        if p.seconds is not None:
-            out.append(_pair("t_delta", f"{p.seconds:.4f}"))
-    mark = "" if result.valid else " [INVALID]"
-    out += ["", "[SCORE]", _pair("MD", f"{result.md:f}"), _pair("BW", f"{result.bw:f}"),
-            _pair("SCORE", f"{result.score:f}{mark}")]
-    return "\n".join(out) + "\n"
-
-
 def _load_run(path):
     if not path.exists():
         return None
@@ -341,8 +316,9 @@ def check_steps(steps):
 
 
 def report(run_dir, out):
-    """Prints IO500's lines for a finished run directory and writes result_summary.txt and
-    result.txt beside its manifest. Returns the Io500Result (None: not an IO500 run)."""
+    """Prints IO500's lines for a finished run directory and writes IO500's result files
+    beside its manifest (sonde.io500_files). Returns the Io500Result (None: not an IO500
+    run)."""
     result = evaluate_run_dir(run_dir)
     if result is None:
         return None
@@ -351,8 +327,10 @@ def report(run_dir, out):
     print("\nIO500 (standard phases, IO500's scoring):", file=out)
     for line in invalid_lines(result) + lines:
         print(line, file=out)
-    (run_dir / "result_summary.txt").write_text("\n".join(lines) + "\n")
-    (run_dir / "result.txt").write_text(result_txt(result, run_dir.resolve()))
+    try:
+        io500_files.write_files(result, run_dir, lines)
+    except io500_ini.IniError as e:
+        print(f"IO500's result files are not written: {e}", file=out)
     print(f"\nThe result files are stored in the directory: {run_dir}", file=out)
     from .runner import Manifest
 

@@ -342,6 +342,14 @@ class MdtestExtra:
     RANK_SECONDS = Name("rank_seconds_before_barrier", LIST)
 
 
+class MdtestCreateStonewallExtra:
+    """sonde mdtest's file-create measurement under a stonewall (-W): the items all ranks made
+    before the deadline and the seconds that took, IO500's rate-stonewall."""
+
+    STONEWALL_SECONDS = Name("stonewall_seconds", (int, float))
+    STONEWALL_ITEMS = Name("stonewall_items", INT)
+
+
 class FIND(Params):
     """sonde find: pfind's options by record name (src/workloads/find/options.c)."""
 
