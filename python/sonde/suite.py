@@ -19,7 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import io500, placement, runner, suitefile, tables
+from . import io500, placement, runner, scores, suitefile, tables
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -148,9 +148,9 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
         print(f"{PROG}: interrupted; completed launches are kept. Continue with: {PROG} "
               f"resume {manifest.run_dir}", file=sys.stderr)
         return 130
-    tables.report(suite, manifest, sys.stdout)
-    if suite.score == "io500":
-        io500.report(manifest.run_dir, sys.stdout)
+    _, ior, verdicts, _ = tables.report(suite, manifest, sys.stdout)
+    io500_result = io500.report(manifest.run_dir, sys.stdout) if suite.score == "io500" else None
+    scores.save(manifest.run_dir, scores.document(suite, verdicts, ior, io500_result))
     if failed:
         print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
               f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)
