@@ -223,11 +223,6 @@ def workload_sections(runs, labels, figures):
 
 # ---- procurement tables ---------------------------------------------------------------------
 
-def _status_cell(status):
-    cls = {"compliant": "good", "not-compliant": "bad", _rules.NO_RULES: "muted"}.get(status, "")
-    return text(status, cls)
-
-
 def jupiter_score_line(name, rows):
     """The JUPITER score of one campaign's IOR rows, as a sentence (name: the campaign's, when
     the page holds several)."""
@@ -254,7 +249,7 @@ def procurement(runs, labels, campaigns):
                 + ([text(name)] if several else [])
                 + [text(r[c]) if c == "api" else num(r[c]) for c in cols]
                 + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
-                   _status_cell(r["status"])] for name, run, r in ior_rows]
+                   systems.status_cell(r["status"])] for name, run, r in ior_rows]
         tables.append(Table("ior-table", "IOR results (the JUPITER table)",
                             ["run"] + (["campaign"] if several else []) + cols
                             + ["nodes", "ranks", "tasks per node", "status"],
@@ -269,7 +264,7 @@ def procurement(runs, labels, campaigns):
     intro += said
     tables += io500
     rows = [([text(c.name)] if several else [])
-            + [text(launch), _status_cell(v["status"]), text(_campaign.why(v))]
+            + [text(launch), systems.status_cell(v["status"]), text(_campaign.why(v))]
             for c in campaigns for launch, v in c.verdicts.items()]
     if rows:
         tables.append(Table("verdicts", "Rules", (["campaign"] if several else [])

@@ -49,7 +49,8 @@ def of_sources(names, sources, loaded):
     return out
 
 
-def _status_cell(status):
+def status_cell(status):
+    """A launch's status, coloured: compliant green, not-compliant red, no rules grey."""
     cls = {_rules.COMPLIANT: "good", _rules.NOT_COMPLIANT: "bad",
            _rules.NO_RULES: "muted"}.get(status, "")
     return text(status, cls)
@@ -68,7 +69,7 @@ def ior_table(k, system):
                           tip=f"run id {run.run_id}")]
                     + [text(r[col]) if col == "api" else num(r[col]) for col in cols]
                     + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
-                       _status_cell(r["status"]), text(why)])
+                       status_cell(r["status"]), text(why)])
     return Table(f"ior-table-{k}", f"IOR results of {system.name} (the JUPITER table)",
                  ["launch"] + cols + ["nodes", "ranks", "tasks per node", "status", "why"],
                  rows, f"{system.source}: MiB/s and seconds from IOR's Summary of all tests; "

@@ -12,49 +12,28 @@ import sys
 from html.parser import HTMLParser
 
 import pytest
+import test_suite_jupiter as jupiter
 from conftest import MULTI_NODE
 from test_suite_jupiter import ior_summary, suite_env
 
 pytestmark = MULTI_NODE
 
-# Tiny, with the thresholds lowered so that the runs can meet them; {q1} and {q2} are the -Q of
-# the 1-node and the 2-node easy step: a -Q other than the tasks per node (2) fails
+# The [suite] table of test_suite_jupiter's JUPITER-shaped suite (its thresholds lowered so
+# that tiny runs can meet them), without its 10 s minimum run time. Each system's easy1 (1 node)
+# and easy2 (2 nodes) steps differ in -Q only: a -Q other than the tasks per node (2) fails
 # ior_q_equals_tpn, so each system has one compliant run, at a node count of its own.
-SUITE = """
-[suite]
-name = "jupiter-pair"
-tasks_per_node = 2
-scratch = "{scratch}"
-timeout = "2m"
-rules = ["min_runtime", "dataset_per_node", "ior_q_equals_tpn", "ior_read_shift",
-         "fixed_parameters"]
-[suite.settings]
-min_runtime = "0s"
-dataset_per_node = "256KiB"
-
+SUITE = jupiter.SUITE[:jupiter.SUITE.index("[[step]]")].replace('min_runtime = "10s"',
+                                                                'min_runtime = "0s"')
+assert 'min_runtime = "0s"' in SUITE
+STEP = """
 [[step]]
-name = "easy1"
+name = "easy{nodes}"
 workload = "ior"
 variant = "easy"
-nodes = 1
-mkdir = ["{{scratch}}/easy1"]
-args = ["-a", "POSIX", "-C", "-Q", "{q1}", "-g", "-i", "3", "-w", "-r", "-v", "-F",
-        "-t", "64k", "-b", "128k", "-s", "1", "-o", "{{scratch}}/easy1/testFileA"]
-[step.fixed]
-api = "POSIX"
-repetitions = 3
-transferSize = "64k"
-segmentCount = 1
-filePerProc = true
-
-[[step]]
-name = "easy2"
-workload = "ior"
-variant = "easy"
-nodes = 2
-mkdir = ["{{scratch}}/easy2"]
-args = ["-a", "POSIX", "-C", "-Q", "{q2}", "-g", "-i", "3", "-w", "-r", "-v", "-F",
-        "-t", "64k", "-b", "128k", "-s", "1", "-o", "{{scratch}}/easy2/testFileA"]
+nodes = {nodes}
+mkdir = ["{{scratch}}/easy{nodes}"]
+args = ["-a", "POSIX", "-C", "-Q", "{q}", "-g", "-i", "3", "-w", "-r", "-v", "-F",
+        "-t", "64k", "-b", "128k", "-s", "1", "-o", "{{scratch}}/easy{nodes}/testFileA"]
 [step.fixed]
 api = "POSIX"
 repetitions = 3
@@ -70,7 +49,8 @@ SYSTEMS = {"sysA": ((1, 2), EASY2), "sysB": ((2, 1), EASY1)}
 def run_campaign(tmp, name):
     (q1, q2), _ = SYSTEMS[name]
     path = tmp / f"{name}.toml"
-    path.write_text(SUITE.format(scratch=tmp / f"scratch-{name}", q1=q1, q2=q2))
+    path.write_text(SUITE.format(scratch=tmp / f"scratch-{name}")
+                    + STEP.format(nodes=1, q=q1) + STEP.format(nodes=2, q=q2))
     out = tmp / name / "run"
     proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
                            str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
