@@ -267,6 +267,11 @@ def test_submit_refuses_a_suite_larger_than_the_cluster(slurm, tmp_path):
     queued = subprocess.run(["squeue", "-h", "-n", "sonde-jupiter-ior"], capture_output=True,
                             text=True, timeout=30)
     assert queued.stdout.strip() == ""
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "submit", str(jupiter),
+                           "--out", str(out_dir), "--partition", "no-such-partition"],
+                          env=_suite_env(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert "no-such-partition" in proc.stderr and not out_dir.exists()
 
 
 def test_submit_asks_slurm_for_what_the_suite_needs(slurm, tmp_path):

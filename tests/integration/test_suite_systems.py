@@ -99,12 +99,14 @@ class Tables(HTMLParser):
 
 
 def report(tmp_path, *args):
+    """The tables of the page sonde-report writes, and the page."""
     out = tmp_path / "report.html"
     proc = subprocess.run([sys.executable, "-m", "sonde.report", *map(str, args), "-o",
                            str(out)], env=suite_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
-    return Tables(out.read_text()).tables
+    html = out.read_text()
+    return Tables(html).tables, html
 
 
 def by_column(table, key, value):
@@ -123,7 +125,10 @@ def test_the_campaigns_judge_their_own_runs(systems):
 @pytest.mark.parametrize("order", [("sysA", "sysB"), ("sysB", "sysA")])
 def test_report_of_both_shows_each_campaign_s_status(systems, tmp_path, order):
     dirs = [systems[name][0] for name in order]
-    tables = report(tmp_path, *dirs)
+    tables, html = report(tmp_path, *dirs)
+    for name in order:  # a score line for each campaign
+        assert f"<li>Score of {name}/run: none: no easy POSIX run on more than 64 nodes.</li>" \
+            in html
     ior, rules_table = tables["ior-table"], tables["verdicts"]
     head = ior[0]
     # the IOR table's rows by campaign and node count: easy1 ran on 1 node, easy2 on 2
@@ -140,7 +145,7 @@ def test_report_of_both_shows_each_campaign_s_status(systems, tmp_path, order):
 @pytest.mark.parametrize("order", [("sysA", "sysB"), ("sysB", "sysA")])
 def test_compare_pairs_each_system_s_best_run(systems, tmp_path, order):
     dirs = [systems[name][0] for name in order]
-    tables = report(tmp_path, "--compare", *dirs)
+    tables, _ = report(tmp_path, "--compare", *dirs)
     # both directories are named run: the systems are A and B, in the order given
     for k, d in enumerate(dirs):
         table = tables[f"ior-table-{k}"]
