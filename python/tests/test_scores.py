@@ -10,7 +10,7 @@ import re
 import pytest
 from golden import REPO, stdout_of
 
-from sonde import report, scores, suitefile
+from sonde import io500, report, results, scores, suitefile
 
 
 def suite(name):
@@ -62,3 +62,24 @@ def test_campaign_without_seed_rules_has_no_jupiter_score(campaign):
     assert doc["scores"] == {}
     assert doc["status"] == {k: v["status"] for k, v in verdicts.items()}
     assert not [s for s in procurement_intro(campaign) if s.startswith("Score")]
+
+
+def test_compare_shows_each_system_s_own_rule_sets(io500_campaign, campaign):
+    """An IO500 campaign beside one that carries no rule set: IO500's figures for the first,
+    "not an IO500 campaign" for the second, and no JUPITER row, since neither carries it."""
+    sources = [str(io500_campaign), str(campaign)]
+    page = report.build_comparison(sources, [results.load(s) for s in sources])
+    [section] = [s for s in page.sections if s.id == "systems"]
+    [table] = [t for t in section.tables if t.id == "systems-score"]
+    rows = {r[0].text: r[1:] for r in table.rows}
+    assert not [k for k in rows if "JUPITER" in k]
+    want = io500.evaluate_run_dir(io500_campaign)
+    for what, value in (("IO500 score", want.score), ("IO500 bandwidth, GiB/s", want.bw),
+                        ("IO500 metadata, kIOPS", want.md)):
+        assert rows[what][0].value == pytest.approx(value)
+        assert rows[what][1].text == "not an IO500 campaign" and rows[what][2].value is None
+    # the second system's IOR table: each run reads its own campaign's "no rules"
+    verdicts = json.loads((campaign / "verdicts.json").read_text())
+    [ior] = [t for t in section.tables if t.id == "ior-table-1"]
+    assert {r[0].text: r[-2].text for r in ior.rows} == {
+        k: v["status"] for k, v in verdicts.items() if k.split("-")[1] == "ior"}
