@@ -15,82 +15,24 @@ import multiprocessing
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from . import campaign as _campaign
 from . import compare as _compare
-from . import plots, render_html, render_png, words
+from . import plots, render_html, render_png, scores, systems, words
 from . import results as _results
 from . import rules as _rules
 from .cli import EXIT_USAGE
 from .names import COLL, COLLExtra
+from .page import Cell, Page, Section, Table, num, text
 from .results import ResultsError, load
 
 PROG = "sonde-report"
 VERSION = "0.1.0"
 MANIFEST = "manifest.json"
-VERDICTS = "verdicts.json"
-
-
-# ---- tables ---------------------------------------------------------------------------------
-
-@dataclass
-class Cell:
-    text: str
-    value: float | None = None  # the exact number behind the text (sorting, the tests)
-    cls: str = ""  # "text" (left-aligned words), "good", "bad", "muted"
-    tip: str | None = None  # hover text (run ids go here)
-
-
-def num(value, unit_digits=None):
-    """A number cell: the exact value, shown to 4 significant figures (1 decimal from 1000)."""
-    if value is None:
-        return Cell("-")
-    if isinstance(value, bool):
-        return Cell(str(value).lower(), cls="text")
-    if isinstance(value, int):
-        return Cell(str(value), float(value))
-    if unit_digits is not None:
-        return Cell(f"{value:.{unit_digits}f}", float(value))
-    return Cell(f"{value:.1f}" if abs(value) >= 1000 else f"{value:.4g}", float(value))
-
-
-def text(value, cls="text", tip=None):
-    return Cell("-" if value is None else str(value), None, cls, tip)
-
-
-@dataclass
-class Table:
-    id: str
-    title: str
-    columns: list
-    rows: list = field(default_factory=list)
-    note: str | None = None
-
-
-@dataclass
-class Section:
-    id: str
-    title: str
-    intro: list = field(default_factory=list)  # sentences
-    tables: list = field(default_factory=list)
-    figures: list = field(default_factory=list)
-
-
-@dataclass
-class Page:
-    title: str
-    sources: list
-    sections: list
-
-    def figures(self):
-        return [f for s in self.sections for f in s.figures]
-
-    def tables(self):
-        return [t for s in self.sections for t in s.tables]
 
 
 # ---- what ran, what failed ------------------------------------------------------------------
@@ -281,94 +223,78 @@ def workload_sections(runs, labels, figures):
 
 # ---- procurement tables ---------------------------------------------------------------------
 
-def _verdicts(dirs):
-    out = {}
-    for d in dirs:
-        try:
-            out.update(json.loads((d / VERDICTS).read_text()))
-        except (OSError, ValueError):
-            pass
-    return out
+def jupiter_score_line(name, rows):
+    """The JUPITER score of one campaign's IOR rows, as a sentence (name: the campaign's, when
+    the page holds several)."""
+    s = _rules.score(rows)
+    of = f" of {name}" if name else ""
+    if s.value is None:
+        return f"Score{of}: none: {s.why_none}."
+    return (f"Score{of} ({scores.JUPITER_RULE}): {s.value:.1f} MiB/s ({s.row['launch']}, "
+            f"{s.row['nodes']} nodes).")
 
 
-def _status_cell(status):
-    cls = {"compliant": "good", "not-compliant": "bad", _rules.NO_RULES: "muted"}.get(status, "")
-    return text(status, cls)
-
-
-def procurement(runs, labels, dirs):
-    verdicts = _verdicts(dirs)
+def procurement(runs, labels, campaigns):
+    """The seed's IOR table, each campaign's scores and the rules' verdicts; a launch's status
+    is always its own campaign's verdict of it (two systems that ran one suite share launch
+    ids)."""
+    several = len(campaigns) > 1
     tables, intro = [], []
-    ior_rows = []
-    for run in runs:
-        if run.workload != "ior" or not run.summaries:
-            continue
-        launch = run.launch or {}
-        h = run.header or {}
-        status = verdicts.get(launch.get("id"), {}).get("status", _rules.NO_RULES)
-        ior_rows.append((run, dict(_rules.ior_row(run), launch=launch.get("id"),
-                                   variant=launch.get("variant") or "", nodes=h.get("nodes"),
-                                   ranks=h.get("ranks"),
-                                   tasks_per_node=h.get("tasks_per_node"), status=status)))
+    ior_rows = [(c.name, run, row) for c in campaigns for run, row in c.ior_rows()]
+    ior_rows += [(None, run, _campaign.ior_table_row(run, _rules.NO_RULES)) for run in runs
+                 if _campaign.dir_of(run) is None and run.workload == "ior" and run.summaries]
     if ior_rows:
         cols = _rules.IOR_TABLE
         rows = [[text(labels(run), tip=f"run id {run.run_id}")]
+                + ([text(name)] if several else [])
                 + [text(r[c]) if c == "api" else num(r[c]) for c in cols]
                 + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
-                   _status_cell(r["status"])] for run, r in ior_rows]
+                   systems.status_cell(r["status"])] for name, run, r in ior_rows]
         tables.append(Table("ior-table", "IOR results (the JUPITER table)",
-                            ["run"] + cols + ["nodes", "ranks", "tasks per node", "status"],
+                            ["run"] + (["campaign"] if several else []) + cols
+                            + ["nodes", "ranks", "tasks per node", "status"],
                             rows, "MiB/s and seconds over each run's iterations, from IOR's "
-                            "Summary of all tests (the run's summary records)."))
-        s = _rules.score([r for _, r in ior_rows])
-        if s.value is not None:
-            intro.append(f"Score (RDbwmean + WRbwmean of the best compliant easy POSIX run on "
-                         f"more than {_rules.SCORE_MIN_NODES - 1} nodes): {s.value:.1f} MiB/s "
-                         f"({s.row['launch']}, {s.row['nodes']} nodes).")
-        else:
-            intro.append(f"Score: none: {s.why_none}.")
-    said, io500 = io500_tables(dirs)
+                            "Summary of all tests (the run's summary records); the status is "
+                            "the verdict of the run's own campaign."))
+    for c in campaigns:
+        if scores.JUPITER in c.score_sets():
+            intro.append(jupiter_score_line(c.name if several else None,
+                                            [r for _, r in c.ior_rows()]))
+    said, io500 = io500_tables(campaigns)
     intro += said
     tables += io500
-    if verdicts:
-        rows = []
-        for launch, v in verdicts.items():
-            bad = [f"{r['rule']}: {r['reason']}" for r in v["rules"] if not r["ok"]]
-            judged = [r for r in v["rules"] if r["rule"] != "exit_ok"]
-            why = "; ".join(bad) if bad else (
-                "the step lists no rule" if not judged else
-                f"all {words.plural(len(judged), 'rule')} met")
-            rows.append([text(launch), _status_cell(v["status"]), text(why)])
-        tables.append(Table("verdicts", "Rules", ["launch", "status", "why"], rows,
-                            "Each launch under the rules its suite step lists (docs/suites.md). "
-                            "A launch whose step lists none reads \"no rules\": it is never "
-                            "called compliant."))
+    rows = [([text(c.name)] if several else [])
+            + [text(launch), systems.status_cell(v["status"]), text(_campaign.why(v))]
+            for c in campaigns for launch, v in c.verdicts.items()]
+    if rows:
+        tables.append(Table("verdicts", "Rules", (["campaign"] if several else [])
+                            + ["launch", "status", "why"], rows,
+                            "Each launch under the rules its suite step lists (docs/suites.md), "
+                            "as its own campaign judged it. A launch whose step lists none reads "
+                            "\"no rules\": it is never called compliant."))
     if not tables:
         return None
     return Section("procurement", "Procurement tables", intro, tables)
 
 
-def io500_tables(dirs):
-    """(sentences, tables) of each run directory that holds an IO500 campaign: its score line
-    and one row per phase, from sonde.io500.evaluate_run_dir(dir) (None for any other
-    suite): the result's bw, md, score, valid and reasons, and rows() (phase, group, value,
-    unit, seconds, valid, reasons)."""
-    from . import io500
-
+def io500_tables(campaigns):
+    """(sentences, tables) of each IO500 campaign: its score line and one row per phase, from
+    sonde.io500.evaluate_run_dir (the result's bw, md, score, valid and reasons, and rows():
+    phase, group, value, unit, seconds, valid, reasons)."""
     said, tables = [], []
-    for d in dirs:
-        result = io500.evaluate_run_dir(d) if (d / MANIFEST).exists() else None
+    for c in campaigns:
+        result = c.io500()
         if result is None:
             continue
         verdict = "valid" if result.valid else "INVALID" + (
             f": {'; '.join(result.reasons)}" if result.reasons else "")
-        said.append(f"IO500 ({d.name}): score {result.score:.4g}, bandwidth {result.bw:.4g} "
+        said.append(f"IO500 ({c.name}): score {result.score:.4g}, bandwidth {result.bw:.4g} "
                     f"GiB/s, metadata {result.md:.4g} kIOPS, {result.procs} ranks: {verdict}.")
         rows = [[text(r["phase"]), text(r["group"] or "-"), num(r["value"]), text(r["unit"]),
                  num(r["seconds"]),
                  text("valid", "good") if r["valid"] else text("INVALID", "bad"),
                  text("; ".join(r["reasons"]) or None)] for r in result.rows()]
-        tables.append(Table(f"io500-{len(tables)}", f"IO500 phases ({d.name})",
+        tables.append(Table(f"io500-{len(tables)}", f"IO500 phases ({c.name})",
                             ["phase", "group", "score", "unit", "seconds", "validity", "why"],
                             rows, "Each phase's score as IO500 computes it (GiB/s for the IOR "
                             "phases, kIOPS for the metadata ones); BW and MD are the geometric "
@@ -414,7 +340,7 @@ def build(sources, runs=None):
     figures = [f for view in plots.ALL for f in view(runs, labels)]
     dirs = _dirs(sources)
     sections = [overview(runs, labels, dirs)] + workload_sections(runs, labels, figures)
-    proc = procurement(runs, labels, dirs)
+    proc = procurement(runs, labels, _campaign.of_runs(runs, sources))
     if proc:
         sections.append(proc)
     sections.append(environment(runs, labels))
@@ -460,8 +386,10 @@ def build_comparison(sources, campaigns):
     section = Section("compare", "Comparison", intro, [table],
                       plots.comparison(matched, names))
     all_runs = [r for c in campaigns for r in c]
+    side_by_side = systems.section(systems.of_sources(names, sources, campaigns))
     return Page(f"sonde comparison: {' / '.join(names)}", [str(s) for s in sources],
-                [section, environment(all_runs, words.Labels(all_runs))])
+                [section] + ([side_by_side] if side_by_side else [])
+                + [environment(all_runs, words.Labels(all_runs))])
 
 
 def _draw(figures):

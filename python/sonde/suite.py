@@ -5,7 +5,8 @@ procurement rules, prints and saves the result tables and the score.
     sonde-suite run SUITE.toml [--launcher mpirun|srun] [--hostfile F | --host H1,H2]
                     [--oversubscribe] [--out DIR] [--dry-run] [--scale F]
     sonde-suite resume DIR
-    sonde-suite submit SUITE.toml [--out DIR] [--time MIN] [--scale F]   (sbatch)
+    sonde-suite submit SUITE.toml [--partition P] [--account A] [--time MIN] [--out DIR]
+                       [--scale F] [--oversubscribe]   (sbatch)
 
 docs/suites.md describes suite files, the rules and the placement of launches.
 """
@@ -14,12 +15,11 @@ import argparse
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import io500, placement, runner, suitefile, tables
+from . import io500, placement, runner, scores, submit, suitefile, tables
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -66,14 +66,7 @@ def parser():
     resume = sub.add_parser("resume", help="continue an interrupted or failed run directory")
     resume.add_argument("run_dir", metavar="DIR", help="run directory of the suite")
     resume.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
-    submit = sub.add_parser("submit", help="submit the suite as a Slurm batch job (sbatch)")
-    submit.add_argument("suite", metavar="SUITE.toml", help="suite file")
-    submit.add_argument("--out", metavar="DIR", help="run directory (default: results/<time>)")
-    submit.add_argument("--time", type=int, metavar="MIN", default=60,
-                        help="the job's time limit in minutes (default 60)")
-    submit.add_argument("--scale", type=float, metavar="F", help="as for run")
-    submit.add_argument("--oversubscribe", action="store_true", help="as for run")
-    submit.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
+    submit.add_parser(sub)
     return p
 
 
@@ -148,9 +141,9 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
         print(f"{PROG}: interrupted; completed launches are kept. Continue with: {PROG} "
               f"resume {manifest.run_dir}", file=sys.stderr)
         return 130
-    tables.report(suite, manifest, sys.stdout)
-    if suite.score == "io500":
-        io500.report(manifest.run_dir, sys.stdout)
+    _, ior, verdicts, _ = tables.report(suite, manifest, sys.stdout)
+    io500_result = io500.report(manifest.run_dir, sys.stdout) if suite.score == "io500" else None
+    scores.save(manifest.run_dir, scores.document(suite, verdicts, ior, io500_result))
     if failed:
         print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
               f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)
@@ -179,52 +172,16 @@ def cmd_resume(args):
                    args.sonde or data["sonde"])
 
 
-def sbatch_script(suite, run_dir, minutes, sonde, scale, oversubscribe=False):
-    nodes = max((ln.nodes or 1) for ln in suite.launches)
-    tasks = max(ln.ranks for ln in suite.launches)
-    cmd = [sys.executable, "-m", "sonde.suite", "run", str(Path(suite.path).resolve()),
-           "--launcher", "srun", "--out", str(run_dir.resolve()), "--sonde", sonde]
-    if scale is not None:
-        cmd += ["--scale", str(scale)]
-    if oversubscribe:
-        cmd.append("--oversubscribe")
-    return "\n".join([
-        "#!/bin/bash",
-        f"#SBATCH --job-name=sonde-{suite.name}",
-        f"#SBATCH --nodes={nodes}",
-        f"#SBATCH --ntasks={tasks}",
-        f"#SBATCH --time={minutes}",
-        f"#SBATCH --output={run_dir.resolve()}/slurm-%j.out",
-        *(["#SBATCH --overcommit"] if oversubscribe or suite.oversubscribe else []),
-        f"cd {shlex.quote(os.getcwd())}",
-        f"export PYTHONPATH={shlex.quote(str(REPO / 'python'))}${{PYTHONPATH:+:$PYTHONPATH}}",
-        "exec " + shlex.join(cmd),
-        "",
-    ])
-
-
 def cmd_submit(args):
-    try:
-        suite = suitefile.load(args.suite, args.scale)
-    except suitefile.SuiteError as e:
-        return error(str(e))
-    if args.time < 1:
-        return error("--time must be at least 1 minute")
     if not shutil.which("sbatch"):
         return error("sbatch is not on PATH: submit needs a Slurm cluster")
     run_dir = Path(args.out) if args.out else default_out()
-    if (run_dir / runner.MANIFEST).exists():
-        return error(f"{run_dir} already holds a run; choose another --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    script = run_dir / "job.sbatch"
-    script.write_text(sbatch_script(suite, run_dir, args.time, args.sonde or default_sonde(),
-                                    args.scale, args.oversubscribe))
-    out = subprocess.run(["sbatch", "--parsable", str(script)], capture_output=True,
-                         text=True, timeout=60)
-    if out.returncode != 0:
-        return error(f"sbatch refused the job: {out.stderr.strip()}")
-    job_id = out.stdout.strip().split(";")[0]
-    (run_dir / "job_id").write_text(job_id + "\n")
+    try:
+        text, chose = submit.prepare(args, args.sonde or default_sonde(), run_dir)
+        print(f"{PROG}: submit: {chose}")
+        job_id = submit.submit(text, run_dir)
+    except (suitefile.SuiteError, submit.SubmitError) as e:
+        return error(str(e))
     print(f"submitted job {job_id}; results in {run_dir}")
     return 0
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from . import results as _results
 from . import rules as _rules
+from . import scores
 from .names import COLL, COLLExtra, Measurement
 
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
@@ -116,7 +117,8 @@ IOR_EXTRA = ["launch", "variant", "nodes", "ranks", "tasks_per_node", "status", 
 
 
 def report(suite, manifest, out):
-    """Prints the tables and the score, and saves them beside the manifest."""
+    """Prints the tables and the JUPITER score when the suite carries its rules (scores.py),
+    and saves the tables and verdicts beside the manifest."""
     summary, ior, verdicts, coll = evaluate(suite, manifest)
     run_dir = manifest.run_dir
     write_csv(summary, SUMMARY_COLUMNS, run_dir / "summary.csv")
@@ -135,6 +137,7 @@ def report(suite, manifest, out):
         write_csv(ior, cols, run_dir / "ior-table.csv")
         print("\nIOR results (MiB/s, seconds):", file=out)
         print(format_table(ior, cols), file=out)
+    if scores.JUPITER in scores.of_suite(suite):
         print_score(_rules.score(ior), out)
     loose = _rules.loosened(suite.settings)
     if loose:

@@ -179,7 +179,8 @@ CAMPAIGN = Path(__file__).resolve().parent / "data" / "campaign.toml"
 
 def run_suite(suite_text, out, scratch):
     """A sonde-suite run directory of suite_text (its scratch moved to scratch), run with the
-    binary under test; the suite's own output on failure."""
+    binary under test; the suite's own output on failure. What it printed is kept beside the
+    directory (stdout_of)."""
     suite = out.parent / f"{out.name}.toml"
     suite.write_text(suite_text.replace('scratch = "/tmp/sonde-report-test"',
                                         f'scratch = "{scratch}"'))
@@ -189,7 +190,13 @@ def run_suite(suite_text, out, scratch):
                            str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    stdout_of(out).write_text(proc.stdout)
     return out
+
+
+def stdout_of(run_dir):
+    """Where run_suite keeps what sonde-suite printed for run_dir."""
+    return run_dir.parent / f"{run_dir.name}.stdout"
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from golden import SONDE
 
-from sonde import placement, results, runner, suite, suitefile, tables
+from sonde import placement, results, runner, submit, suite, suitefile, tables
 
 BASIC = """
 [suite]
@@ -342,9 +342,12 @@ def test_run_failure_then_resume(tmp_path, capsys):
     assert m["status"] == "complete"
     printed = capsys.readouterr().out
     assert "IOR results (MiB/s, seconds):" in printed
-    assert "Score: none: no easy POSIX run on more than 64 nodes" in printed
-    assert "  qualitative (on 1 nodes, not scored): 000-ior-easy_r0" in printed
+    # verified is no rule of the JUPITER seed's: the suite carries no score to print or keep
+    assert "Score" not in printed and "qualitative" not in printed
     verdicts = json.loads((out / "verdicts.json").read_text())
+    kept = json.loads((out / "score.json").read_text())
+    assert kept["scores"] == {} and kept["suite"] == "t"
+    assert kept["status"] == {k: v["status"] for k, v in verdicts.items()}
     assert verdicts["000-ior-easy_r0"]["status"] == "compliant"
     # The coll step lists no rule: nothing judged, so never "compliant".
     assert verdicts["002-coll_r0"]["status"] == "no rules"
@@ -383,11 +386,42 @@ def test_table_format():
 
 def test_sbatch_script(tmp_path):
     s = suitefile.load(write(tmp_path, BASIC))
-    text = suite.sbatch_script(s, tmp_path / "run", 30, "/x/sonde", None)
-    assert "#SBATCH --time=30" in text and "#SBATCH --ntasks=2" in text
+    part = submit.Partition("batch", 4, 2, None, "partition batch has 4 nodes")
+    shape = submit.job_shape(s, part, False)
+    assert shape == (1, 2)  # unplaced, 2 ranks at most: one node of 2 CPUs holds them
+    assert submit.job_shape(s, submit.Partition("one", 4, 1, None, ""), False) == (2, 1)
+    text = submit.script(s, tmp_path / "run", shape, 30, "/x/sonde", None, partition="batch",
+                         account="proj")
+    for line in ("#SBATCH --time=30", "#SBATCH --nodes=1", "#SBATCH --ntasks-per-node=2",
+                 "#SBATCH --partition=batch", "#SBATCH --account=proj"):
+        assert line in text.splitlines()
     assert "--launcher srun" in text and text.startswith("#!/bin/bash\n")
     assert "--overcommit" not in text
-    assert "#SBATCH --overcommit" in suite.sbatch_script(s, tmp_path, 30, "/x/sonde", None, True)
+    assert "#SBATCH --overcommit" in submit.script(s, tmp_path, shape, 30, "/x/sonde", None,
+                                                   True)
+
+
+def test_submit_shape_and_time_from_the_suite(tmp_path):
+    s = suitefile.load(write(tmp_path, NODE_SWEEP))  # 1, 2, 4 nodes of 2 tasks
+    part = submit.Partition("batch", 4, 2, 120, "partition batch has 4 nodes")
+    assert submit.job_shape(s, part, False) == (4, 2)
+    minutes, how = submit.time_limit(s, part, None)
+    timeouts = sum(ln.timeout for ln in s.launches)
+    assert minutes == min(120, -(-timeouts // 60) + submit.MARGIN_MINUTES)
+    assert "the sum of the timeouts of its 3 launches" in how
+    with pytest.raises(submit.SubmitError, match="more than partition batch's MaxTime"):
+        submit.time_limit(s, part, 121)
+    small = submit.Partition("small", 2, 2, None, "partition small has 2 nodes")
+    with pytest.raises(submit.SubmitError, match="4 nodes of 2 tasks, but partition small "
+                                                 "has 2 nodes: the job could never start"):
+        submit.check_fits(s, small, False)
+    narrow = submit.Partition("narrow", 8, 1, None, "partition narrow has 8 nodes")
+    with pytest.raises(submit.SubmitError, match="2 tasks per node, but the nodes of "
+                                                 "partition narrow have 1 CPUs"):
+        submit.check_fits(s, narrow, False)
+    submit.check_fits(s, narrow, True)
+    assert [submit.slurm_minutes(t) for t in ("UNLIMITED", "30", "1:30:00", "2-00:00:00",
+                                              "1-12", "45:30")] == [None, 30, 90, 2880, 2160, 45]
 
 
 def test_node_sweep_shapes_launches(tmp_path):

@@ -233,3 +233,79 @@ def test_suite_placement_from_the_allocation(slurm, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "but the launcher knows 1 node (the Slurm cluster (sinfo))" in proc.stderr
+
+
+def _default_partition():
+    """The default partition and its node count, as sinfo reports them (lines per state)."""
+    out = subprocess.run(["sinfo", "-h", "-o", "%P %D"], capture_output=True, text=True,
+                         timeout=30, check=True).stdout
+    counts = {}
+    for name, nodes in (line.split() for line in out.splitlines() if line.strip()):
+        counts[name] = counts.get(name, 0) + int(nodes)
+    [name] = [n for n in counts if n.endswith("*")]
+    return name[:-1], counts[name]
+
+
+def test_submit_refuses_a_suite_larger_than_the_cluster(slurm, tmp_path):
+    """jupiter-ior wants 96 nodes: on this cluster its job could never start, so it is not
+    submitted."""
+    partition, count = _default_partition()
+    jupiter = REPO / "suites" / "jupiter-ior.toml"
+    biggest = max(suitefile.load(jupiter).launches, key=lambda ln: ln.nodes)
+    assert biggest.nodes > count
+    out_dir = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "submit", str(jupiter),
+                           "--out", str(out_dir)], env=_suite_env(), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    [line] = proc.stderr.splitlines()
+    assert (f"step {biggest.step}: {biggest.nodes} nodes of {biggest.tasks_per_node} tasks, "
+            f"but partition {partition} has {count} node") in line
+    assert line.endswith("the job could never start; lower nodes or choose another "
+                         "--partition")
+    assert not out_dir.exists()
+    queued = subprocess.run(["squeue", "-h", "-n", "sonde-jupiter-ior"], capture_output=True,
+                            text=True, timeout=30)
+    assert queued.stdout.strip() == ""
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "submit", str(jupiter),
+                           "--out", str(out_dir), "--partition", "no-such-partition"],
+                          env=_suite_env(), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert "no-such-partition" in proc.stderr and not out_dir.exists()
+
+
+def test_submit_asks_slurm_for_what_the_suite_needs(slurm, tmp_path):
+    """The job Slurm holds has the partition, account, nodes, tasks per node and time limit
+    submit said it chose: the time from the launches' timeouts."""
+    partition, _ = _default_partition()
+    p = tmp_path / "placed.toml"
+    p.write_text('[suite]\nname = "placed"\ntasks_per_node = 2\ntimeout = "150s"\n[[step]]\n'
+                 'name = "c"\nworkload = "coll"\nargs = ["-e", "8", "-i", "5", "Bcast"]\n'
+                 '[step.sweep]\nnodes = [1]\n[[step]]\nname = "d"\nworkload = "coll"\n'
+                 'ranks = 2\nargs = ["-e", "8", "-i", "5", "Barrier"]\n')
+    out_dir = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "submit", str(p), "--out",
+                           str(out_dir), "--partition", partition, "--account", "sonde-test",
+                           "--sonde", SONDE], env=_suite_env(), capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    job_id = (out_dir / "job_id").read_text().strip()
+    try:
+        show = subprocess.run(["scontrol", "show", "job", "-o", job_id], capture_output=True,
+                              text=True, timeout=30, check=True).stdout
+    finally:
+        subprocess.run(["scancel", job_id], timeout=30)
+    job = dict(f.split("=", 1) for f in show.split() if "=" in f)
+    # two launches of 150 s: 5 minutes, and 5 for sonde-suite itself
+    assert (job["Partition"], job["Account"], job["TimeLimit"]) == (partition, "sonde-test",
+                                                                    "00:10:00")
+    assert job["NumNodes"].split("-")[0] == "1" and job["NumTasks"] == "2"
+    script = (out_dir / "job.sbatch").read_text().splitlines()
+    for line in (f"#SBATCH --partition={partition}", "#SBATCH --account=sonde-test",
+                 "#SBATCH --nodes=1", "#SBATCH --ntasks-per-node=2", "#SBATCH --time=10"):
+        assert line in script
+    assert proc.stdout.splitlines() == [
+        f"sonde-suite: submit: placed: 1 node x 2 tasks per node in partition {partition} "
+        "(account sonde-test), time limit 0:10:00 (the sum of the timeouts of its 2 launches, "
+        "0:05:00, and 5 minutes for sonde-suite)",
+        f"submitted job {job_id}; results in {out_dir}"]
