@@ -150,7 +150,12 @@ local prefix = [==[$prefix]==]
 prepend_path("PATH", pathJoin(prefix, "bin"))
 prepend_path("MANPATH", pathJoin(prefix, "share/man"))
 append_path("MANPATH", "")
--- bash-completion looks for completions/sonde under each directory of XDG_DATA_DIRS
+-- bash-completion looks for completions/sonde under each directory of XDG_DATA_DIRS. Unset, the
+-- variable means /usr/local/share:/usr/share (the XDG base directory spec): spelled out before
+-- the prefix goes in front, or every other tool's completions and data would be lost.
+if mode() == "load" and (os.getenv("XDG_DATA_DIRS") or "") == "" then
+    setenv("XDG_DATA_DIRS", "/usr/local/share:/usr/share")
+end
 prepend_path("XDG_DATA_DIRS", pathJoin(prefix, "share"))
 EOF
 

@@ -244,11 +244,12 @@ class Launcher:
             check(ln, self.nodes, self.oversubscribe)
 
     def command(self, launch, sonde, results):
-        """The exact argv of one launch."""
+        """The exact argv of one launch: its results file, and --strict (a launch whose data
+        cannot fit in the file system's free space is refused before it writes)."""
         return (launcher_args(launch, self.name, self.flavor, self.nodes, self.oversubscribe,
                               self.program)
                 + [sonde, launch.workload] + [str(a) for a in launch.args]
-                + ["--json", str(results)])
+                + ["--json", str(results), "--strict"])
 
     def as_dict(self):
         return {"launcher": self.name, "mpi": self.flavor, "nodes": self.nodes.as_dict(),

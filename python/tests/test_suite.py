@@ -224,7 +224,7 @@ def test_mpirun_places_each_node_count_on_its_own_nodes(tmp_path, capsys, monkey
         ["mpirun", "-n", "8", "--map-by", "ppr:2:node", "--host",
          "node01:2,node02:2,node03:2,node04:2", *root]]
     assert len({tuple(c) for c in cmds}) == 3
-    assert cmds[0][-2:] == ["--json", "/r/000-easy_nodes-1_r0/results.jsonl"]
+    assert cmds[0][-3:] == ["--json", "/r/000-easy_nodes-1_r0/results.jsonl", "--strict"]
     # --host gives the same placement; MPICH's mpiexec gets -ppn and -hosts
     assert dry_run(capsys, p, "--host", "node01,node02,node03,node04") == cmds
     monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "mpich")

@@ -39,6 +39,9 @@ static const struct sonde_option common_options[] = {
      "--progress as a line on stderr every SECONDS (0: at every step), never redrawn, even on a "
      "terminal (a log kept with tee)",
      .parse = parse_progress_interval},
+    {0, "strict", SONDE_OPT_FLAG, offsetof(struct sonde_common, strict), NULL,
+     "refuse, before any I/O, a run whose data cannot fit in the file system's free space "
+     "(without it: a warning); sonde-suite passes it"},
 };
 
 const struct sonde_option_table sonde_common_options = {

@@ -16,6 +16,7 @@ struct sonde_common {
 	/* --progress-interval: lines on stderr, never redrawn, every progress_interval seconds */
 	int progress_lines;
 	double progress_interval;
+	int strict; /* --strict: a run predicted to fail (no room for its data) is refused */
 };
 
 struct sonde_context {

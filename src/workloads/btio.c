@@ -17,6 +17,7 @@
 #include "json.h"
 #include "progress.h"
 #include "results.h"
+#include "space.h"
 #include "workload.h"
 #include "workloads/btio/btio.h"
 
@@ -365,7 +366,10 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		goto out;
 	}
 	code = SONDE_EXIT_OK;
-	if (s.write)
+	if (s.write &&
+	    sonde_space_check(ctx, path, L.record_bytes * s.dumps, path, "the dumps") < 0)
+		code = SONDE_EXIT_USAGE;
+	else if (s.write)
 		code = run_phase(ctx, &s, &o, &L, ops, path, info, 1, 0);
 	if (s.read && code == SONDE_EXIT_OK)
 		code = run_phase(ctx, &s, &o, &L, ops, path, info, 0, !o.no_verify);

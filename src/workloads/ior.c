@@ -22,6 +22,7 @@
 #include "json.h"
 #include "pattern.h"
 #include "results.h"
+#include "space.h"
 #include "units.h"
 #include "workload.h"
 #include "workloads/ior/ior.h"
@@ -453,6 +454,16 @@ static void remove_files(struct ior_run *r, const struct ior_test *t, int rep)
 	}
 }
 
+/* After a failed write phase: each file that exists goes, as after a repetition. Not timed,
+ * and no barrier: the ranks have agreed on the failure already. */
+static void remove_left_behind(struct ior_run *r, const struct ior_test *t, int rep)
+{
+	struct ior_target tg;
+	target_of(r, &t->p, 0, rep, &tg);
+	if ((t->p.fpp || r->rank == 0) && r->backend->exists(tg.io_path) == 1)
+		remove_files(r, t, rep);
+}
+
 static uint64_t time_seed(struct ior_run *r)
 {
 	uint64_t s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
@@ -521,6 +532,26 @@ static void warn_existing_file(const struct ior_run *r, const struct ior_params 
 		        p->use_existing ? "overwritten" : "truncated");
 }
 
+/* Whether the test files fit: the aggregate file size against the free space, plus what the
+ * files this run overwrites hold already (a rerun over its own files needs no more room). */
+static int space_check(const struct ior_run *r, const struct ior_test *t)
+{
+	const struct ior_params *p = &t->p;
+	if (!(p->write || p->check_write))
+		return 0;
+	int64_t held = 0, existing = 0;
+	if (p->fpp || r->rank == 0) {
+		char name[4096];
+		ior_file_name(p->test_file, p->fpp, p->unique_dir, r->rank, p->multi_file ? 0 : -1,
+		              name, sizeof name);
+		held = stat_size(r, name);
+	}
+	MPI_Allreduce(&held, &existing, 1, MPI_INT64_T, MPI_SUM, r->comm);
+	int64_t need = t->expected > existing ? t->expected - existing : 0;
+	return sonde_space_check(r->ctx, t->path, need, NULL,
+	                         "the test files (aggregate filesize)");
+}
+
 /* The remove after a repetition, timed between barriers as IOR times it. */
 static void remove_phase(struct ior_run *r, struct ior_test *t, int rep)
 {
@@ -548,8 +579,13 @@ static int repetition(struct ior_run *r, struct ior_test *t, int rep, uint64_t b
 	int code = 0, wrote = 0;
 	if (p->write) {
 		r->pairs_limit = p->wearout_pairs;
-		if ((code = phase(r, t, rep, IOR_WRITE, 0)))
+		if ((code = phase(r, t, rep, IOR_WRITE, 0))) {
+			/* a file cut short by the failure is no data set; left behind, it may
+			 * keep a file system full (-k keeps it, for a look) */
+			if (!p->keep)
+				remove_left_behind(r, t, rep);
 			return code;
+		}
 		wrote = 1;
 		if (p->deadline > 0)
 			r->pairs_limit = t->write[rep].pairs;
@@ -618,6 +654,8 @@ static int run_test(struct ior_run *r, struct ior_test *t)
 	char err[512];
 	ior_hog_size(p->memory_per_node, p->memory_per_task, r->ctx->topo.local_size, &hog_bytes,
 	             err, sizeof err);
+	if (space_check(r, t) < 0)
+		return SONDE_EXIT_USAGE;
 	if (p->dry_run) {
 		if (r->rank == 0 && r->out)
 			fprintf(r->out, "\ndry run: parameters checked, no I/O done\n");

@@ -23,6 +23,7 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "results.h"
+#include "space.h"
 #include "workloads/mdtest/run.h"
 
 /* ---- checks before anything is made ------------------------------------------------------- */
@@ -322,6 +323,12 @@ static void setup(struct mdtest_run *run, int argc, char **argv)
 		read_status_file(run);
 	run->params = params_json(run);
 	sonde_results_header(ctx, run->params, run->dirs[0]);
+	/* the data of the files (-w), every rank's at once at the largest task count */
+	if (run->p.create && run->p.files_only && run->p.write_bytes > 0 &&
+	    sonde_space_check(ctx, run->dirs[0],
+	                      (int64_t)ctx->size * run->file_items * run->p.write_bytes, NULL,
+	                      "the files' data (-w)") < 0)
+		sonde_exit(SONDE_EXIT_USAGE);
 	run->made_base = make_base_dirs(run);
 	if (ctx->rank == 0)
 		print_header(run);

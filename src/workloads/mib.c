@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "progress.h"
 #include "results.h"
+#include "space.h"
 #include "stats.h"
 #include "units.h"
 #include "workloads/mib/mib.h"
@@ -573,6 +574,12 @@ static void setup(struct mib *m, int argc, char **argv)
 		sonde_exit(SONDE_EXIT_USAGE);
 	m->task = ctx->rank;
 	m->tasks = ctx->size;
+	/* The most the write phase can put there: its time limit may stop it sooner. */
+	if (!m->p.read_only &&
+	    sonde_space_check(ctx, m->p.test_dir,
+	                      (int64_t)ctx->size * m->p.call_limit * m->p.call_size, NULL,
+	                      "the data files (-l calls of -s bytes per task, at most)") < 0)
+		sonde_exit(SONDE_EXIT_USAGE);
 	/* This task's data file and the profiles must not be the results files. */
 	char data[PATH_MAX + 32], prof[PATH_MAX + 16];
 	data_path(m, m->task, data, sizeof data);

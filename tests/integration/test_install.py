@@ -118,6 +118,23 @@ def test_module_puts_the_prefix_on_the_paths(prefix):
     assert out[4] == "gone"
 
 
+@pytest.mark.skipif(not LMOD_INIT.exists(), reason="Lmod is not installed (make setup)")
+@pytest.mark.parametrize("before", [None, "", "/opt/x/share:/usr/share"])
+def test_module_keeps_the_systems_data_dirs(prefix, before):
+    """XDG_DATA_DIRS unset or empty means /usr/local/share:/usr/share (the XDG spec): loading
+    the module must not leave the prefix alone, and unloading it leaves the system's dirs."""
+    env = clean_env()
+    if before is not None:
+        env["XDG_DATA_DIRS"] = before
+    script = (f"source {LMOD_INIT}; module use {prefix}/share/modulefiles; module load sonde; "
+              'echo "$XDG_DATA_DIRS"; module unload sonde; echo "$XDG_DATA_DIRS"')
+    loaded, unloaded = run(["bash", "-c", script], env=env).stdout.splitlines()
+    system = (before or "/usr/local/share:/usr/share").split(":")
+    assert loaded.split(":") == [f"{prefix}/share"] + system
+    assert f"{prefix}/share" not in unloaded.split(":")
+    assert set(system) <= set(unloaded.split(":"))
+
+
 @pytest.mark.skipif(not LMOD_INIT.exists() or not BASH_COMPLETION.exists(),
                     reason="Lmod or bash-completion is not installed (make setup)")
 def test_bash_completion_loads_with_the_module(prefix):

@@ -12,6 +12,7 @@
 #include "fail.h"
 #include "files.h"
 #include "results.h"
+#include "space.h"
 #include "workloads/mpiio/mpiio.h"
 
 /* A file this run writes that is also --json or --csv would overwrite or pollute the results:
@@ -362,6 +363,11 @@ void mpiio_run_setup(struct mpiio_run *run)
 		                 "test file");
 		build_info(run);
 	}
+	/* rank 0's file stands for the job's: the test files share a file system (-target's
+	 * directory, or -targets' lines, which a user spreads over file systems at his risk) */
+	if (!p->nofile && mpiio_writes(p) &&
+	    sonde_space_check(run->ctx, run->path, run->job_bytes, NULL, "the test files") < 0)
+		sonde_exit(SONDE_EXIT_USAGE);
 }
 
 void mpiio_run_free(struct mpiio_run *run)
