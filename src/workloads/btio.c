@@ -344,9 +344,7 @@ static int parse(struct sonde_context *ctx, int argc, char **argv, struct btio_o
 /* The data file's name in s->dir: --file, else the method's default. */
 static const char *file_name(const struct btio_options *o, const struct btio_setup *s)
 {
-	return o->file                              ? o->file
-	       : s->method >= BTIO_PNETCDF_BLOCKING ? "btio.nc"
-	                                            : "btio.mpi";
+	return o->file ? o->file : s->method >= BTIO_PNETCDF_BLOCKING ? "btio.nc" : "btio.mpi";
 }
 
 static char *params_only(struct sonde_context *ctx, int argc, char **argv)

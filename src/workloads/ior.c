@@ -650,8 +650,7 @@ static int run_test(struct ior_run *r, struct ior_test *t)
  * each test's rules and -M/-N's memory. No file is looked at but the -f script. Returns 0, or
  * -1 once every rank agreed on the one error line. */
 static int settle_tests(struct sonde_context *ctx, struct ior_params *cli,
-                        const struct sonde_option_set *given, struct ior_test **tests,
-                        int *ntests)
+                        const struct sonde_option_set *given, struct ior_test **tests, int *ntests)
 {
 	char err[512] = "";
 	int ok = 1;
@@ -726,8 +725,7 @@ static int check_test_files(struct sonde_context *ctx, const struct ior_params *
 /* The command line, parsed and checked into its tests, by the run and by sonde --parse-only.
  * Returns 0, or SONDE_EXIT_USAGE after the one error line. */
 static int parse_tests(struct sonde_context *ctx, int argc, char **argv, struct ior_params *cli,
-                       const struct sonde_option_set **given, struct ior_test **tests,
-                       int *ntests)
+                       const struct sonde_option_set **given, struct ior_test **tests, int *ntests)
 {
 	ior_params_defaults(cli);
 	struct sonde_parse_result pos;

@@ -81,8 +81,8 @@ static int place_hosts(struct mpiio_plan *pl, const struct mpiio_run *run, const
 			m += counts[ncounts == 1 ? 0 : h];
 		}
 		if (m > nranks)
-			mpiio_usage_error("-num_io: %d I/O processes, more than the %d processes", m,
-			                  nranks);
+			mpiio_usage_error("-num_io: %d I/O processes, more than the %d processes",
+			                  m, nranks);
 		pl->naggs = m;
 		pl->agg_rank = malloc(sizeof *pl->agg_rank * (size_t)m);
 		place_even(pl, nranks, m);
