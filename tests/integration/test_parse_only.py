@@ -10,11 +10,34 @@ import pytest
 from conftest import SONDE, read_jsonl, run_sonde
 from sonde import argcheck
 
-# One good command line per workload (dir: a scratch directory), and the ranks of its launch
-# (BTIO needs a square count). Seeds are given where the run would draw one from the clock.
+# An -f script of two tests: the header holds the first test's parameters, which start from the
+# command line's options.
+SCRIPT = """IOR START
+  transferSize=16k
+  blockSize=32k
+RUN
+  transferSize=4k
+RUN
+IOR STOP
+"""
+
+
+def script(d):
+    path = d / "script"
+    path.write_text(SCRIPT.replace("RUN\n  transferSize=4k", f"  testFile={d / 'g'}\nRUN\n"
+                                   "  transferSize=4k", 1))
+    return path
+
+
+# Good command lines (dir: a scratch directory), each with the ranks of its launch (BTIO needs a
+# square count), at least one per workload. Seeds are given where the run would draw one from the
+# clock.
 GOOD = {
     "ior": (2, lambda d: ["-a", "POSIX", "-F", "-C", "-Q", "1", "-w", "-r", "-t", "4k",
                           "-t", "8k", "-b", "64k", "-O", "keepFile=1", "-o", d / "f"]),
+    "ior-script": (2, lambda d: ["-w", "-b", "64k", "-f", script(d)]),
+    "mpiio-aggregated": (2, lambda d: ["-type", "3", "-nobj", "4", "-size", "64K", "-num_io",
+                                       "1", "-target", d / "f%r"]),
     "mdtest": (2, lambda d: ["-n", "4", "-uLF", "-w", "512", "-G", "5", "-d", d / "md"]),
     "find": (2, lambda d: [d, "-name", "*", "-C"]),
     "mib": (2, lambda d: ["-t", d, "-F", "-l", "4", "-s", "4k", "-I"]),
@@ -51,9 +74,10 @@ def error_lines(text):
     return [ln for ln in text.splitlines() if ": error: " in ln]
 
 
-@pytest.mark.parametrize("workload", sorted(GOOD))
-def test_params_are_the_runs_header_params(workload, tmp_path):
-    ranks, make_args = GOOD[workload]
+@pytest.mark.parametrize("case", sorted(GOOD))
+def test_params_are_the_runs_header_params(case, tmp_path):
+    workload = case.split("-")[0]
+    ranks, make_args = GOOD[case]
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     args = make_args(scratch)
