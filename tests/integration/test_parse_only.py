@@ -142,3 +142,11 @@ def test_bad_parse_only_command_lines(words):
                           timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(error_lines(proc.stderr)) == 1
+
+
+def test_argcheck_without_a_usable_binary(tmp_path):
+    with pytest.raises(argcheck.Refused, match="cannot run"):
+        argcheck.parse(tmp_path / "no-sonde", "ior", ["-w"], 2, 2)
+    # a binary that prints no params: refused, never taken as an empty reading
+    with pytest.raises(argcheck.Refused, match="printed no params"):
+        argcheck.parse("/bin/true", "ior", ["-w"], 2, 2)
