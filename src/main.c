@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde <workload> [options]: dispatch to a workload, with MPI set up around it.
- * --version and the help texts need no MPI launcher and never initialise MPI. */
+ * --version, the help texts and --parse-only need no MPI launcher and never initialise MPI. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include "fail.h"
+#include "json.h"
 #include "manpage.h"
 #include "shell_completion.h"
 #include "stop.h"
 #include "topology.h"
+#include "units.h"
 #include "workload.h"
 
 #define SONDE_WORKLOAD(n) extern const struct sonde_workload sonde_workload_##n;
@@ -82,7 +84,8 @@ static void print_usage(FILE *out)
 {
 	fprintf(out, "usage: sonde <workload> [options]\n"
 	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
-	             "       sonde --version\n\n"
+	             "       sonde --version\n"
+	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n\n"
 	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
@@ -136,6 +139,76 @@ static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
 	return 0;
 }
 
+/* A whole number >= 1 of the --parse-only command line, else the usage line and -1. */
+static int launch_count(const char *text, const char *what, int *out)
+{
+	int64_t v;
+	char why[128];
+	if (sonde_parse_int(text, 1, INT32_MAX, &v, why, sizeof why) != 0) {
+		fprintf(stderr,
+		        "sonde: error: --parse-only %s %s (usage: sonde --parse-only RANKS "
+		        "TASKS_PER_NODE <workload> [options])\n",
+		        what, why);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]: the command line checked as a
+ * launch of RANKS ranks, TASKS_PER_NODE per node, would check it, by the workload's own
+ * function, and the params its header record would hold, as one JSON line. Tools (sonde-suite
+ * --dry-run) learn from it how the binary reads a command line before they launch anything.
+ *
+ * Without MPI: a parse is one process that must run where no launcher is (a login node, a
+ * Python test), and the checks it makes are the ones every rank of a run makes alike, so the
+ * collectives of the run's checks (sonde_agree, the broadcast of an input file) have nothing
+ * to agree on; they take MPI_COMM_NULL as mib -M does. MPI_Init as a singleton would work with
+ * some MPI libraries only, and with Open MPI it starts a runtime daemon for each parse. */
+static int parse_only(int argc, char **argv)
+{
+	int ranks, tasks_per_node;
+	if (argc < 5) {
+		fprintf(stderr, "sonde: error: usage: sonde --parse-only RANKS TASKS_PER_NODE "
+		                "<workload> [options]\n");
+		return SONDE_EXIT_USAGE;
+	}
+	if (launch_count(argv[2], "RANKS", &ranks) < 0 ||
+	    launch_count(argv[3], "TASKS_PER_NODE", &tasks_per_node) < 0)
+		return SONDE_EXIT_USAGE;
+	const struct sonde_workload *w = find_workload(argv[4]);
+	if (!w) {
+		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
+		        argv[4]);
+		return SONDE_EXIT_USAGE;
+	}
+	sonde_fail_set_workload(w->name);
+	/* argv as a run sees it from [1] on: the workload, then its options */
+	struct sonde_context ctx = {
+	    .workload = w->name,
+	    .comm = MPI_COMM_NULL,
+	    .size = ranks,
+	    .argc = argc - 3,
+	    .argv = argv + 3,
+	    .parse_only = 1,
+	};
+	sonde_topology_planned(&ctx.topo, ranks, tasks_per_node);
+	char *params = w->params(&ctx, argc - 4, argv + 4);
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_string(&j, "workload", w->name);
+	sonde_json_int(&j, "ranks", ranks);
+	sonde_json_int(&j, "tasks_per_node", ctx.topo.tasks_per_node);
+	sonde_json_raw(&j, "params", params);
+	sonde_json_object_end(&j);
+	printf("%s\n", j.buf);
+	sonde_json_free(&j);
+	free(params);
+	sonde_topology_free(&ctx.topo);
+	return fflush(stdout) == 0 ? SONDE_EXIT_OK : SONDE_EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	/* Benchmark files land on shared file systems: none may be writable by group or others,
@@ -179,6 +252,8 @@ int main(int argc, char **argv)
 		sonde_manpage_sonde(workloads, stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "--parse-only") == 0)
+		return parse_only(argc, argv);
 	if (strcmp(argv[1], "--help-completion") == 0) {
 		if (argc != 3 || strcmp(argv[2], "bash") != 0) {
 			fprintf(stderr, "sonde: error: usage: sonde --help-completion bash\n");

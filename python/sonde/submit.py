@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import runner, suitefile
+from . import preflight, runner, suitefile
 
 # Minutes for what sonde-suite does besides the launches: start, mkdir, tables, report.
 MARGIN_MINUTES = 5
@@ -212,6 +212,10 @@ def prepare(args, sonde, run_dir):
     minutes, how = time_limit(suite, part, args.time)
     if (run_dir / runner.MANIFEST).exists():
         raise SubmitError(f"{run_dir} already holds a run; choose another --out")
+    try:
+        preflight.check(suite, sonde, run_dir.resolve())
+    except preflight.Refusal as e:
+        raise SubmitError(str(e)) from None
     text = script(suite, run_dir, shape, minutes, sonde, args.scale, oversubscribe,
                   args.partition, args.account)
     chose = (f"{suite.name}: {shape[0]} node{'s' if shape[0] != 1 else ''} x {shape[1]} tasks "

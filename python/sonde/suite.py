@@ -19,7 +19,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import io500, placement, runner, scores, submit, suitefile, tables
+from . import io500, placement, preflight, runner, scores, submit, suitefile, tables
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -54,8 +54,9 @@ def parser():
                      help="allow more tasks per node than the nodes have cores")
     run.add_argument("--out", metavar="DIR", help="run directory (default: results/<time>)")
     run.add_argument("--dry-run", action="store_true",
-                     help="check everything and print the command line of every launch "
-                          "without running it")
+                     help="check everything (every launch's arguments by the sonde binary "
+                          "itself, and the rules they already break) and print the command "
+                          "line of every launch without running it")
     run.add_argument("--scale", type=float, metavar="F",
                      help="scale the sizes the suite marks ([step.scale]) by F; nodes and tasks "
                           "are unchanged (the run is reported as reduced-scale, never as "
@@ -111,9 +112,18 @@ def cmd_run(args):
     if problem:
         return error(problem)
     suite, launcher = prepared
+    if args.out:
+        run_dir = Path(args.out)
+    else:
+        run_dir = Path("RUN_DIR") if args.dry_run else default_out()
+    # every launch as the binary reads it, before anything is made or launched
+    try:
+        preflight.check(suite, sonde, run_dir)
+    except preflight.Refusal as e:
+        return error(str(e))
     say_scale(suite)
     if args.dry_run:
-        out = Path(args.out or "RUN_DIR")
+        out = run_dir
         for ln in suite.launches:
             ln = runner.with_run_dir(ln, out)
             if ln.touch:
@@ -121,7 +131,6 @@ def cmd_run(args):
             else:
                 print(shlex.join(launcher.command(ln, sonde, out / ln.id / "results.jsonl")))
         return 0
-    run_dir = Path(args.out) if args.out else default_out()
     if (run_dir / runner.MANIFEST).exists():
         return error(f"{run_dir} already holds a run; resume it with '{PROG} resume "
                      f"{run_dir}' or choose another --out")
@@ -167,9 +176,13 @@ def cmd_resume(args):
         suite = suitefile.load(suite_path, data["scale"])
     except suitefile.SuiteError as e:
         return error(str(e))
+    sonde = args.sonde or data["sonde"]
+    try:
+        preflight.check(suite, sonde, run_dir)
+    except preflight.Refusal as e:
+        return error(str(e))
     data["status"] = "running"
-    return execute(suite, manifest, placement.Launcher.from_dict(data["placement"]),
-                   args.sonde or data["sonde"])
+    return execute(suite, manifest, placement.Launcher.from_dict(data["placement"]), sonde)
 
 
 def cmd_submit(args):

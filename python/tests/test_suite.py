@@ -207,8 +207,11 @@ nodes = [1, 2, 4]
 """
 
 
-def dry_run(capsys, *argv):
-    assert suite.main(["run", *map(str, argv), "--dry-run", "--sonde", "/x/sonde", "--out",
+def dry_run(capsys, monkeypatch, *argv):
+    """The launches' command lines; the launcher is named "mpirun" whatever the binary's
+    --version says. --dry-run has the real binary check every launch's arguments."""
+    monkeypatch.setenv("SONDE_MPIRUN", "mpirun")
+    assert suite.main(["run", *map(str, argv), "--dry-run", "--sonde", SONDE, "--out",
                        "/r"]) == 0
     return [shlex.split(ln) for ln in capsys.readouterr().out.splitlines()]
 
@@ -216,9 +219,10 @@ def dry_run(capsys, *argv):
 def test_mpirun_places_each_node_count_on_its_own_nodes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "openmpi")
     p = write(tmp_path, NODE_SWEEP)
-    cmds = dry_run(capsys, p, "--launcher", "mpirun", "--hostfile", hostfile(tmp_path, 4, 8))
+    cmds = dry_run(capsys, monkeypatch, p, "--launcher", "mpirun", "--hostfile",
+                   hostfile(tmp_path, 4, 8))
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
-    assert [c[:c.index("/x/sonde")] for c in cmds] == [
+    assert [c[:c.index(SONDE)] for c in cmds] == [
         ["mpirun", "-n", "2", "--map-by", "ppr:2:node", "--host", "node01:2", *root],
         ["mpirun", "-n", "4", "--map-by", "ppr:2:node", "--host", "node01:2,node02:2", *root],
         ["mpirun", "-n", "8", "--map-by", "ppr:2:node", "--host",
@@ -226,10 +230,10 @@ def test_mpirun_places_each_node_count_on_its_own_nodes(tmp_path, capsys, monkey
     assert len({tuple(c) for c in cmds}) == 3
     assert cmds[0][-3:] == ["--json", "/r/000-easy_nodes-1_r0/results.jsonl", "--strict"]
     # --host gives the same placement; MPICH's mpiexec gets -ppn and -hosts
-    assert dry_run(capsys, p, "--host", "node01,node02,node03,node04") == cmds
+    assert dry_run(capsys, monkeypatch, p, "--host", "node01,node02,node03,node04") == cmds
     monkeypatch.setattr(placement, "mpi_flavor", lambda mpirun="mpirun": "mpich")
-    cmds = dry_run(capsys, p, "--host", "a,b,c,d")
-    assert cmds[1][:cmds[1].index("/x/sonde")] == ["mpirun", "-n", "4", "-ppn", "2", "-hosts",
+    cmds = dry_run(capsys, monkeypatch, p, "--host", "a,b,c,d")
+    assert cmds[1][:cmds[1].index(SONDE)] == ["mpirun", "-n", "4", "-ppn", "2", "-hosts",
                                                    "a,b"]
 
 
@@ -237,12 +241,12 @@ def test_srun_places_with_nodes_and_tasks_per_node(tmp_path, capsys, monkeypatch
     monkeypatch.setenv("SLURM_JOB_ID", "77")
     monkeypatch.setenv("SLURM_JOB_NUM_NODES", "4")
     monkeypatch.setenv("SLURM_JOB_CPUS_PER_NODE", "8(x4)")
-    cmds = dry_run(capsys, write(tmp_path, NODE_SWEEP))
-    assert [c[:c.index("/x/sonde")] for c in cmds] == [
+    cmds = dry_run(capsys, monkeypatch, write(tmp_path, NODE_SWEEP))
+    assert [c[:c.index(SONDE)] for c in cmds] == [
         ["srun", "--mpi=pmix", "-N", str(n), "--ntasks-per-node", "2", "-n", str(2 * n)]
         for n in (1, 2, 4)]
-    cmds = dry_run(capsys, write(tmp_path, BASIC), "--oversubscribe")
-    assert cmds[4][:cmds[4].index("/x/sonde")] == ["srun", "--mpi=pmix", "-n", "2",
+    cmds = dry_run(capsys, monkeypatch, write(tmp_path, BASIC), "--oversubscribe")
+    assert cmds[4][:cmds[4].index(SONDE)] == ["srun", "--mpi=pmix", "-n", "2",
                                                    "--overcommit"]
 
 
@@ -295,10 +299,12 @@ def test_hosts_and_hostfiles_parse():
 
 
 def wrapper(tmp_path, flag):
-    """The real sonde behind a script that fails while flag exists (a launch that dies)."""
+    """The real sonde behind a script whose launches fail while flag exists (a launch that
+    dies); its parses (sonde-suite's check before it launches) do not."""
     path = tmp_path / "flaky-sonde"
-    path.write_text(f'#!/bin/sh\nif [ -e "{flag}" ]; then echo "sonde ior: error: injected '
-                    f'failure" >&2; exit 3; fi\nexec "{SONDE}" "$@"\n')
+    path.write_text(f'#!/bin/sh\nif [ -e "{flag}" ] && [ "$1" != --parse-only ]; then echo '
+                    f'"sonde ior: error: injected failure" >&2; exit 3; fi\n'
+                    f'exec "{SONDE}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path
 

@@ -372,7 +372,9 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	title(out, "sonde");
 	fputs(".SH NAME\nsonde \\- parallel I/O and MPI benchmarks\n.SH SYNOPSIS\n", out);
 	fputs(".B sonde\n.I workload\n[\\fIoptions\\fR]\n.br\n.B sonde\n.I workload\n"
-	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n",
+	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n.br\n"
+	      ".B sonde \\-\\-parse\\-only\n.I ranks tasks_per_node workload\n"
+	      "[\\fIoptions\\fR]\n",
 	      out);
 	fputs(".SH DESCRIPTION\n", out);
 	sonde_roff_line(out,
@@ -383,8 +385,8 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	                "one results schema (JSON Lines and CSV) for all of them.");
 	paragraph(out,
 	          "Launch it with the MPI launcher of the MPI it is built with (sonde --version "
-	          "names it) or with srun inside a Slurm allocation; --help and --version need "
-	          "no launcher.");
+	          "names it) or with srun inside a Slurm allocation; --help, --version and "
+	          "--parse-only need no launcher.");
 	fputs(".SH WORKLOADS\n", out);
 	for (int i = 0; workloads[i]; i++) {
 		fprintf(out, ".TP\n.B %s\n\\&", workloads[i]->name);
@@ -399,6 +401,20 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	    ".TP\n\\fB\\-\\-version\\fR\nThe version, the MPI library and the launcher of the MPI "
 	    "sonde is built with.\n",
 	    out);
+	fputs(".TP\n\\fB\\-\\-parse\\-only\\fR \\fIranks tasks_per_node workload\\fR "
+	      "[\\fIoptions\\fR]\n",
+	      out);
+	sonde_roff_line(
+	    out, "Parses and checks the options as a launch of ranks processes, tasks_per_node "
+	         "on each node, would, with the workload's own code, and prints one JSON line: "
+	         "the workload, the ranks, the tasks per node and the params the run's "
+	         "header record would hold. No MPI, no launcher, and no file is made or "
+	         "written: input files that hold parameters (IOR's -f script, mpiio's "
+	         "-setup, BTIO's input file) are read, and the checks that need the file "
+	         "system (the directory of a test file, files to read back, the results "
+	         "files) are left to the run. A command line the run would refuse gets the "
+	         "workload's error line and exit status 2. sonde-suite checks every launch "
+	         "with it before it runs one.");
 	fputs(".SH FILES\n", out);
 	paragraph(out,
 	          "Standard output carries each original's own human format. --json FILE appends "

@@ -279,6 +279,22 @@ void sonde_topology_single(struct sonde_topology *t)
 	slurm_ids(t);
 }
 
+void sonde_topology_planned(struct sonde_topology *t, int ranks, int tasks_per_node)
+{
+	memset(t, 0, sizeof *t);
+	t->size = ranks;
+	t->nnodes = (ranks + tasks_per_node - 1) / tasks_per_node;
+	t->node_of_rank = xcalloc((size_t)ranks, sizeof *t->node_of_rank);
+	for (int r = 0; r < ranks; r++)
+		t->node_of_rank[r] = r / tasks_per_node;
+	count_tasks(t);
+	t->local_size = t->tasks_on_node[0];
+	t->node_names = xcalloc((size_t)t->nnodes, sizeof *t->node_names);
+	for (int n = 0; n < t->nnodes; n++)
+		t->node_names[n] = xstrdup("");
+	slurm_ids(t);
+}
+
 const char *sonde_host_of(const struct sonde_topology *t, int rank)
 {
 	return t->node_names[t->node_of_rank[rank]];

@@ -30,6 +30,10 @@ const char *sonde_host_of(const struct sonde_topology *t, int rank);
 int sonde_topology_init(MPI_Comm comm, struct sonde_topology *t);
 /* A one-process topology for runs without MPI. */
 void sonde_topology_single(struct sonde_topology *t);
+/* The topology of a launch still to come, as its rank 0 will see it (sonde --parse-only):
+ * ranks placed in blocks of tasks_per_node (the last node may hold fewer), node names unknown
+ * (empty). */
+void sonde_topology_planned(struct sonde_topology *t, int ranks, int tasks_per_node);
 void sonde_topology_free(struct sonde_topology *t);
 
 /* Before MPI_Init, or without MPI, a process knows its place only from its launcher's

@@ -71,11 +71,17 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 	free(sets[1].given);
 	free(workload_set.given);
 	workload_set = sets[0];
+	if (positional->help && ctx->parse_only) {
+		sonde_error("--help asks for the help text: there is no run to check");
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
 	if (positional->help) {
 		if (ctx->rank == 0)
 			sonde_options_help(table, stdout);
 		sonde_exit(SONDE_EXIT_OK);
 	}
+	if (ctx->parse_only)
+		return &workload_set;
 	int ok = sonde_results_open(ctx->workload, ctx->common.json_path, ctx->common.csv_path, err,
 	                            sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))

@@ -28,6 +28,10 @@ struct sonde_context {
 	int argc; /* the whole command line, for the results header */
 	char **argv;
 	struct sonde_common common;
+	/* sonde --parse-only: the command line is parsed and checked as a run of size ranks on
+	 * topo (a planned one) would check it, without MPI, without opening the results files
+	 * and without the checks that look at the file system. */
+	int parse_only;
 };
 
 struct sonde_workload {
@@ -38,11 +42,17 @@ struct sonde_workload {
 	int (*run)(struct sonde_context *ctx, int argc, char **argv);
 	/* Optional: 0 when this command line runs without MPI (mib -M). NULL = always MPI. */
 	int (*wants_mpi)(int argc, char **argv);
+	/* The params of the header record a run of this command line writes (a malloc'd JSON
+	 * object), from the function that parses and checks the command line for run() itself.
+	 * Called by sonde --parse-only with ctx->parse_only set; a bad command line ends the
+	 * process with the run's one error line and SONDE_EXIT_USAGE. */
+	char *(*params)(struct sonde_context *ctx, int argc, char **argv);
 };
 
 /* Parses a workload's command line together with the common options. On --help, rank 0 prints
  * the help and every rank exits 0; on a bad command line rank 0 prints one line and every rank
- * exits SONDE_EXIT_USAGE. Opens the results files named by --json/--csv. Fills *positional
+ * exits SONDE_EXIT_USAGE. Opens the results files named by --json/--csv (not under
+ * ctx->parse_only, where --help is refused: it names no run). Fills *positional
  * (caller frees with sonde_parse_result_free) and returns the workload's option set (for
  * sonde_option_given): one static set per process, kept until it exits, which the next call
  * replaces. */

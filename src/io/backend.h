@@ -92,7 +92,8 @@ const char *sonde_io_last_error(void);
 void sonde_io_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Builds an MPI_Info from "key=value" strings; returns MPI_INFO_NULL for none. Returns 0 or -1
- * with the bad string named in sonde_io_last_error(). */
+ * with the bad string named in sonde_io_last_error(). With out NULL, only checks the strings
+ * (no MPI call: sonde --parse-only runs without MPI). */
 int sonde_io_hints_info(const char **hints, int nhints, MPI_Info *out);
 
 #endif

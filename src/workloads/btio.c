@@ -130,7 +130,7 @@ static int check_setup(const struct sonde_context *ctx, const struct btio_setup 
 	return 0;
 }
 
-/* --hints a=b,c=d (repeatable) as an MPI_Info. */
+/* --hints a=b,c=d (repeatable) as an MPI_Info; with info NULL, only checked. */
 static int make_hints(const struct sonde_strlist *list, MPI_Info *info)
 {
 	const char **hints = NULL;
@@ -322,31 +322,63 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	return SONDE_EXIT_OK;
 }
 
+/* The command line and the input file, parsed and checked into s, with the cells per rank and
+ * the hints (info NULL: only checked). Returns 0, or -1 after the one error line. By the run
+ * and by sonde --parse-only. */
+static int parse(struct sonde_context *ctx, int argc, char **argv, struct btio_options *o,
+                 struct sonde_parse_result *pos, struct btio_setup *s, struct input_result *in,
+                 int *n, MPI_Info *info)
+{
+	struct sonde_option_set *set =
+	    sonde_parse_command_line(ctx, &btio_option_table, o, argc, argv, pos);
+	if (resolve_setup(ctx, set, o, pos, s, in) < 0)
+		return -1;
+	if (in->used && ctx->rank == 0 && !ctx->parse_only) {
+		printf(" Reading from input file %s\n", in->name);
+		fflush(stdout);
+	}
+	if (check_setup(ctx, s, n) < 0 || make_hints(&o->hints, info) < 0)
+		return -1;
+	return 0;
+}
+
+/* The data file's name in s->dir: --file, else the method's default. */
+static const char *file_name(const struct btio_options *o, const struct btio_setup *s)
+{
+	return o->file ? o->file : s->method >= BTIO_PNETCDF_BLOCKING ? "btio.nc" : "btio.mpi";
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct btio_options o = {0};
+	struct sonde_parse_result pos = {0};
+	struct btio_setup s;
+	static struct input_result in;
+	int n = 0;
+	if (parse(ctx, argc, argv, &o, &pos, &s, &in, &n, NULL) < 0)
+		sonde_exit(SONDE_EXIT_USAGE);
+	settle_options(&o, &s, file_name(&o, &s));
+	char *params = params_json(&o, &in);
+	sonde_strlist_free(&o.hints);
+	sonde_parse_result_free(&pos);
+	return params;
+}
+
 static int run(struct sonde_context *ctx, int argc, char **argv)
 {
 	struct btio_options o = {0};
 	struct sonde_parse_result pos = {0};
-	struct sonde_option_set *set =
-	    sonde_parse_command_line(ctx, &btio_option_table, &o, argc, argv, &pos);
 	struct btio_setup s;
 	static struct input_result in;
 	int n = 0, code = SONDE_EXIT_USAGE;
 	MPI_Info info = MPI_INFO_NULL;
-	if (resolve_setup(ctx, set, &o, &pos, &s, &in) < 0)
-		goto out;
-	if (in.used && ctx->rank == 0) {
-		printf(" Reading from input file %s\n", in.name);
-		fflush(stdout);
-	}
-	if (check_setup(ctx, &s, &n) < 0 || make_hints(&o.hints, &info) < 0)
+	if (parse(ctx, argc, argv, &o, &pos, &s, &in, &n, &info) < 0)
 		goto out;
 
 	const struct btio_method_ops *ops = s.method >= BTIO_PNETCDF_BLOCKING
 	                                        ? btio_pnetcdf_ops(s.method)
 	                                        : &btio_mpiio_ops[s.method];
-	const char *name = o.file                              ? o.file
-	                   : s.method >= BTIO_PNETCDF_BLOCKING ? "btio.nc"
-	                                                       : "btio.mpi";
+	const char *name = file_name(&o, &s);
 	char path[2 * BTIO_PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", s.dir, name);
 	char why[2 * BTIO_PATH_MAX + 256] = "";
@@ -387,4 +419,5 @@ const struct sonde_workload sonde_workload_btio = {
     .summary = "NAS BT-IO pattern (BTIO): MPI-IO and PnetCDF dumps of a 5-D array, verified",
     .options = &btio_option_table,
     .run = run,
+    .params = params_only,
 };

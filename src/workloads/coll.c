@@ -374,22 +374,39 @@ static int64_t run_op(const struct coll_cfg *cfg, const struct coll_op *op,
 	return 0;
 }
 
-static int coll_run(struct sonde_context *ctx, int argc, char **argv)
+/* The command line, parsed and checked into cfg; returns the operations selected (malloc'd,
+ * one flag per coll_ops entry). By the run and by sonde --parse-only. */
+static int *parse(struct sonde_context *ctx, int argc, char **argv, struct coll_cfg *cfg)
 {
-	struct coll_cfg cfg;
-	coll_defaults(&cfg);
+	coll_defaults(cfg);
 	struct sonde_parse_result pos;
 	struct sonde_option_set *set =
-	    sonde_parse_command_line(ctx, &coll_option_table, &cfg, argc, argv, &pos);
+	    sonde_parse_command_line(ctx, &coll_option_table, cfg, argc, argv, &pos);
 	int *selected = calloc((size_t)coll_nops, sizeof *selected);
 	if (!selected)
 		sonde_fatal("no memory");
-	char err[256] = "";
-	if (select_ops(&pos, selected) < 0 || validate(&cfg, selected, ctx->size) < 0 ||
-	    apply_mem_limit(&cfg, ctx->size) < 0 || check_counts(&cfg, selected, ctx->size) < 0)
+	if (select_ops(&pos, selected) < 0 || validate(cfg, selected, ctx->size) < 0 ||
+	    apply_mem_limit(cfg, ctx->size) < 0 || check_counts(cfg, selected, ctx->size) < 0)
 		sonde_exit(SONDE_EXIT_USAGE);
 	sonde_options_warn_inert(set);
 	sonde_parse_result_free(&pos);
+	return selected;
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct coll_cfg cfg;
+	int *selected = parse(ctx, argc, argv, &cfg);
+	char *params = header_params(&cfg, selected);
+	free(selected);
+	return params;
+}
+
+static int coll_run(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct coll_cfg cfg;
+	int *selected = parse(ctx, argc, argv, &cfg);
+	char err[256] = "";
 	int hook_ok = coll_test_hooks_init(err, sizeof err) == 0;
 	if (!sonde_agree(MPI_COMM_WORLD, hook_ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
@@ -443,4 +460,5 @@ const struct sonde_workload sonde_workload_coll = {
     .summary = "MPI collective latency over message sizes (mpiBench)",
     .options = &coll_option_table,
     .run = coll_run,
+    .params = params_only,
 };

@@ -673,13 +673,14 @@ static char *start_point(const char *given)
 	return root;
 }
 
-static int run(struct sonde_context *ctx, int argc, char **argv)
+/* The command line, parsed and checked into w's parameters and tests; returns the directory
+ * to search. By the run and by sonde --parse-only. */
+static char *parse(struct walker *w, struct sonde_context *ctx, int argc, char **argv)
 {
-	struct walker w = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .size = ctx->size};
-	find_params_defaults(&w.p);
+	find_params_defaults(&w->p);
 	struct sonde_parse_result pos;
 	struct sonde_option_set *set =
-	    sonde_parse_command_line(ctx, &find_options, &w.p, argc, argv, &pos);
+	    sonde_parse_command_line(ctx, &find_options, &w->p, argc, argv, &pos);
 	if (pos.npositional != 1) {
 		if (pos.npositional == 0)
 			sonde_error("give the directory to search (sonde find DIR [tests])");
@@ -695,12 +696,28 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	}
 	char *root = start_point(pos.positional[0]);
 	sonde_parse_result_free(&pos);
-	w.tests.name = w.p.name;
-	if (w.p.size_text) {
+	w->tests.name = w->p.name;
+	if (w->p.size_text) {
 		char err[128];
-		if (find_size_parse(w.p.size_text, &w.tests.size, err, sizeof err) < 0)
+		if (find_size_parse(w->p.size_text, &w->tests.size, err, sizeof err) < 0)
 			sonde_fatal("%s", err); /* parsed once already by the option table */
 	}
+	return root;
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct walker w = {.ctx = ctx};
+	char *root = parse(&w, ctx, argc, argv);
+	char *params = params_json(&w.p, root);
+	free(root);
+	return params;
+}
+
+static int run(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct walker w = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .size = ctx->size};
+	char *root = parse(&w, ctx, argc, argv);
 	struct stat st;
 	int err = lstat(root, &st) == 0 ? 0 : errno;
 	err = sonde_agree_path(w.comm, err, root, "%s: %s", root, sonde_strerror(err));
@@ -731,4 +748,5 @@ const struct sonde_workload sonde_workload_find = {
     .summary = "pfind-style parallel find (the IO500 find): -newer, -size, -name over a tree",
     .options = &find_options,
     .run = run,
+    .params = params_only,
 };

@@ -690,9 +690,11 @@ static int run_test(struct ior_run *r, struct ior_test *t)
 	return code;
 }
 
-/* Options given on the command line become every test's defaults; -O applies in order. */
-static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
-                       const struct sonde_option_set *given, struct ior_test **tests, int *ntests)
+/* Options given on the command line become every test's defaults; -O applies in order. Then
+ * each test's rules and -M/-N's memory. No file is looked at but the -f script. Returns 0, or
+ * -1 once every rank agreed on the one error line. */
+static int settle_tests(struct sonde_context *ctx, struct ior_params *cli,
+                        const struct sonde_option_set *given, struct ior_test **tests, int *ntests)
 {
 	char err[512] = "";
 	int ok = 1;
@@ -725,11 +727,20 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 			ok = ior_hog_size(p->memory_per_node, p->memory_per_task,
 			                  ctx->topo.local_size, &hog, err, sizeof err) == 0;
 	}
-	if (!sonde_agree(ctx->comm, ok, "%s", err))
-		return -1;
+	return sonde_agree(ctx->comm, ok, "%s", err) ? 0 : -1;
+}
+
+/* The file system's part of the checks: the directory of each test file exists, and -E's
+ * files. Then the options given that do nothing in the run. */
+static int check_test_files(struct sonde_context *ctx, const struct ior_params *cli,
+                            const struct sonde_option_set *given, struct ior_test *tests,
+                            int ntests)
+{
+	char err[512] = "";
+	int ok = 1;
 	/* the directory of the test file must exist (checked where each rank writes) */
-	for (int k = 0; k < *ntests && ok; k++) {
-		const struct ior_params *p = &(*tests)[k].p;
+	for (int k = 0; k < ntests && ok; k++) {
+		const struct ior_params *p = &tests[k].p;
 		char name[4096], dir[4096];
 		ior_file_name(p->test_file, p->fpp, 0, ctx->rank, -1, name, sizeof name);
 		ior_dir_of(name, dir, sizeof dir);
@@ -749,29 +760,64 @@ static int setup_tests(struct sonde_context *ctx, struct ior_params *cli,
 	 * parameters: the command line's options are then only their starting point) */
 	if (!cli->script) {
 		struct sonde_option_set mine = *given;
-		mine.cfg = &(*tests)[0].p;
+		mine.cfg = &tests[0].p;
 		sonde_options_warn_inert(&mine);
 	}
 	return 0;
 }
 
-static int run(struct sonde_context *ctx, int argc, char **argv)
+/* The command line, parsed and checked into its tests, by the run and by sonde --parse-only.
+ * Returns 0, or SONDE_EXIT_USAGE after the one error line. */
+static int parse_tests(struct sonde_context *ctx, int argc, char **argv, struct ior_params *cli,
+                       const struct sonde_option_set **given, struct ior_test **tests, int *ntests)
 {
-	struct ior_params cli;
-	ior_params_defaults(&cli);
+	ior_params_defaults(cli);
 	struct sonde_parse_result pos;
-	const struct sonde_option_set *given =
-	    sonde_parse_command_line(ctx, &ior_option_table, &cli, argc, argv, &pos);
+	*given = sonde_parse_command_line(ctx, &ior_option_table, cli, argc, argv, &pos);
 	if (pos.npositional > 0) {
 		sonde_error("unexpected argument '%s' (sonde ior --help lists the options)",
 		            pos.positional[0]);
 		return SONDE_EXIT_USAGE;
 	}
 	sonde_parse_result_free(&pos);
+	return settle_tests(ctx, cli, *given, tests, ntests) < 0 ? SONDE_EXIT_USAGE : 0;
+}
 
+/* The header record's params: the first test's parameters. */
+static char *params_json(const struct ior_params *p0)
+{
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_options_json(&ior_option_table, p0, &j);
+	sonde_json_object_end(&j);
+	return j.buf;
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct ior_params cli;
+	const struct sonde_option_set *given;
 	struct ior_test *tests = NULL;
 	int ntests = 0;
-	if (setup_tests(ctx, &cli, given, &tests, &ntests) < 0)
+	if (parse_tests(ctx, argc, argv, &cli, &given, &tests, &ntests))
+		sonde_exit(SONDE_EXIT_USAGE);
+	char *params = params_json(&tests[0].p);
+	free(tests);
+	sonde_strlist_free(&cli.directives);
+	return params;
+}
+
+static int run(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct ior_params cli;
+	const struct sonde_option_set *given;
+	struct ior_test *tests = NULL;
+	int ntests = 0;
+	int code = parse_tests(ctx, argc, argv, &cli, &given, &tests, &ntests);
+	if (code)
+		return code;
+	if (check_test_files(ctx, &cli, given, tests, ntests) < 0)
 		return SONDE_EXIT_USAGE;
 
 	struct ior_run r = {.ctx = ctx, .comm = ctx->comm, .rank = ctx->rank, .ntasks = ctx->size};
@@ -823,13 +869,9 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		return SONDE_EXIT_USAGE;
 
 	if (ctx->rank == 0) {
-		struct sonde_json j;
-		sonde_json_init(&j);
-		sonde_json_object_begin(&j, NULL);
-		sonde_options_json(&ior_option_table, p0, &j);
-		sonde_json_object_end(&j);
-		sonde_results_header(ctx, j.buf, p0->test_file);
-		sonde_json_free(&j);
+		char *params = params_json(p0);
+		sonde_results_header(ctx, params, p0->test_file);
+		free(params);
 	}
 	char began[40];
 	ior_time_string(began, sizeof began);
@@ -842,7 +884,6 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		}
 	}
 
-	int code = 0;
 	for (int k = 0; k < ntests && !code; k++) {
 		code = run_test(&r, &tests[k]);
 		if (!code)
@@ -888,4 +929,5 @@ const struct sonde_workload sonde_workload_ior = {
     .summary = "IOR-compatible bandwidth benchmark (POSIX, MPI-IO; -C/-Q/-Z reordering)",
     .options = &ior_option_table,
     .run = run,
+    .params = params_only,
 };

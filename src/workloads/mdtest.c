@@ -137,7 +137,8 @@ static uint64_t data_seed(const struct mdtest_run *run)
 	int64_t seed = run->p.seed;
 	if (seed < 0)
 		seed = (int64_t)time(NULL) & 0x7fffffff;
-	MPI_Bcast(&seed, 1, MPI_INT64_T, 0, run->ctx->comm);
+	if (run->ctx->mpi)
+		MPI_Bcast(&seed, 1, MPI_INT64_T, 0, run->ctx->comm);
 	return (uint64_t)seed;
 }
 
@@ -149,7 +150,8 @@ static void random_order_seed(struct mdtest_run *run)
 		return;
 	if (p->random_seed == 0)
 		p->random_seed = (int)(time(NULL) & 0x3fffffff);
-	MPI_Bcast(&p->random_seed, 1, MPI_INT, 0, run->ctx->comm);
+	if (run->ctx->mpi)
+		MPI_Bcast(&p->random_seed, 1, MPI_INT, 0, run->ctx->comm);
 	p->random_order = 1;
 }
 
@@ -289,7 +291,10 @@ static int make_base_dirs(struct mdtest_run *run)
 	return made;
 }
 
-static void setup(struct mdtest_run *run, int argc, char **argv)
+/* The command line, parsed and checked, and what follows from it (the tree, the seeds, the
+ * stride): everything the header's params hold. By the run and by sonde --parse-only, where
+ * the seeds drawn by rank 0 need no broadcast (ctx->mpi is 0). */
+static void parse(struct mdtest_run *run, int argc, char **argv)
 {
 	struct sonde_context *ctx = run->ctx;
 	mdtest_params_defaults(&run->p);
@@ -319,6 +324,23 @@ static void setup(struct mdtest_run *run, int argc, char **argv)
 	random_order_seed(run);
 	run->stride = stride_in_ranks(run);
 	run->file_items = run->tree.items * run->tree.loops;
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct mdtest_run run = {.ctx = ctx};
+	parse(&run, argc, argv);
+	char *params = params_json(&run);
+	for (int i = 0; i < run.ndirs; i++)
+		free(run.dirs[i]);
+	free(run.dirs);
+	return params;
+}
+
+static void setup(struct mdtest_run *run, int argc, char **argv)
+{
+	struct sonde_context *ctx = run->ctx;
+	parse(run, argc, argv);
 	if (run->p.status_file && !run->p.create && run->p.files_only)
 		read_status_file(run);
 	run->params = params_json(run);
@@ -680,4 +702,5 @@ const struct sonde_workload sonde_workload_mdtest = {
     .summary = "mdtest: create/stat/read/remove files and directories in trees, per-phase rates",
     .options = &mdtest_options,
     .run = run,
+    .params = params_only,
 };

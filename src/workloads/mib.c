@@ -124,11 +124,13 @@ static int check_params(struct mib *m, char *err, size_t errlen)
 		snprintf(err, errlen, "Mib requires a \"-t <test_dir>\" argument.");
 		return -1;
 	}
-	if (p->no_mpi && sonde_launcher_size() > 1) {
+	/* under sonde --parse-only, the launch to come has ctx->size processes */
+	int launched = m->ctx->parse_only ? m->ctx->size : sonde_launcher_size();
+	if (p->no_mpi && launched > 1) {
 		snprintf(err, errlen,
 		         "-M runs one process without MPI, but the launcher started %d: processes "
 		         "without MPI cannot coordinate their phases or their files; drop -M",
-		         sonde_launcher_size());
+		         launched);
 		return -1;
 	}
 	if (p->direct && p->call_size % 4096) {
@@ -142,7 +144,7 @@ static int check_params(struct mib *m, char *err, size_t errlen)
 		         (long long)p->granularity);
 		return -1;
 	}
-	if (p->profiles && profile_prefix_ok(p->profiles, err, errlen) < 0)
+	if (p->profiles && !m->ctx->parse_only && profile_prefix_ok(p->profiles, err, errlen) < 0)
 		return -1;
 	/* Both -W and -R: mib runs both phases. */
 	if (p->write_only && p->read_only)
@@ -542,7 +544,9 @@ static double conclude(struct mib *m, struct phase *ph)
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
-static void setup(struct mib *m, int argc, char **argv)
+/* The command line, parsed and checked (but for -p's directory under sonde --parse-only):
+ * m->p as the header's params hold it. By the run and by sonde --parse-only. */
+static void parse(struct mib *m, int argc, char **argv)
 {
 	struct sonde_context *ctx = m->ctx;
 	mib_params_defaults(&m->p);
@@ -555,18 +559,36 @@ static void setup(struct mib *m, int argc, char **argv)
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	sonde_parse_result_free(&pos);
+	if (m->p.version && ctx->parse_only) {
+		sonde_error("-V prints the version: there is no run to check");
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
 	if (m->p.version) {
 		if (ctx->rank == 0)
 			mib_print_version(stdout);
 		sonde_exit(SONDE_EXIT_OK);
 	}
-	char err[PATH_MAX + 256] = "", fsline[256] = "";
+	char err[PATH_MAX + 256] = "";
 	if (check_params(m, err, sizeof err) < 0) {
 		if (ctx->mpi || sonde_launcher_rank() == 0)
 			sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	sonde_options_warn_inert(set);
+}
+
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct mib m = {.ctx = ctx};
+	parse(&m, argc, argv);
+	return params_json(&m);
+}
+
+static void setup(struct mib *m, int argc, char **argv)
+{
+	struct sonde_context *ctx = m->ctx;
+	parse(m, argc, argv);
+	char err[PATH_MAX + 256] = "", fsline[256] = "";
 	m->io = &sonde_backend_posix;
 	int ok = mib_check_fs(m->io, m->p.test_dir, m->p.force, fsline, sizeof fsline, err,
 	                      sizeof err) == 0;
@@ -646,4 +668,5 @@ const struct sonde_workload sonde_workload_mib = {
     .options = &mib_options,
     .run = run,
     .wants_mpi = wants_mpi,
+    .params = params_only,
 };

@@ -47,6 +47,19 @@ static void delete_files(struct mpiio_run *run)
 	}
 }
 
+/* The header's params of a command line, by the run's own parse, checks and counts. */
+static char *params_only(struct sonde_context *ctx, int argc, char **argv)
+{
+	struct mpiio_params p;
+	mpiio_params_load(ctx, argc, argv, &p);
+	struct mpiio_run run = {.p = &p, .ctx = ctx, .nranks = ctx->size};
+	mpiio_run_counts(&run);
+	char *params = mpiio_params_json(&run);
+	mpiio_plan_free(&run.plan);
+	mpiio_params_free(&p);
+	return params;
+}
+
 static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
 {
 	struct mpiio_params p;
@@ -83,4 +96,5 @@ const struct sonde_workload sonde_workload_mpiio = {
     .summary = "LANL MPI-IO Test: N->N, N->1, N->M->M, N->M->1, N->M files, touch/chkdata",
     .options = &mpiio_table,
     .run = mpiio_main,
+    .params = params_only,
 };

@@ -95,6 +95,21 @@ def test_every_workload_has_a_page_and_completion():
         assert f"\n\t{w})\n" in script
 
 
+def test_sonde_page_has_every_top_level_mode():
+    """The modes main answers (the first word after sonde), in sonde(1) as in sonde --help."""
+    usage = subprocess.run([SONDE, "--help"], capture_output=True, text=True,
+                           timeout=60).stdout
+    text, warnings = rendered(BUILD / "man" / "sonde.1")
+    assert warnings == ""
+    synopsis = section(text, "SYNOPSIS")
+    options = " ".join(section(text, "OPTIONS"))
+    for mode, words in (("--version", ""), ("--parse-only", " RANKS TASKS_PER_NODE <workload>")):
+        assert f"sonde {mode}{words}" in usage
+        assert any(ln.startswith(f"sonde {mode}{words.lower().replace('<', '').replace('>', '')}")
+                   for ln in synopsis), (mode, synopsis)
+        assert mode in options
+
+
 @pytest.mark.parametrize("workload", workloads())
 def test_page_has_every_option_of_help(workload):
     text, warnings = rendered(BUILD / "man" / f"sonde-{workload}.1")

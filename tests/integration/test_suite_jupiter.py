@@ -13,7 +13,7 @@ import sys
 
 import pytest
 from conftest import MPIRUN, MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
-from sonde import names, results, rules, suitefile
+from sonde import names, preflight, results, rules, suitefile
 
 FIXTURE = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
 
@@ -24,7 +24,7 @@ pytestmark = MULTI_NODE
 # parameters of the easy variant (64 KiB transfers here), rules set to what the test can meet:
 # 128 KiB x 1 segment x 2 tasks = 256 KiB per node, and runs of at least 10 s (-d 2 waits two
 # seconds before each of the 6 phases; the small "hard" run takes a few seconds). The "hard"
-# step breaks four rules on purpose.
+# step breaks four rules on purpose (two its command line decides: FULL_SUITE, below).
 SUITE = """
 [suite]
 name = "jupiter-mini"
@@ -69,12 +69,20 @@ nodes = 2
 mkdir = ["{{scratch}}/hard"]
 args = ["-a", "POSIX", "-C", "-Q", "1", "-g", "-i", "3", "-w", "-r", "-v",
         "-t", "8k", "-b", "8k", "-s", "4", "-o", "{{scratch}}/hard/testFileA"]
-[step.fixed]
+"""
+HARD_FIXED = """[step.fixed]
 api = "POSIX"
 transferSize = "4k"
 blockSize = "4k"
 segmentCount = {{ value = 1024, unless = "dataset_per_node" }}
 """
+# The hard step's arguments break two rules that its command line alone decides
+# (fixed_parameters, ior_q_equals_tpn): sonde-suite refuses the whole suite before it launches
+# anything. The campaign runs the hard step without those two rules; the full suite's rules then
+# judge its records (rules.evaluate), as they judge records of a run made elsewhere.
+FULL_SUITE = SUITE + HARD_FIXED
+RUN_SUITE = SUITE.replace('variant = "hard"\n', 'variant = "hard"\nrules = ["min_runtime", '
+                          '"dataset_per_node", "ior_read_shift"]\n')
 
 
 def suite_env():
@@ -87,19 +95,35 @@ def suite_env():
     return env
 
 
+def run_suite(path, out):
+    return subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
+                           str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
+                          env=suite_env(), capture_output=True, text=True, timeout=900)
+
+
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("jupiter")
     path = tmp / "jupiter-mini.toml"
-    path.write_text(SUITE.format(scratch=tmp / "scratch"))
+    path.write_text(RUN_SUITE.format(scratch=tmp / "scratch"))
+    full = tmp / "jupiter-mini-full.toml"
+    full.write_text(FULL_SUITE.format(scratch=tmp / "scratch"))
     out = tmp / "run"
-    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
-                           str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
-                          env=suite_env(), capture_output=True, text=True, timeout=900)
+    refused = run_suite(full, out)
+    proc = run_suite(path, out)
     manifest = json.loads((out / "manifest.json").read_text())
     failed = [(e["id"], e["reason"]) for e in manifest["launches"] if e["status"] != "ok"]
     assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])
-    return path, out, manifest, proc
+    return path, out, manifest, proc, (full, refused)
+
+
+def test_the_full_suite_is_refused_before_it_runs(campaign):
+    _, _, _, _, (full, refused) = campaign
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        f"sonde-suite: error: {full}: step hard (launch 002-hard_r0): fixed_parameters: "
+        "changed: transferSize 8192 (fixed: 4096), blockSize 8192 (fixed: 4096), segmentCount 4 "
+        "(fixed: 1024)\n")
 
 
 def records(out, launch_id):
@@ -107,7 +131,7 @@ def records(out, launch_id):
 
 
 def test_launches_are_placed_on_their_nodes(campaign):
-    _, out, manifest, _ = campaign
+    _, out, manifest, _, _ = campaign
     by_id = {e["id"]: e for e in manifest["launches"]}
     assert list(by_id) == ["000-easy_nodes-1_r0", "001-easy_nodes-2_r0", "002-hard_r0"]
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
@@ -137,7 +161,7 @@ def verdicts_of(out):
 
 
 def test_every_rule_judges_the_records(campaign):
-    _, out, _, proc = campaign
+    _, out, _, proc, (full, _) = campaign
     v = verdicts_of(out)
     status = {k: x["status"] for k, x in json.loads((out / "verdicts.json").read_text())
               .items()}
@@ -162,7 +186,12 @@ def test_every_rule_judges_the_records(campaign):
     assert v["001-easy_nodes-2_r0"]["ior_read_shift"] == (
         "warning", "-C shifts reads by 0 ranks; 4 of 4 ranks read data their own node wrote "
                    "(-Q x tasks per node is a multiple of the task count)")
-    hard = v["002-hard_r0"]
+    # the hard launch under the full suite's rules
+    [hard_run] = results.load(out / "002-hard_r0" / "results.jsonl")
+    full_suite = suitefile.load(full)
+    verdicts, hard_status = rules.evaluate(full_suite.launches[2], hard_run, full_suite.settings)
+    hard = {x.rule: (x.verdict, x.reason) for x in verdicts}
+    assert {k: x for k, x in hard.items() if k not in preflight.BEFORE_THE_RUN} == v["002-hard_r0"]
     assert hard["exit_ok"][0] == "pass"
     assert hard["min_runtime"][0] == "fail"
     assert hard["dataset_per_node"] == (
@@ -177,8 +206,9 @@ def test_every_rule_judges_the_records(campaign):
     assert hard["fixed_parameters"] == (
         "fail", "changed: transferSize 8192 (fixed: 4096), blockSize 8192 (fixed: 4096), "
                 "segmentCount 4 (fixed: 1024)")
-    assert status["002-hard_r0"] == "not-compliant"
-    assert "002-hard_r0: ior_q_equals_tpn: fail: -Q 1, tasks per node 2" in proc.stdout
+    assert status["002-hard_r0"] == hard_status == "not-compliant"
+    assert ("002-hard_r0: dataset_per_node: fail: 64.00 KiB per node = blockSize 8192 x "
+            "segmentCount 4 x 2 tasks per node") in proc.stdout
     assert ("Rule settings easier than the seed's: min_runtime 10 s (the seed: 60 s), "
             "dataset_per_node 256.00 KiB (the seed: 128.00 GiB)") in proc.stdout
 
@@ -192,7 +222,7 @@ def ior_summary(text):
 
 
 def test_table_values_are_iors_summary(campaign):
-    _, out, _, _ = campaign
+    _, out, _, _, _ = campaign
     with open(out / "ior-table.csv") as f:
         table = {row["launch"]: row for row in csv.DictReader(f)}
     assert set(table) == {"000-easy_nodes-1_r0", "001-easy_nodes-2_r0", "002-hard_r0"}
@@ -212,7 +242,7 @@ def test_table_values_are_iors_summary(campaign):
 
 
 def test_score_selects_the_easy_posix_run_on_more_than_64_nodes(campaign):
-    path, out, _, proc = campaign
+    path, out, _, proc, _ = campaign
     # the campaign itself has no run on more than 64 nodes: listed, not scored
     assert "Score: none: no easy POSIX run on more than 64 nodes" in proc.stdout
     for easy in ("000-easy_nodes-1_r0", "001-easy_nodes-2_r0"):

@@ -341,6 +341,25 @@ int main(int argc, char **argv)
 	CHECK_STR(t.node_names[0], host);
 	sonde_topology_free(&t);
 
+	/* A launch still to come (sonde --parse-only): 5 ranks, 2 per node, in blocks. */
+	sonde_topology_planned(&t, 5, 2);
+	CHECK_INT(t.size, 5);
+	CHECK_INT(t.nnodes, 3);
+	CHECK_INT(t.tasks_per_node, 2);
+	CHECK_INT(t.local_size, 2);
+	CHECK_INT(t.tasks_per_node_min, 1);
+	CHECK_INT(t.tasks_per_node_max, 2);
+	CHECK_INT(t.node_of_rank[1], 0);
+	CHECK_INT(t.node_of_rank[2], 1);
+	CHECK_INT(t.node_of_rank[4], 2);
+	CHECK_STR(t.node_names[2], "");
+	sonde_topology_free(&t);
+	/* more tasks per node than ranks: one node holds them all */
+	sonde_topology_planned(&t, 3, 64);
+	CHECK_INT(t.nnodes, 1);
+	CHECK_INT(t.tasks_per_node, 3);
+	sonde_topology_free(&t);
+
 	int failed = check_finish("test_topology"), any;
 	MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -146,6 +146,11 @@ int mpiio_expand_target(const char *tmpl, int rank, const char *host, long pid, 
 
 /* Collective: settles writers, files, names and the aggregation plan; exits 2 on bad input. */
 void mpiio_run_setup(struct mpiio_run *run);
+/* mpiio_run_setup's first part, alone under sonde --parse-only: the page size, and writers,
+ * files and senders of the run (and the aggregation plan they come from), from run->p and
+ * run->nranks; no file, and no MPI call under ctx->parse_only (mpiio_plan_build). Exits 2 on
+ * bad input. */
+void mpiio_run_counts(struct mpiio_run *run);
 void mpiio_run_free(struct mpiio_run *run);
 
 /* Data: object elements are the doubles rank, rank+1, ...; -touch 2 and 3 stamp 1 + the byte

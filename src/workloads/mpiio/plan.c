@@ -51,6 +51,13 @@ static void place_even(struct mpiio_plan *pl, int nranks, int m)
 	}
 }
 
+static void refuse_listed_twice(const struct sonde_strlist *hosts, int h)
+{
+	for (int g = 0; g < h; g++)
+		if (same_host(hosts->items[g], hosts->items[h]))
+			mpiio_usage_error("-host: %s is listed twice", hosts->items[h]);
+}
+
 /* With -host: the first k processes of each listed host aggregate; every other process goes to
  * the least loaded aggregator of its own host, or of any I/O host when its host has none (ties:
  * the lowest aggregator). */
@@ -63,6 +70,24 @@ static int place_hosts(struct mpiio_plan *pl, const struct mpiio_run *run, const
 		mpiio_usage_error("-num_io: give one number for every -host, or one for all (%d "
 		                  "numbers for %d hosts)",
 		                  ncounts, hosts->count);
+	/* sonde --parse-only: where the launch's processes will run is not known yet. The count
+	 * is what -num_io asks for (what a placement that succeeds gives), and the aggregators
+	 * are spread evenly in its stead, which gives the same number of senders; whether enough
+	 * processes run on each host is the launch's check. */
+	if (run->ctx->parse_only) {
+		int m = 0;
+		for (int h = 0; h < hosts->count; h++) {
+			refuse_listed_twice(hosts, h);
+			m += counts[ncounts == 1 ? 0 : h];
+		}
+		if (m > nranks)
+			mpiio_usage_error("-num_io: %d I/O processes, more than the %d processes",
+			                  m, nranks);
+		pl->naggs = m;
+		pl->agg_rank = malloc(sizeof *pl->agg_rank * (size_t)m);
+		place_even(pl, nranks, m);
+		return m;
+	}
 	/* Each rank finds its own host in the list; only that index travels (N ints, not N
 	 * host names, on every rank). */
 	int mine = -1;
@@ -74,9 +99,7 @@ static int place_hosts(struct mpiio_plan *pl, const struct mpiio_run *run, const
 	int m = 0;
 	int *is_agg = calloc((size_t)nranks, sizeof *is_agg);
 	for (int h = 0; h < hosts->count; h++) {
-		for (int g = 0; g < h; g++)
-			if (same_host(hosts->items[g], hosts->items[h]))
-				mpiio_usage_error("-host: %s is listed twice", hosts->items[h]);
+		refuse_listed_twice(hosts, h);
 		int want = counts[ncounts == 1 ? 0 : h], have = 0;
 		for (int r = 0; r < nranks && have < want; r++)
 			if (host_of[r] == h) {

@@ -251,46 +251,21 @@ static void enter_dirs(struct mpiio_run *run)
 		sonde_exit(SONDE_EXIT_USAGE);
 }
 
-void mpiio_run_setup(struct mpiio_run *run)
+void mpiio_run_counts(struct mpiio_run *run)
 {
 	const struct mpiio_params *p = run->p;
-	run->rank = run->ctx->rank;
-	run->nranks = run->ctx->size;
-	run->blk = p->size / 8;
 	long page = sysconf(_SC_PAGESIZE);
 	run->page = page > 0 ? page : 4096;
-	run->hostname = sonde_host_of(&run->ctx->topo, run->rank);
-	run->file_comm = MPI_COMM_NULL;
-	run->agg_comm = MPI_COMM_NULL;
-	run->info = MPI_INFO_NULL;
-	run->used = MPI_INFO_NULL;
-	run->plan.my_agg = -1;
-	redirect_output(run);
-
 	int n = run->nranks;
 	switch (p->type) {
 	case MPIIO_N_TO_N:
 		run->writers = run->nfiles = n;
 		run->senders = n;
-		run->file_comm = MPI_COMM_SELF;
-		run->file_rank = 0;
-		run->file_ranks = 1;
-		run->owns_file = 1;
-		expand_name(run, 1, run->rank, run->rank, n);
-		if (n > 1)
-			check_distinct(run,
-			               "add %r to -target, or name one file per line in -targets");
-		share_shown(run, 0);
 		break;
 	case MPIIO_N_TO_1:
 		run->writers = n;
 		run->nfiles = 1;
 		run->senders = n;
-		split_comm(run, 0);
-		run->owns_file = run->rank == 0;
-		expand_name(run, run->rank == 0, 0, 0, 1);
-		share_name(run);
-		share_shown(run, 0);
 		break;
 	case MPIIO_N_TO_M: {
 		int64_t m = p->num_io.count ? mpiio_num_io_sum(&p->num_io) : n;
@@ -300,15 +275,6 @@ void mpiio_run_setup(struct mpiio_run *run)
 		run->writers = (int)m; /* the original's M: -num_io, the number of files */
 		run->nfiles = (int)m;
 		run->senders = n;
-		run->color = run->rank % (int)m;
-		split_comm(run, run->color);
-		run->owns_file = run->file_rank == 0;
-		/* The lowest rank of file c is rank c: %r names the file index. */
-		expand_name(run, run->owns_file, run->rank, run->color, (int)m);
-		share_name(run);
-		if (m > 1)
-			check_distinct(run, "give a different name on each line of -targets");
-		share_shown(run, 0);
 		break;
 	}
 	case MPIIO_N_TO_M_TO_M:
@@ -324,6 +290,62 @@ void mpiio_run_setup(struct mpiio_run *run)
 			mpiio_usage_error(
 			    "-norsend with every process an aggregator leaves nothing to "
 			    "write");
+		break;
+	}
+	}
+}
+
+void mpiio_run_setup(struct mpiio_run *run)
+{
+	const struct mpiio_params *p = run->p;
+	run->rank = run->ctx->rank;
+	run->nranks = run->ctx->size;
+	run->blk = p->size / 8;
+	run->hostname = sonde_host_of(&run->ctx->topo, run->rank);
+	run->file_comm = MPI_COMM_NULL;
+	run->agg_comm = MPI_COMM_NULL;
+	run->info = MPI_INFO_NULL;
+	run->used = MPI_INFO_NULL;
+	run->plan.my_agg = -1;
+	redirect_output(run);
+	mpiio_run_counts(run);
+
+	int n = run->nranks;
+	switch (p->type) {
+	case MPIIO_N_TO_N:
+		run->file_comm = MPI_COMM_SELF;
+		run->file_rank = 0;
+		run->file_ranks = 1;
+		run->owns_file = 1;
+		expand_name(run, 1, run->rank, run->rank, n);
+		if (n > 1)
+			check_distinct(run,
+			               "add %r to -target, or name one file per line in -targets");
+		share_shown(run, 0);
+		break;
+	case MPIIO_N_TO_1:
+		split_comm(run, 0);
+		run->owns_file = run->rank == 0;
+		expand_name(run, run->rank == 0, 0, 0, 1);
+		share_name(run);
+		share_shown(run, 0);
+		break;
+	case MPIIO_N_TO_M: {
+		int m = run->nfiles;
+		run->color = run->rank % m;
+		split_comm(run, run->color);
+		run->owns_file = run->file_rank == 0;
+		/* The lowest rank of file c is rank c: %r names the file index. */
+		expand_name(run, run->owns_file, run->rank, run->color, m);
+		share_name(run);
+		if (m > 1)
+			check_distinct(run, "give a different name on each line of -targets");
+		share_shown(run, 0);
+		break;
+	}
+	case MPIIO_N_TO_M_TO_M:
+	case MPIIO_N_TO_M_TO_1: {
+		struct mpiio_plan *pl = &run->plan;
 		int agg = pl->my_agg >= 0;
 		MPI_Comm_split(run->ctx->comm, agg ? 0 : MPI_UNDEFINED, run->rank, &run->agg_comm);
 		if (p->type == MPIIO_N_TO_M_TO_M) {

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""How the sonde binary reads a command line, asked of the binary itself.
+
+`sonde --parse-only RANKS TASKS_PER_NODE WORKLOAD ARGS...` parses and checks ARGS with the
+workload's own code, as a launch of RANKS ranks with TASKS_PER_NODE per node would, without MPI
+and without I/O, and prints the params the run's header record would hold. This module is the
+only way Python learns what a command line means to the binary: there is no second parser
+here, and a check the binary does not make is not made here either.
+"""
+
+import json
+import subprocess
+
+# A parse is one process without MPI: seconds would mean something is wrong.
+TIMEOUT = 60
+EXIT_USAGE = 2
+
+
+class Refused(Exception):
+    """The binary refused the command line; the message is its own error line."""
+
+
+def parse(sonde_binary, workload, args, ranks, tasks_per_node):
+    """The params of the header record a launch of workload with args on ranks ranks,
+    tasks_per_node per node, would write, as the binary parses them. Raises Refused with the
+    binary's error line when it refuses the command line (and when the binary cannot be run)."""
+    cmd = [str(sonde_binary), "--parse-only", str(ranks), str(tasks_per_node), workload,
+           *(str(a) for a in args)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Refused(f"cannot run {sonde_binary} --parse-only: {e}") from None
+    errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    if proc.returncode != 0:
+        lines = errors or proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"]
+        if proc.returncode != EXIT_USAGE:
+            lines = [f"{sonde_binary} --parse-only exited {proc.returncode}: {lines[-1]}"]
+        raise Refused(lines[0])
+    try:
+        answer = json.loads(proc.stdout)
+        return answer["params"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise Refused(f"{sonde_binary} --parse-only printed no params (is it a sonde without "
+                      "--parse-only?)") from None
