@@ -374,8 +374,9 @@ def fixed_parameters(launch, run, settings):
     free = dict(seed_free(launch), **launch.free)
     defaults = settings.get(_DEFAULTS, {}).get(launch.workload)
     if launch.workload == IOR.workload:
-        if defaults is None:
-            raise Missing(f"the defaults of the binary's {launch.workload} parameters")
+        if defaults is None or isinstance(defaults, Exception):
+            why = f" ({defaults})" if defaults is not None else ""
+            raise Missing(f"the defaults of the binary's {launch.workload} parameters{why}")
         for key in sorted(set(params) | set(defaults)):
             if key in launch.fixed or key in free:
                 continue
@@ -452,8 +453,9 @@ RULES = {r.name: r for r in (
 
 def evaluate(launch, run, settings, reduced_scale=False, defaults=None):
     """Verdicts of every rule of the launch (exit_ok always), and the run's status. defaults:
-    workload -> the binary's defaults of its parameters (binary_defaults), which
-    fixed_parameters compares an ior run's params with."""
+    workload -> the binary's defaults of its parameters (sonde.defaults.binary_defaults), or
+    the error that kept them from being read; fixed_parameters compares an ior run's params
+    with them."""
     judged = dict(settings, **{_DEFAULTS: defaults or {}})
     verdicts = []
     for name in ["exit_ok"] + [r for r in launch.rules if r != "exit_ok"]:

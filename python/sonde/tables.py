@@ -53,16 +53,18 @@ def coll_rows(run, base):
 
 def binary_defaults(suite, sonde):
     """The defaults of the parameters of the ior launches that fixed_parameters judges, as
-    the binary of the run sets them (none when it cannot say: the rule then cannot be
-    evaluated)."""
+    the binary of the run sets them (the error when it cannot say: the rule then cannot be
+    evaluated, and names it)."""
     out = {}
+    if not sonde:
+        return out
     wanted = {ln.workload for ln in suite.launches
               if "fixed_parameters" in ln.rules and ln.workload == IOR.workload}
     for workload in wanted:
         try:
             out[workload] = _defaults.binary_defaults(sonde, workload)
-        except (ValueError, OSError, subprocess.SubprocessError):
-            pass
+        except (ValueError, OSError, subprocess.SubprocessError) as e:
+            out[workload] = e  # the rule says why it cannot be evaluated
     return out
 
 

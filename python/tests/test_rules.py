@@ -261,6 +261,12 @@ def test_fixed_parameters_without_the_binarys_defaults_is_an_error(tmp_path, sma
     assert vs[-1].reason == ("cannot be evaluated: the defaults of the binary's ior parameters "
                              "is missing")
     assert status == rules.NOT_COMPLIANT
+    # a binary that cannot say: the rule names why
+    with pytest.raises(ValueError, match="no such program") as caught:
+        binary_defaults(str(tmp_path / "no-sonde"), "ior")
+    vs, _ = rules.evaluate(ln, small, SEED, defaults={"ior": caught.value})
+    assert vs[-1].reason == (f"cannot be evaluated: the defaults of the binary's ior parameters "
+                             f"({tmp_path / 'no-sonde'}: no such program) is missing")
 
 
 def test_fixed_unless_another_rule_fails(tmp_path, small):
