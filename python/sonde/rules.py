@@ -196,6 +196,9 @@ class Rule:
     check: object  # (launch, run, settings) -> (ok, reason) or (ok, reason, advice)
     workloads: frozenset | None = None  # None: every workload
     advisory: bool = False  # fails as a warning, never makes a run non-compliant
+    # (launch, run, settings) -> ok: whether the rule would pass had the run's params been
+    # others (fixed_parameters' "unless"), where check judges what the run did
+    what_if: object = None
 
 
 def exit_ok(launch, run, settings):
@@ -235,14 +238,25 @@ def even_placement(launch, run, settings):
                    "node, or tasks per node, -Q and the data set per node mean nothing)")
 
 
+def _asked_per_node(run):
+    """The data set per node the parameters ask for: the seed's formula."""
+    block = _param(run, IOR.BLOCK_SIZE)
+    segments = _param(run, IOR.SEGMENT_COUNT)
+    tpn = _header_member(run, Header.TASKS_PER_NODE)
+    return block * segments * tpn, block, segments, tpn
+
+
+def dataset_per_node_asked(launch, run, settings):
+    """Whether the parameters ask for enough (the seed's condition for changing the hard
+    variant's segment count: would the fixed count miss the data set?)."""
+    return _asked_per_node(run)[0] >= settings["dataset_per_node"]
+
+
 def dataset_per_node(launch, run, settings):
     """The least bytes a node moved in any phase, against the threshold: what the run did,
     not blockSize x segmentCount x tasks per node, which a stonewall (-D) or an uneven
     placement makes a promise the run did not keep."""
-    block = _param(run, IOR.BLOCK_SIZE)
-    segments = _param(run, IOR.SEGMENT_COUNT)
-    tpn = _header_member(run, Header.TASKS_PER_NODE)
-    credited = block * segments * tpn
+    credited, block, segments, tpn = _asked_per_node(run)
     if not run.measurements:
         raise Missing("a measurement record")
     least = None
@@ -397,7 +411,9 @@ def fixed_parameters(launch, run, settings):
 def _rule_passes(rule, launch, run, settings, replaced):
     """Whether rule passes on the run with some params replaced (what-if for 'unless')."""
     header = dict(run.header, params=dict(run.header[Header.PARAMS], **replaced))
-    return bool(RULES[rule].check(launch, replace(run, header=header), settings)[0])
+    rule = RULES[rule]
+    what_if = rule.what_if or (lambda *a: rule.check(*a)[0])
+    return bool(what_if(launch, replace(run, header=header), settings))
 
 
 def fixed_value(name, value):
@@ -442,7 +458,8 @@ def seed_rules_applied(launch, settings):
 RULES = {r.name: r for r in (
     Rule("exit_ok", exit_ok),
     Rule("min_runtime", min_runtime),
-    Rule("dataset_per_node", dataset_per_node, frozenset({"ior"})),
+    Rule("dataset_per_node", dataset_per_node, frozenset({"ior"}),
+         what_if=dataset_per_node_asked),
     Rule("ior_q_equals_tpn", ior_q_equals_tpn, frozenset({"ior"})),
     Rule("ior_read_shift", ior_read_shift, frozenset({"ior"}), advisory=True),
     Rule("even_placement", even_placement),
