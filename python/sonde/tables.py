@@ -159,8 +159,12 @@ def report(suite, manifest, out):
     loose = _rules.loosened(suite.settings)
     if loose:
         print(f"\nRule settings easier than the seed's: {', '.join(loose)}", file=out)
+    # a step that frees parameters has its fixed_parameters verdict shown even when it passed:
+    # the reasons it gives for them are the suite's, for the reader to weigh
+    freeing = {ln.id for ln in suite.launches if ln.free}
     for launch_id, v in verdicts.items():
-        noted = [r for r in v["rules"] if r["verdict"] != _rules.PASS or r["advice"]]
+        noted = [r for r in v["rules"] if r["verdict"] != _rules.PASS or r["advice"]
+                 or (launch_id in freeing and r["rule"] == "fixed_parameters")]
         for r in noted:
             text = r["reason"] + (f" (advice: {r['advice']})" if r["advice"] else "")
             print(f"{launch_id}: {r['rule']}: {r['verdict']}: {text}", file=out)

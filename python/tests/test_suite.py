@@ -433,3 +433,36 @@ def test_every_rule_and_setting_is_documented():
         assert f"\n### `{name}`\n" in doc, name
     for name, setting in suite.suitefile._rules.SETTINGS.items():
         assert f"| `{name}` | `\"{setting.default}\"` |" in doc, name
+
+
+FREEING = """
+[suite]
+name = "t"
+scratch = "{scratch}"
+[[step]]
+name = "s"
+workload = "ior"
+args = ["-w", "-b", "64k", "-t", "16k", "-d", "1", "-o", "{scratch}/f"]
+rules = ["fixed_parameters"]
+[step.fixed]
+writeFile = true
+blockSize = "64k"
+transferSize = "16k"
+[step.free]
+interTestDelay = "the disks spin down between phases"
+"""
+
+
+def test_a_freed_parameter_is_shown_with_its_reason(tmp_path, capsys):
+    """The reason a suite gives for a parameter it frees is printed with the verdict, which
+    passes on it, and the binary's defaults judge the rest."""
+    p = write(tmp_path, FREEING.replace("{scratch}", str(tmp_path)))
+    out = tmp_path / "run"
+    assert suite.main(["run", str(p), "--out", str(out), "--sonde", SONDE]) == 0
+    printed = capsys.readouterr().out
+    [line] = [x for x in printed.splitlines() if x.startswith("000-s_r0: fixed_parameters")]
+    assert line.startswith("000-s_r0: fixed_parameters: pass: 3 fixed parameters as required, ")
+    assert line.endswith("; free by the suite: interTestDelay (the disks spin down between "
+                         "phases)")
+    verdicts = json.loads((out / "verdicts.json").read_text())
+    assert verdicts["000-s_r0"]["status"] == "judged by 1 of 6 seed rules"
