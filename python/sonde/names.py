@@ -137,6 +137,13 @@ class IORSummary:
     AGGREGATE_BYTES = Name("aggregate_bytes", INT)
 
 
+class IORExtra:
+    """sonde ior's every measurement: the bytes each node's ranks moved in the phase (a list,
+    node 0 first, the header's node numbering)."""
+
+    NODE_BYTES = Name("node_bytes", LIST)
+
+
 class IORReadExtra:
     """sonde ior's read measurements with -C: what the reordering did (rank 0 works it out)."""
 
@@ -393,6 +400,8 @@ class Header:
     NODES = Name("nodes", INT)
     TASKS_PER_NODE = Name("tasks_per_node", INT)
     HOSTNAMES = Name("hostnames", LIST)
+    TASKS_ON_NODE = Name("tasks_on_node", LIST)  # ranks on each node, node 0 first
+    NODE_OF_RANK = Name("node_of_rank", LIST)  # the node of each rank
     SONDE_VERSION = Name("sonde_version", STR)
     PARAMS = Name("params", (dict,))
 

@@ -14,6 +14,7 @@ checks every scaled command line.
 """
 
 from . import argcheck, rules, runner, suitefile
+from .defaults import binary_defaults
 from .names import Header
 from .results import Run
 
@@ -42,21 +43,36 @@ def check(suite, sonde, run_dir):
         params = _parse(suite, runner.with_run_dir(launch, run_dir), sonde)
         if as_written is not launch:
             params = _parse(suite, runner.with_run_dir(as_written, run_dir), sonde)
-        broken = judge(as_written, params, suite.settings)
+        broken = judge(as_written, params, suite.settings, _defaults_for(as_written, sonde))
         if broken:
             raise Refusal(_where(suite, launch) + broken)
 
 
-def judge(launch, params, settings):
+def _defaults_for(launch, sonde):
+    """{workload: the binary's defaults} for fixed_parameters, as rules.evaluate takes them;
+    empty for a workload without a probe (its rule then judges [step.fixed] alone)."""
+    if "fixed_parameters" not in launch.rules:
+        return {}
+    try:
+        return {launch.workload: binary_defaults(sonde, launch.workload)}
+    except ValueError:
+        return {}
+
+
+def judge(launch, params, settings, defaults=None):
     """The first rule of BEFORE_THE_RUN the launch lists and its params break, as "rule:
-    reason", or None."""
+    reason", or None. defaults: as rules.evaluate takes them."""
+    tpn = tasks_per_node(launch)
+    full, rest = divmod(launch.ranks, tpn)
     run = Run(run_id=None, header={Header.PARAMS: params, Header.RANKS: launch.ranks,
-                                   Header.TASKS_PER_NODE: tasks_per_node(launch)})
+                                   Header.TASKS_PER_NODE: tpn,
+                                   Header.TASKS_ON_NODE: [tpn] * full + ([rest] if rest else [])})
+    judged = rules.with_defaults(settings, defaults)
     for name in BEFORE_THE_RUN:
         if name not in launch.rules:
             continue
         try:
-            ok, reason, *_ = rules.RULES[name].check(launch, run, settings)
+            ok, reason, *_ = rules.RULES[name].check(launch, run, judged)
         except rules.Missing:
             continue  # an 'unless' rule that needs the run: judged after it
         if not ok:

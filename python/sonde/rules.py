@@ -7,15 +7,18 @@ A rule reads the records the launch wrote (sonde.names spells every member it re
 answers with a Verdict: pass or fail with the figures that decided, or error when the records
 lack what it needs (naming the missing member: a rule that cannot be evaluated never passes).
 An advisory rule answers warning instead of fail: it is reported, and does not make the run
-non-compliant. A run at reduced scale (sonde-suite --scale below 1) is never compliant, and a
-launch whose step lists no rule is "no rules", never compliant.
+non-compliant. "compliant" means the seed's whole rule set (SEED_RULES) at the seed's
+thresholds and with the seed's fixed parameters passed; a launch judged by fewer of them, or by
+easier ones, is "judged by N of M seed rules" and never scored. A run at reduced scale
+(sonde-suite --scale below 1) is never compliant, and a launch whose step lists no rule is
+"no rules", never compliant.
 """
 
 import os
 import re
 from dataclasses import dataclass, field, replace
 
-from .names import IOR, End, Header, IORReadExtra, IORSummary, Measurement, params_of
+from .names import IOR, End, Header, IORExtra, IORReadExtra, IORSummary, Measurement, params_of
 
 GIB = 1 << 30
 
@@ -24,6 +27,12 @@ COMPLIANT, NOT_COMPLIANT, REDUCED_SCALE = "compliant", "not-compliant", "reduced
 # A launch whose step lists no rule: nothing was judged, so it is never called compliant
 # (exit_ok is still checked and reported).
 NO_RULES = "no rules"
+# The rules of the seed (the JUPITER IOR README): the run succeeds, lasts a minute of I/O, moves
+# 128 GiB per node, -Q is the tasks per node (which placement must make one number), and every
+# parameter is the seed's. Only a launch judged by all of them, at the seed's strength, is
+# compliant.
+SEED_RULES = ("exit_ok", "min_runtime", "dataset_per_node", "ior_q_equals_tpn",
+              "even_placement", "fixed_parameters")
 # The seed's score: the best easy POSIX run on more than this many nodes.
 SCORE_MIN_NODES = 65
 
@@ -100,10 +109,11 @@ class Setting:
 
 SETTINGS = {s.name: s for s in (
     Setting("min_runtime", "60s", parse_duration,
-            "the least wall time of one sonde run (the seed: one minute)"),
+            "the least time spent in I/O phases in one sonde run, the sum of its "
+            "measurements' phase times (the seed: one minute of IOR execution)"),
     Setting("dataset_per_node", "128GiB", parse_size,
-            "the least data set per node, block x segments x tasks per node (the seed: "
-            "128 GiB)"),
+            "the least data set per node, the bytes every node moved in every phase (the "
+            "seed: 128 GiB)"),
 )}
 
 
@@ -186,6 +196,9 @@ class Rule:
     check: object  # (launch, run, settings) -> (ok, reason) or (ok, reason, advice)
     workloads: frozenset | None = None  # None: every workload
     advisory: bool = False  # fails as a warning, never makes a run non-compliant
+    # (launch, run, settings) -> ok: whether the rule would pass had the run's params been
+    # others (fixed_parameters' "unless"), where check judges what the run did
+    what_if: object = None
 
 
 def exit_ok(launch, run, settings):
@@ -193,32 +206,93 @@ def exit_ok(launch, run, settings):
     return code == 0, f"exit code {code}"
 
 
+def io_seconds(run):
+    """The time the run spent in I/O phases: the sum of its measurements' phase times (a
+    delay before a phase, -d, or the work between phases is no I/O)."""
+    _header(run)
+    if not run.measurements:
+        raise Missing("a measurement record")
+    return sum(m[Measurement.SECONDS] for m in run.measurements)
+
+
 def min_runtime(launch, run, settings):
-    t = _end(run, End.ELAPSED_SECONDS)
+    wall = _end(run, End.ELAPSED_SECONDS)
+    io = io_seconds(run)
     need = settings["min_runtime"]
-    return t >= need, f"ran {t:.1f} s (rule: at least {need:g} s)"
+    return io >= need, (f"{io:.3f} s in {len(run.measurements)} I/O phases, {wall:.1f} s wall "
+                        f"time (rule: at least {need:g} s in I/O phases)")
 
 
-def dataset_per_node(launch, run, settings):
+def _placement(run):
+    """Ranks on each node, from the header (node 0 first)."""
+    return _header_member(run, Header.TASKS_ON_NODE)
+
+
+def even_placement(launch, run, settings):
+    counts = _placement(run)
+    hosts = _header(run).get(Header.HOSTNAMES) or [f"node {i}" for i in range(len(counts))]
+    if len(set(counts)) == 1:
+        return True, f"{len(counts)} nodes of {counts[0]} ranks each"
+    each = ", ".join(f"{h} {c}" for h, c in zip(hosts, counts, strict=False))
+    return False, (f"ranks per node differ: {each} (rule: the same number of ranks on every "
+                   "node, or tasks per node, -Q and the data set per node mean nothing)")
+
+
+def _asked_per_node(run):
+    """The data set per node the parameters ask for: the seed's formula."""
     block = _param(run, IOR.BLOCK_SIZE)
     segments = _param(run, IOR.SEGMENT_COUNT)
     tpn = _header_member(run, Header.TASKS_PER_NODE)
-    per_node = block * segments * tpn
+    return block * segments * tpn, block, segments, tpn
+
+
+def dataset_per_node_asked(launch, run, settings):
+    """Whether the parameters ask for enough (the seed's condition for changing the hard
+    variant's segment count: would the fixed count miss the data set?)."""
+    return _asked_per_node(run)[0] >= settings["dataset_per_node"]
+
+
+def dataset_per_node(launch, run, settings):
+    """The least bytes a node moved in any phase, against the threshold: what the run did,
+    not blockSize x segmentCount x tasks per node, which a stonewall (-D) or an uneven
+    placement makes a promise the run did not keep."""
+    credited, block, segments, tpn = _asked_per_node(run)
+    if not run.measurements:
+        raise Missing("a measurement record")
+    least = None
+    for m in run.measurements:
+        per_node = m[Measurement.EXTRA].get(IORExtra.NODE_BYTES)
+        if per_node is None:
+            raise Missing(f"extra.{IORExtra.NODE_BYTES} in the {m[Measurement.PHASE]} "
+                          "measurement")
+        for node, moved in enumerate(per_node):
+            if least is None or moved < least[0]:
+                least = (moved, node, m)
+    moved, node, m = least
+    hosts = _header(run).get(Header.HOSTNAMES) or []
+    host = hosts[node] if node < len(hosts) else f"node {node}"
     need = settings["dataset_per_node"]
-    reason = (f"{_bytes(per_node)} per node = {IOR.BLOCK_SIZE} {block} x {IOR.SEGMENT_COUNT} "
-              f"{segments} x {tpn} tasks per node (rule: at least {_bytes(need)})")
+    reason = (f"{_bytes(moved)} per node: the least a node moved in a phase ({host}, "
+              f"{m[Measurement.PHASE]} iteration {m[Measurement.ITERATION]}; "
+              f"{len(run.measurements)} phases); the parameters ask for {_bytes(credited)} = "
+              f"{IOR.BLOCK_SIZE} {block} x {IOR.SEGMENT_COUNT} {segments} x {tpn} tasks per "
+              f"node (rule: at least {_bytes(need)} per node in every phase)")
     advice = None
     memory = node_memory_bytes()
-    if memory and per_node <= memory:
-        advice = (f"the data set per node ({_bytes(per_node)}) is not larger than the memory of "
+    if memory and moved <= memory:
+        advice = (f"the data set per node ({_bytes(moved)}) is not larger than the memory of "
                   f"the host sonde-suite runs on ({_bytes(memory)}): if the compute nodes have "
                   "as much, their caches can hold it")
-    return per_node >= need, reason, advice
+    return moved >= need, reason, advice
 
 
 def ior_q_equals_tpn(launch, run, settings):
     q = _param(run, IOR.TASK_PER_NODE_OFFSET)
     tpn = _header_member(run, Header.TASKS_PER_NODE)
+    counts = _placement(run)
+    if len(set(counts)) > 1:
+        return False, (f"-Q {q}, but the nodes ran {', '.join(map(str, counts))} ranks: no "
+                       "one tasks per node (rule: -Q = tasks per node)")
     return q == tpn, f"-Q {q}, tasks per node {tpn} (rule: -Q = tasks per node)"
 
 
@@ -251,8 +325,51 @@ def verified(launch, run, settings):
     return errors == 0, f"{len(checked)} phases verified, {errors} errors"
 
 
+# The seed's parameter tables (its "Parameters and Rules"): the base parameters and each
+# variant's, with the hard variant's exception for the segment count.
+_SEED_BASE = {IOR.API: "POSIX", IOR.REPETITIONS: 3, IOR.INTRA_TEST_BARRIERS: True,
+              IOR.REORDER_TASKS: True, IOR.WRITE_FILE: True, IOR.READ_FILE: True,
+              IOR.VERBOSE: 1}
+SEED_FIXED = {
+    "easy": dict(_SEED_BASE, **{IOR.FILE_PER_PROC: True, IOR.TRANSFER_SIZE: 16 << 20,
+                                IOR.SEGMENT_COUNT: 1}),
+    "hard": dict(_SEED_BASE, **{IOR.FILE_PER_PROC: False, IOR.TRANSFER_SIZE: 4096,
+                                IOR.BLOCK_SIZE: 4096,
+                                IOR.SEGMENT_COUNT: {"value": 524288,
+                                                    "unless": "dataset_per_node"}}),
+}
+# What the seed leaves free besides its tables' "no" rows, and why; every other parameter of
+# a run must be at the binary's default (docs/suites.md lists them).
+SEED_FREE = {
+    IOR.TEST_FILE: "the path of the test file (the seed's -o)",
+    IOR.TASK_PER_NODE_OFFSET: "-Q is judged by ior_q_equals_tpn",
+    IOR.PRESET: "a name for fixed values, which are judged themselves",
+    IOR.DIRECTIVES: "the text of -O: each directive is judged under its own name",
+    IOR.REF_NUM: "a label in the summary",
+    IOR.PLATFORM: "a label in the JSON summary",
+    IOR.SUMMARY_FORMAT: "the format of the output",
+    IOR.SUMMARY_FILE: "where the output goes",
+    IOR.SAVE_RANK_PERFORMANCE_DETAILS_CSV: "per-rank figures written after each phase",
+    IOR.RANK_DETAILS: "per-rank figures printed after each phase",
+    IOR.LATENCY: "latency lines printed after each phase",
+    IOR.OUTLIER_THRESHOLD: "warnings worked out after each phase, outside its timed span",
+}
+SEED_FREE_BY_VARIANT = {"easy": {IOR.BLOCK_SIZE: "the seed: free in the easy variant"},
+                        "hard": {}}
+# settings key under which evaluate hands the rules the binary's defaults
+_DEFAULTS = "defaults"
+
+
+def seed_free(launch):
+    """The parameters the seed leaves free in the launch's variant (ior only)."""
+    if launch.workload != IOR.workload:
+        return {}
+    return dict(SEED_FREE, **SEED_FREE_BY_VARIANT.get(launch.variant, {}))
+
+
 def fixed_parameters(launch, run, settings):
-    """Every fixed parameter of the step has its value in the run's params."""
+    """Every [step.fixed] parameter has its value in the run's params, and every other
+    parameter is at the binary's default unless the seed or the suite ([step.free]) frees it."""
     params = _header(run).get(Header.PARAMS) or {}
     spec = params_of(launch.workload)
     wrong = []
@@ -267,15 +384,36 @@ def fixed_parameters(launch, run, settings):
                                                     {key: want}):
             continue  # the exception the seed allows: the fixed value would fail that rule
         wrong.append(f"{key} {params[key]!r} (fixed: {want!r})")
+    checked = 0
+    free = dict(seed_free(launch), **launch.free)
+    defaults = settings.get(_DEFAULTS, {}).get(launch.workload)
+    if launch.workload == IOR.workload:
+        if defaults is None or isinstance(defaults, Exception):
+            why = f" ({defaults})" if defaults is not None else ""
+            raise Missing(f"the defaults of the binary's {launch.workload} parameters{why}")
+        for key in sorted(set(params) | set(defaults)):
+            if key in launch.fixed or key in free:
+                continue
+            if key not in params:
+                raise Missing(f"params.{key} in the header record")
+            if key not in defaults:
+                raise Missing(f"the binary's default of {key}")
+            checked += 1
+            if params[key] != defaults[key]:
+                wrong.append(f"{key} {params[key]!r} (default: {defaults[key]!r})")
+    declared = "".join(f"; free by the suite: {k} ({why})" for k, why in launch.free.items())
     if wrong:
-        return False, "changed: " + ", ".join(wrong)
-    return True, f"{len(launch.fixed)} fixed parameters as required"
+        return False, "changed: " + ", ".join(wrong) + declared
+    at_default = f", {checked} others at their defaults" if checked else ""
+    return True, f"{len(launch.fixed)} fixed parameters as required{at_default}{declared}"
 
 
 def _rule_passes(rule, launch, run, settings, replaced):
     """Whether rule passes on the run with some params replaced (what-if for 'unless')."""
     header = dict(run.header, params=dict(run.header[Header.PARAMS], **replaced))
-    return bool(RULES[rule].check(launch, replace(run, header=header), settings)[0])
+    rule = RULES[rule]
+    what_if = rule.what_if or (lambda *a: rule.check(*a)[0])
+    return bool(what_if(launch, replace(run, header=header), settings))
 
 
 def fixed_value(name, value):
@@ -285,37 +423,88 @@ def fixed_value(name, value):
     return value
 
 
+def _seed_fixed_as_declared(launch):
+    """Whether the launch's [step.fixed] is the seed's table of its variant, and it frees
+    nothing the seed does not."""
+    seed = SEED_FIXED.get(launch.variant) if launch.workload == IOR.workload else None
+    if seed is None or set(launch.fixed) != set(seed):
+        return False
+    spec = params_of(launch.workload)
+    for key, want in seed.items():
+        want = want if isinstance(want, dict) else {"value": want, "unless": None}
+        have = launch.fixed[key]
+        if (fixed_value(spec.find(key), have["value"]) != want["value"]
+                or have.get("unless") != want["unless"]):
+            return False
+    return set(launch.free) <= set(seed_free(launch))
+
+
+def seed_rules_applied(launch, settings):
+    """The seed's rules that judge the launch at the seed's strength: listed by its step, at
+    thresholds no easier than the seed's, and fixed_parameters with the seed's tables."""
+    seed = settings_of()
+    applied = []
+    for name in SEED_RULES:
+        if name != "exit_ok" and name not in launch.rules:
+            continue
+        if name in SETTINGS and settings[name] < seed[name]:
+            continue
+        if name == "fixed_parameters" and not _seed_fixed_as_declared(launch):
+            continue
+        applied.append(name)
+    return applied
+
+
 RULES = {r.name: r for r in (
     Rule("exit_ok", exit_ok),
     Rule("min_runtime", min_runtime),
-    Rule("dataset_per_node", dataset_per_node, frozenset({"ior"})),
+    Rule("dataset_per_node", dataset_per_node, frozenset({"ior"}),
+         what_if=dataset_per_node_asked),
     Rule("ior_q_equals_tpn", ior_q_equals_tpn, frozenset({"ior"})),
     Rule("ior_read_shift", ior_read_shift, frozenset({"ior"}), advisory=True),
+    Rule("even_placement", even_placement),
     Rule("verified", verified),
     Rule("fixed_parameters", fixed_parameters),
 )}
 
 
-def evaluate(launch, run, settings, reduced_scale=False):
-    """Verdicts of every rule of the launch (exit_ok always), and the run's status."""
+def with_defaults(settings, defaults):
+    """The settings the rules read, with the binary's defaults (as evaluate takes them)."""
+    return dict(settings, **{_DEFAULTS: defaults or {}})
+
+
+def evaluate(launch, run, settings, reduced_scale=False, defaults=None):
+    """Verdicts of every rule of the launch (exit_ok always), and the run's status. defaults:
+    workload -> the binary's defaults of its parameters (sonde.defaults.binary_defaults), or
+    the error that kept them from being read; fixed_parameters compares an ior run's params
+    with them."""
+    judged = with_defaults(settings, defaults)
     verdicts = []
     for name in ["exit_ok"] + [r for r in launch.rules if r != "exit_ok"]:
         rule = RULES[name]
         try:
-            ok, reason, *more = rule.check(launch, run, settings)
+            ok, reason, *more = rule.check(launch, run, judged)
             verdict = PASS if ok else WARNING if rule.advisory else FAIL
             verdicts.append(Verdict(name, verdict, reason, more[0] if more else None))
         except Missing as e:
             verdicts.append(Verdict(name, ERROR, f"cannot be evaluated: {e} is missing"))
+    applied = seed_rules_applied(launch, settings)
     if reduced_scale:
         status = REDUCED_SCALE
     elif len(verdicts) == 1:
         status = NO_RULES
-    elif all(v.ok for v in verdicts):
+    elif not all(v.ok for v in verdicts):
+        status = NOT_COMPLIANT
+    elif len(applied) == len(SEED_RULES):
         status = COMPLIANT
     else:
-        status = NOT_COMPLIANT
+        status = judged_by(len(applied))
     return verdicts, status
+
+
+def judged_by(n):
+    """The status of a run that passed every rule it was judged by, not the seed's all."""
+    return f"judged by {n} of {len(SEED_RULES)} seed rules"
 
 
 def node_memory_bytes():

@@ -26,6 +26,8 @@ docs/suites.md is the reference; in short, a TOML file with a [suite] table of d
     block_mib = 16
     [step.fixed]               # parameters the fixed_parameters rule checks in the records
     transferSize = "1m"
+    [step.free]                # parameters it lets differ from the defaults, with the reason
+    interTestDelay = "settles the file system between phases"
 
 A step may instead touch files (`touch = ["{run_dir}/timestampfile"]`, no workload or args):
 sonde-suite makes them, or refreshes their times, when the step's turn comes (IO500's timestamp
@@ -52,7 +54,8 @@ from . import rules as _rules
 SUITE_KEYS = {"name", "description", "ranks", "nodes", "tasks_per_node", "repetitions",
               "scratch", "timeout", "rules", "settings", "oversubscribe", "score"}
 STEP_KEYS = {"name", "workload", "args", "ranks", "nodes", "tasks_per_node", "repetitions",
-             "timeout", "rules", "variant", "sweep", "params", "scale", "mkdir", "fixed"}
+             "timeout", "rules", "variant", "sweep", "params", "scale", "mkdir", "fixed",
+             "free"}
 TOUCH_STEP_KEYS = {"name", "touch"}
 SCORES = {"io500"}
 RUN_DIR = "{run_dir}"  # left in place here; the runner puts the run directory there
@@ -84,6 +87,7 @@ class Launch:
     variant: str | None
     timeout: float
     fixed: dict = field(default_factory=dict)  # name -> {"value": v, "unless": rule or None}
+    free: dict = field(default_factory=dict)  # name -> why the suite lets it differ
     mkdir: list = field(default_factory=list)
     swept: tuple = ()  # the sweep's keys, which name the launch
     where: str = ""  # "file:line" of the step, for errors about the launch
@@ -313,6 +317,8 @@ def _load_step(suite, text, head, step, n, seen):
                           "mkdir)", key, table)
     fixed = _check_fixed(step.get("fixed", {}), workload, rules,
                          lambda m, key=None: err(m, key, "fixed"))
+    free = _check_free(step.get("free", {}), workload, rules, fixed,
+                       lambda m, key=None: err(m, key, "free"))
     for key, multiple in step.get("scale", {}).items():
         if key not in params or not isinstance(params[key], int) or isinstance(params[key],
                                                                                 bool):
@@ -346,7 +352,7 @@ def _load_step(suite, text, head, step, n, seen):
                 index=len(suite.launches), step=name, workload=workload, args=args,
                 ranks=l_ranks, nodes=l_nodes, tasks_per_node=l_tpn, repetition=rep,
                 params=shown, rules=list(rules), variant=step.get("variant"),
-                timeout=timeout, fixed=fixed, mkdir=mkdirs, swept=tuple(sweep),
+                timeout=timeout, fixed=fixed, free=free, mkdir=mkdirs, swept=tuple(sweep),
                 where=f"{text.path}:{text.line(None, 'step', n)}"))
 
 
@@ -411,6 +417,25 @@ def _check_fixed(fixed, workload, rules, err):
                       f"({' or '.join(t.__name__ for t in name.types)})", key)
         out[key] = {"value": entry["value"], "unless": unless}
     return out
+
+
+def _check_free(free, workload, rules, fixed, err):
+    """[step.free]: parameter names of the workload, each with the reason it may differ from
+    its default (the verdict of fixed_parameters prints it)."""
+    if free and "fixed_parameters" not in rules:
+        raise err("[step.free] is judged by the rule fixed_parameters, which the step does "
+                  "not list in rules")
+    spec = _names.params_of(workload)
+    for key, why in free.items():
+        name = spec.find(key)
+        if name is None or name.where == _names.MEASUREMENT:
+            raise err(f"free '{key}' is no parameter of {workload} (its names: "
+                      f"docs/options/{workload}.md)", key)
+        if key in fixed:
+            raise err(f"free '{key}' is also fixed", key)
+        if not isinstance(why, str) or not why.strip():
+            raise err(f"free '{key}': the reason it may differ from its default, as text", key)
+    return dict(free)
 
 
 def _substitute(text, values, path, line):

@@ -4,12 +4,14 @@ phases, the IOR README's result table and score; printed and saved as CSV."""
 
 import csv
 import json
+import subprocess
 from pathlib import Path
 
+from . import defaults as _defaults
 from . import results as _results
 from . import rules as _rules
 from . import scores
-from .names import COLL, COLLExtra, Measurement
+from .names import COLL, IOR, COLLExtra, Measurement
 
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
                    "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
@@ -50,15 +52,33 @@ def coll_rows(run, base):
     return rows
 
 
+def binary_defaults(suite, sonde):
+    """The defaults of the parameters of the ior launches that fixed_parameters judges, as
+    the binary of the run sets them (the error when it cannot say: the rule then cannot be
+    evaluated, and names it)."""
+    out = {}
+    if not sonde:
+        return out
+    wanted = {ln.workload for ln in suite.launches
+              if "fixed_parameters" in ln.rules and ln.workload == IOR.workload}
+    for workload in wanted:
+        try:
+            out[workload] = _defaults.binary_defaults(sonde, workload)
+        except (ValueError, OSError, subprocess.SubprocessError) as e:
+            out[workload] = e  # the rule says why it cannot be evaluated
+    return out
+
+
 def evaluate(suite, manifest):
     """Summary rows, IOR rows and per-launch verdicts of a run directory (coll launches in
     coll rows, whose figure is latency)."""
     summary, ior, verdicts, coll = [], [], {}, []
+    defaults = binary_defaults(suite, manifest.data.get("sonde"))
     for ln in suite.launches:
         if ln.touch:
             continue
         run = load_run(manifest.run_dir, ln.id)
-        vs, status = _rules.evaluate(ln, run, suite.settings, suite.reduced_scale)
+        vs, status = _rules.evaluate(ln, run, suite.settings, suite.reduced_scale, defaults)
         verdicts[ln.id] = {"status": status, "rules": [v.as_dict() for v in vs]}
         params = " ".join(f"{k}={v}" for k, v in sorted(ln.params.items()))
         header = (run.header or {}) if run else {}
@@ -142,8 +162,12 @@ def report(suite, manifest, out):
     loose = _rules.loosened(suite.settings)
     if loose:
         print(f"\nRule settings easier than the seed's: {', '.join(loose)}", file=out)
+    # a step that frees parameters has its fixed_parameters verdict shown even when it passed:
+    # the reasons it gives for them are the suite's, for the reader to weigh
+    freeing = {ln.id for ln in suite.launches if ln.free}
     for launch_id, v in verdicts.items():
-        noted = [r for r in v["rules"] if r["verdict"] != _rules.PASS or r["advice"]]
+        noted = [r for r in v["rules"] if r["verdict"] != _rules.PASS or r["advice"]
+                 or (launch_id in freeing and r["rule"] == "fixed_parameters")]
         for r in noted:
             text = r["reason"] + (f" (advice: {r['advice']})" if r["advice"] else "")
             print(f"{launch_id}: {r['rule']}: {r['verdict']}: {text}", file=out)

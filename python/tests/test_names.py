@@ -49,6 +49,17 @@ def test_record_members_match_the_binary(golden):
     read = next(r for r in recs if r.get("phase") == "read")
     for name in (v for v in vars(names.IORReadExtra).values() if isinstance(v, names.Name)):
         assert name.typed(read["extra"].get(name)), (name, read["extra"])
+    header = recs[0]
+    for m in (r for r in recs if r["type"] == "measurement"):
+        node_bytes = m["extra"].get(names.IORExtra.NODE_BYTES)
+        assert names.IORExtra.NODE_BYTES.typed(node_bytes), m["extra"]
+        # one sum per node of the header, each the sum of its ranks' own bytes
+        per_node = [0] * header[names.Header.NODES]
+        for rank, moved in enumerate(m["extra"]["rank_bytes"]):
+            per_node[header[names.Header.NODE_OF_RANK][rank]] += moved
+        assert node_bytes == per_node and sum(node_bytes) == m[names.Measurement.BYTES]
+    assert sum(header[names.Header.TASKS_ON_NODE]) == header[names.Header.RANKS]
+    assert len(header[names.Header.NODE_OF_RANK]) == header[names.Header.RANKS]
     for r in recs:
         spec = by_type[r["type"]]
         seen.add(r["type"])

@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from golden import SONDE
 
-from sonde import placement, results, runner, submit, suite, suitefile, tables
+from sonde import placement, results, rules, runner, submit, suite, suitefile, tables
 
 BASIC = """
 [suite]
@@ -129,6 +129,18 @@ STEP = '[[step]]\nname = "a"\nworkload = "ior"\nargs = []\n'
     (STEP + 'rules = ["fixed_parameters"]\n[step.fixed]\n'
      'segmentCount = { value = 1, unless = "min_runtime" }\n',
      ":7: fixed 'segmentCount': unless names 'min_runtime', which is not one of the step's"),
+    # free parameters: the workload's, not fixed as well, each with its reason
+    (STEP + 'rules = ["fixed_parameters"]\n[step.free]\n"-d" = "settle"\n',
+     ":7: free '-d' is no parameter of ior (its names: docs/options/ior.md)"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.free]\ninterTestDelay = ""\n',
+     ":7: free 'interTestDelay': the reason it may differ from its default, as text"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.free]\ninterTestDelay = 2\n',
+     ":7: free 'interTestDelay': the reason it may differ from its default, as text"),
+    (STEP + 'rules = ["fixed_parameters"]\n[step.free]\napi = "any"\n[step.fixed]\n'
+     'api = "POSIX"\n',
+     ":7: free 'api' is also fixed"),
+    (STEP + '[step.free]\ninterTestDelay = "settle"\n',
+     ":5: [step.free] is judged by the rule fixed_parameters, which the step does not list"),
     # touch steps and scores
     ('[[step]]\nname = "t"\ntouch = ["{scratch}/x"]\nworkload = "ior"\n',
      ":4: 'workload' in a step that touches files (it takes only: name, touch)"),
@@ -182,7 +194,10 @@ def test_jupiter_suite_fixes_the_seeds_parameters():
     assert easy.fixed["transferSize"]["value"] == "16m"
     assert hard.fixed["segmentCount"] == {"value": 524288, "unless": "dataset_per_node"}
     assert easy.rules == ["min_runtime", "dataset_per_node", "ior_q_equals_tpn",
-                          "ior_read_shift", "fixed_parameters"]
+                          "even_placement", "ior_read_shift", "fixed_parameters"]
+    # every seed rule at the seed's settings and with the seed's tables: it can be compliant
+    for ln in s.launches:
+        assert rules.seed_rules_applied(ln, s.settings) == list(rules.SEED_RULES)
     assert [(ln.nodes, ln.tasks_per_node, ln.ranks) for ln in s.launches] == [
         (1, 64, 64), (96, 64, 6144), (1, 64, 64), (96, 64, 6144)]
     assert easy.timeout == 4 * 3600
@@ -354,7 +369,8 @@ def test_run_failure_then_resume(tmp_path, capsys):
     kept = json.loads((out / "score.json").read_text())
     assert kept["scores"] == {} and kept["suite"] == "t"
     assert kept["status"] == {k: v["status"] for k, v in verdicts.items()}
-    assert verdicts["000-ior-easy_r0"]["status"] == "compliant"
+    # "verified" is no seed rule: exit_ok alone of the seed's six judged it
+    assert verdicts["000-ior-easy_r0"]["status"] == "judged by 1 of 6 seed rules"
     # The coll step lists no rule: nothing judged, so never "compliant".
     assert verdicts["002-coll_r0"]["status"] == "no rules"
     assert "compliant" not in [r for r in printed.splitlines() if "002-coll_r0" in r][0]
@@ -457,3 +473,36 @@ def test_every_rule_and_setting_is_documented():
         assert f"\n### `{name}`\n" in doc, name
     for name, setting in suite.suitefile._rules.SETTINGS.items():
         assert f"| `{name}` | `\"{setting.default}\"` |" in doc, name
+
+
+FREEING = """
+[suite]
+name = "t"
+scratch = "{scratch}"
+[[step]]
+name = "s"
+workload = "ior"
+args = ["-w", "-b", "64k", "-t", "16k", "-d", "1", "-o", "{scratch}/f"]
+rules = ["fixed_parameters"]
+[step.fixed]
+writeFile = true
+blockSize = "64k"
+transferSize = "16k"
+[step.free]
+interTestDelay = "the disks spin down between phases"
+"""
+
+
+def test_a_freed_parameter_is_shown_with_its_reason(tmp_path, capsys):
+    """The reason a suite gives for a parameter it frees is printed with the verdict, which
+    passes on it, and the binary's defaults judge the rest."""
+    p = write(tmp_path, FREEING.replace("{scratch}", str(tmp_path)))
+    out = tmp_path / "run"
+    assert suite.main(["run", str(p), "--out", str(out), "--sonde", SONDE]) == 0
+    printed = capsys.readouterr().out
+    [line] = [x for x in printed.splitlines() if x.startswith("000-s_r0: fixed_parameters")]
+    assert line.startswith("000-s_r0: fixed_parameters: pass: 3 fixed parameters as required, ")
+    assert line.endswith("; free by the suite: interTestDelay (the disks spin down between "
+                         "phases)")
+    verdicts = json.loads((out / "verdicts.json").read_text())
+    assert verdicts["000-s_r0"]["status"] == "judged by 1 of 6 seed rules"

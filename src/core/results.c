@@ -453,6 +453,16 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 	for (int i = 0; i < t->nnodes; i++)
 		sonde_json_string(&R.rec, NULL, t->node_names[i]);
 	sonde_json_array_end(&R.rec);
+	/* where every rank ran: a placement with unequal nodes is visible to the rules, which
+	 * tasks_per_node (node 0's count) alone would hide */
+	sonde_json_array_begin(&R.rec, "tasks_on_node");
+	for (int i = 0; i < t->nnodes; i++)
+		sonde_json_int(&R.rec, NULL, t->tasks_on_node[i]);
+	sonde_json_array_end(&R.rec);
+	sonde_json_array_begin(&R.rec, "node_of_rank");
+	for (int i = 0; i < t->size; i++)
+		sonde_json_int(&R.rec, NULL, t->node_of_rank[i]);
+	sonde_json_array_end(&R.rec);
 	if (t->slurm_job_id) {
 		sonde_json_object_begin(&R.rec, "slurm");
 		sonde_json_string(&R.rec, "job_id", t->slurm_job_id);

@@ -53,8 +53,12 @@ def suite(path, *more, hostfile=None):
 def refused_with(proc, path, step, launch, message):
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
-    assert proc.stderr == (f"sonde-suite: error: {path}: step {step} (launch {launch}): "
-                           f"{message}\n")
+    # one line; a fixed_parameters refusal goes on with the suite's reasons for what it frees
+    [line] = proc.stderr.splitlines()
+    assert line.startswith(f"sonde-suite: error: {path}: step {step} (launch {launch}): "
+                           f"{message}")
+    rest = line[line.index(message) + len(message):]
+    assert rest == "" or rest.startswith("; free by the suite: "), rest
 
 
 def launch_error(tmp_path, workload, args):
@@ -83,6 +87,9 @@ def test_arguments_against_fixed_parameters(tmp_path):
 [step.fixed]
 transferSize = "4k"
 filePerProc = true
+[step.free]
+writeFile = "what this test varies"
+blockSize = "what this test varies"
 """
     path = write_suite(tmp_path, ior_step("easy", "-w", "-F", "-t", "8k", "-b", "64k",
                                           extra=fixed))
@@ -99,7 +106,8 @@ filePerProc = true
 
 def test_fixed_values_the_binary_reads_from_directives(tmp_path):
     # -O sets the parameter as an option does: the binary's reading, not the words, is judged
-    fixed = 'rules = ["fixed_parameters"]\n[step.fixed]\nrepetitions = 3\n'
+    fixed = ('rules = ["fixed_parameters"]\n[step.fixed]\nrepetitions = 3\n'
+             '[step.free]\nwriteFile = "what this test varies"\n')
     path = write_suite(tmp_path, ior_step("easy", "-w", "-i", "3", "-O", "repetitions=2",
                                           extra=fixed))
     refused_with(suite(path, "--dry-run"), path, "easy", "000-easy_r0",
@@ -125,6 +133,10 @@ def test_an_allowed_exception_passes(tmp_path):
     extra = """rules = ["dataset_per_node", "fixed_parameters"]
 [step.fixed]
 segmentCount = { value = 1, unless = "dataset_per_node" }
+[step.free]
+writeFile = "what this test varies"
+transferSize = "what this test varies"
+blockSize = "what this test varies"
 """
     head = HEAD + '[suite.settings]\ndataset_per_node = "256KiB"\n'
     path = write_suite(tmp_path, ior_step("hard", "-w", "-t", "4k", "-b", "4k", "-s", "32",
@@ -142,6 +154,9 @@ def test_scale_is_judged_as_written_and_checked_as_scaled(tmp_path):
     extra = """rules = ["fixed_parameters"]
 [step.fixed]
 blockSize = "64k"
+[step.free]
+writeFile = "what this test varies"
+transferSize = "what this test varies"
 [step.params]
 block_kib = 64
 [step.scale]
@@ -164,6 +179,9 @@ def test_a_suite_that_passes_runs(tmp_path):
 [step.fixed]
 transferSize = "4k"
 blockSize = "16k"
+[step.free]
+writeFile = "what this test varies"
+readFile = "what this test varies"
 """
     path = write_suite(tmp_path, ior_step("easy", "-w", "-r", "-t", "4k", "-b", "16k",
                                           extra=fixed))

@@ -85,6 +85,24 @@ static void rank_arrays(struct sonde_json *j, const double *all, int n)
 	sonde_json_array_end(j);
 }
 
+/* The bytes each node's ranks moved in the phase (nodes as in the header: node 0 holds rank
+ * 0), summed from every rank's own count: the data set a node really wrote or read, which a
+ * stonewall (-D) can make smaller than blockSize x segmentCount x its tasks. */
+static void node_bytes(struct sonde_json *j, const double *all, const struct sonde_topology *t,
+                       int n)
+{
+	int64_t *sum = calloc((size_t)t->nnodes, sizeof *sum);
+	if (!sum)
+		sonde_fatal("out of memory for the bytes per node");
+	for (int k = 0; k < n; k++)
+		sum[t->node_of_rank[k]] += (int64_t)all[4 * k + 2];
+	sonde_json_array_begin(j, "node_bytes");
+	for (int i = 0; i < t->nnodes; i++)
+		sonde_json_int(j, NULL, sum[i]);
+	sonde_json_array_end(j);
+	free(sum);
+}
+
 int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
                     int verified, int64_t errors, const double *ranks, struct sonde_latency *lat)
@@ -130,8 +148,10 @@ int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access
 		sonde_json_int(&ej, "read_shift_ranks", r->read_shift);
 		sonde_json_int(&ej, "same_node_reads", r->same_node_reads);
 	}
-	if (ranks)
+	if (ranks) {
 		rank_arrays(&ej, ranks, r->ntasks);
+		node_bytes(&ej, ranks, &r->ctx->topo, r->ntasks);
+	}
 	sonde_json_object_end(&ej);
 	struct sonde_measurement m = {
 	    .phase = ior_phase_name(acc),
