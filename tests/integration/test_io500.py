@@ -27,7 +27,7 @@ def small_suite(tmp_path, scratch):
     """The shipped suite with small sizes and a one-second stonewall (tunables and the
     stonewall only; every fixed parameter as shipped)."""
     text = (REPO / "suites" / "io500.toml").read_text()
-    for old, new in (('scratch = "/scratch/sonde-io500"', f'scratch = "{scratch}"'),
+    for old, new in (('scratch = "/scratch/sonde-io500/datafiles"', f'scratch = "{scratch}"'),
                      ("block_mib = 9920000", "block_mib = 8"),
                      ("segments = 10000000", "segments = 100"),
                      ("files = 1000000", f"files = {FILES}"),
@@ -98,11 +98,14 @@ def test_io500_campaign(tmp_path, shm_scratch):
     assert invalid >= {"ior-easy-write", "mdtest-easy-write", "ior-hard-write",
                        "mdtest-hard-write"}
     assert score[4] == " [INVALID]"
-    assert "ERROR INVALID mdtest-easy-write: fixed parameter -W 300 is not set" in proc.stdout
-    assert "ERROR INVALID ior-hard-write: Runtime is smaller than expected minimum runtime" \
-        in proc.stdout
-    # the stat, read and delete phases keep IO500's fixed parameters: valid
-    assert not {"mdtest-easy-stat", "mdtest-hard-read", "find"} & invalid
+    assert "ERROR INVALID stonewall-time 1s != 300s" in proc.stdout
+    # every phase ran with the parameters IO500 gives it (the header records' params compared
+    # with IO500's and the binary's defaults): the runtime rule alone makes a phase invalid
+    errors = [ln for ln in proc.stdout.splitlines() if ln.startswith("ERROR INVALID ")]
+    runtime = [ln for ln in errors if "Runtime is smaller than expected minimum runtime" in ln]
+    assert {ln.split()[2].rstrip(":") for ln in runtime} == invalid == {
+        "ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write"}
+    assert len(errors) == len(runtime) + 1, errors
 
     # the find found the mdtest-hard files (3901 bytes, newer than the timestamp) with "01"
     # in their names, and nothing else
