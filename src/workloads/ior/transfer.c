@@ -162,10 +162,11 @@ static void random_blocks(struct ior_run *r, const struct ior_params *p, struct 
 			snprintf(po->why, sizeof po->why, "size of %.3000s: %s", tg->path,
 			         sonde_io_last_error());
 		else
-			snprintf(po->why, sizeof po->why,
-			         "%.3000s holds %lld bytes, less than one block (-b %lld) to read at "
-			         "random",
-			         tg->path, (long long)size, (long long)p->block);
+			snprintf(
+			    po->why, sizeof po->why,
+			    "%.3000s holds %lld bytes, less than one block (-b %lld) to read at "
+			    "random",
+			    tg->path, (long long)size, (long long)p->block);
 		po->failed = 1;
 		po->err = size < 0 ? EIO : EINVAL;
 		return;
