@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its phases
-in IO500's order, the parameters IO500 fixes, its score, its [RESULT]/[SCORE ] lines and result
-files, and what makes a run invalid.
+"""The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its score,
+its [RESULT]/[SCORE ] lines and result files, and what makes a run invalid. The phases and what
+each may run with are sonde.io500_phases; the judging of the parameters, the shared keys and the
+ranks is sonde.io500_validity; an IO500 .ini becomes the campaign in sonde.io500_ini.
 
 A suite is an IO500 campaign when its [suite] table says ``score = "io500"`` and its step
 names are IO500's phase names (suites/io500.toml). After the run, ``evaluate_run_dir(dir)``
@@ -130,10 +131,11 @@ def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
     if rows:
         m = rows[0]
         seconds, extra = m[Measurement.SECONDS], m.get(Measurement.EXTRA) or {}
-        if phase.group == "BW":
+        if phase.workload == "ior":
             res.value = m[Measurement.BYTES] / seconds / GIB if seconds else 0.0
             sw = extra.get(IORWriteExtra.STONEWALL_AGGREGATE)
-            res.stonewall_value = sw / 1024 if sw is not None else None
+            if phase.write and sw is not None:  # IO500 gives it for the writes only
+                res.stonewall_value = sw / 1024
         else:
             res.value = m[Measurement.OPS] / seconds / 1000 if seconds else 0.0
         errors = (m.get(Measurement.VERIFY) or {}).get("errors")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .io500_phases import PHASE_NAMES
+from .io500_phases import PHASE_NAMES, PHASES
 
 STRING, BOOL, INT, UINT = "string", "bool", "int", "uint"
 _EXTENDED = "belongs to IO500's extended mode; sonde runs the standard mode"
@@ -46,7 +46,6 @@ SECTIONS = {
     "mdtest-hard": {"API": (STRING, None), "n": (UINT, "1000000"),
                     "files-per-dir": (UINT, None), "run": (BOOL, "TRUE")},
     "find": _FIND_KEYS,
-    "ior-rnd4K-easy-read": _API_RUN,
     "mdworkbench": {"API": (STRING, None), "waitingTime": (STRING, "0.0"),
                     "precreatePerSet": (UINT, None), "filesPerProc": (UINT, None),
                     "run": (BOOL, "TRUE"), "verbosity": (INT, None)},
@@ -60,8 +59,7 @@ for _name in ("ior-hard-write", "ior-hard-read"):
 EXTENDED = {"mdworkbench", "mdworkbench-create", "mdworkbench-bench", "mdworkbench-delete",
             "find-easy", "find-hard"}
 # What each phase's step takes from which .ini section (its family).
-FAMILY = {name: name.rsplit("-", 1)[0] for name in PHASE_NAMES
-          if name.startswith(("ior-", "mdtest-"))}
+FAMILY = {p.name: p.family for p in PHASES if p.family}
 # The backend options sonde's ior and mdtest take, from IO500's API key ("POSIX --posix.odirect")
 API_OPTIONS = {"--posix.odirect"}
 BACKENDS = {"ior": ("POSIX", "MPIIO"), "mdtest": ("POSIX",)}
@@ -181,8 +179,6 @@ def _check_unsupported(cfg, ranks):
             ("find", "external-extra-args", "sonde runs its own find, no external script"),
             ("find", "pfind-parallelize-single-dir-access-using-hashing",
              "sonde find does not hash directory reads (-H)"),
-            ("ior-rnd4K-easy-read", "API", "sonde does not run ior-rnd4K-easy-read (IOR's -z -z "
-                                           "random offsets over the whole file)"),
             ("ior-easy", "verbosity", "IOR's -v in the campaign is not implemented"),
             ("ior-hard", "verbosity", "IOR's -v in the campaign is not implemented")):
         cfg.only_default(section, name, why)
@@ -234,7 +230,12 @@ def step_params(cfg, phase, workload):
         params["api"], params["api_option"] = _api(cfg, phase, workload)
     stonewall = int(cfg.get("debug", "stonewall-time"))
     family = FAMILY.get(phase)
-    if family == "ior-easy":
+    if phase == "ior-rnd4K-easy-read":
+        fpp = _bool(cfg, family, "filePerProc")
+        params.update(file_per_proc="-F" if fpp else "", reorder="-C" if fpp else "",
+                      shift="-Q2" if fpp else "", stonewall=stonewall,
+                      unique_dir="-u" if _bool(cfg, family, "uniqueDir") else "")
+    elif family == "ior-easy":
         block = _size(cfg, family, "blockSize")
         if block % MIB:
             raise cfg.refuse(family, "blockSize", "the campaign takes whole MiB")

@@ -13,7 +13,8 @@ changes them):
   - STONEWALL: the campaign's stonewall (IO500's [debug] stonewall-time, 300 s in a valid run);
   - SET: a path IO500 always gives (the data and stonewall status files), any path;
   - FREE: where results go, the data seed IO500 draws from its timestamp, and what the binary
-    derives from the other parameters.
+    derives from the other parameters;
+  - FilePerProc((a, b)): a with file-per-process, b without (ior-rnd4K-easy-read's -C -Q 2).
 A parameter the binary records and a phase does not name is judged a difference: a new option
 is not valid in an IO500 campaign until its rule is written here.
 """
@@ -139,6 +140,23 @@ def _md_only(which):
             MDTEST.RENAME_DIRS: False}
 
 
+class FilePerProc(tuple):
+    """A value that depends on filePerProc: (with -F, without)."""
+
+    def resolve(self, params):
+        return self[0] if params.get(IOR.FILE_PER_PROC) else self[1]
+
+
+# ior-rnd4K-easy-read: ior-easy's -g -G -k -e -o [-u] [-F] without its standard flags, then
+# -r -D stonewall -z -z -t 4096 -b 4096 -s 10000000 -O stoneWallingWearOut=1, and -C -Q 2 with
+# -F
+_IOR_RND4K = {**_IOR_COMMON, IOR.FILE_PER_PROC: TUNABLE, IOR.UNIQUE_DIR: TUNABLE,
+              IOR.READ_FILE: True, IOR.DEADLINE_FOR_STONEWALLING: STONEWALL_TIME,
+              IOR.RANDOM_OFFSET: 2, IOR.TRANSFER_SIZE: 4096, IOR.BLOCK_SIZE: 4096,
+              IOR.SEGMENT_COUNT: 10000000, IOR.STONEWALLING_WEAR_OUT: True,
+              IOR.REORDER_TASKS: FilePerProc((True, False)),
+              IOR.TASK_PER_NODE_OFFSET: FilePerProc((2, 1))}
+
 _MD_CREATE = {**_md_only("C"), MDTEST.CALL_SYNC: True,
               MDTEST.STONEWALL_SECONDS: STONEWALL_TIME}
 
@@ -197,12 +215,15 @@ PHASES = (
              {**_MD_HARD, **_md_only("E"), MDTEST.VERIFY_READ: True}, "mdtest-hard"),
     PhaseDef("mdtest-hard-delete", "mdtest", "file-remove", "MD", False,
              {**_MD_HARD, **_md_only("r")}, "mdtest-hard"),
+    # not scored, but IO500 runs it and a run where it fails or scores 0 is invalid
+    PhaseDef("ior-rnd4K-easy-read", "ior", "read", None, False, _IOR_RND4K, "ior-easy"),
 )
 PHASE_NAMES = tuple(p.name for p in PHASES)
 BY_NAME = {p.name: p for p in PHASES}
 
 # What IO500 sets once in an .ini section for all its phases: the phases of a family must
-# agree on them (ior-easy-read reads the files ior-easy-write wrote, as it wrote them).
+# agree on them (ior-easy-read reads the files ior-easy-write wrote, as it wrote them), where
+# both leave them to the submitter.
 SHARED = {
     "ior-easy": (IOR.TRANSFER_SIZE, IOR.BLOCK_SIZE, IOR.FILE_PER_PROC, IOR.UNIQUE_DIR,
                  IOR.VERBOSE, IOR.TEST_FILE, IOR.STONEWALLING_STATUS_FILE),
