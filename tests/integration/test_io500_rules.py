@@ -102,6 +102,23 @@ def test_find_with_a_stonewall_is_invalid(tmp_path, shm_scratch):
     assert "parameter stonewall is 1, IO500 leaves it at the default 0" in res.reasons
 
 
+def test_a_read_of_other_blocks_than_written_is_invalid(tmp_path, shm_scratch):
+    """ior-easy-read with its own -t 1m -b 1m reads half of what ior-easy-write wrote with
+    -t 2m -b 2m: both are the submitter's, but IO500 sets them once for both phases."""
+    write = launch_phase(tmp_path, shm_scratch, "ior-easy-write", [])
+    read = launch_phase(tmp_path, shm_scratch, "ior-easy-read", ["-t", "1m", "-b", "1m"])
+    (m,) = [m for m in read[0].measurements if m["phase"] == "read"]
+    assert m["bytes"] == 2 * 2**20  # two ranks, one MiB each
+    result = io500.evaluate({"ior-easy-write": (write[1], write[0], "ok"),
+                             "ior-easy-read": (read[1], read[0], "ok")})
+    (phase,) = [p for p in result.phases if p.name == "ior-easy-read"]
+    assert sorted(phase.reasons) == [
+        "parameter blockSize is 1048576, ior-easy-write ran with 2097152 (IO500 sets it once, "
+        "in [ior-easy])",
+        "parameter transferSize is 1048576, ior-easy-write ran with 2097152 (IO500 sets it "
+        "once, in [ior-easy])"]
+
+
 def test_grouped_flags_are_what_io500_runs(tmp_path, shm_scratch):
     """-uLF is -u -L -F: the phase runs with exactly IO500's parameters."""
     def grouped(text):
