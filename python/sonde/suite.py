@@ -67,7 +67,7 @@ def parser():
                      help="print each launch's own output (the workload's tables) after it")
     ini = sub.add_parser("io500", help="run an IO500 .ini as suites/io500.toml's campaign")
     ini.add_argument("suite", metavar="CONFIG.ini", help="IO500 configuration file")
-    ini.add_argument("--ranks", type=int, default=int(os.environ.get("SLURM_NTASKS", 2)),
+    ini.add_argument("--ranks", type=int, metavar="N",
                      help="MPI ranks of every phase (default: $SLURM_NTASKS, else 2)")
     ini.add_argument("--tasks-per-node", type=int, metavar="N", help="ranks on each node")
     for action in run._actions:  # run's options, shared
@@ -175,8 +175,11 @@ def cmd_io500(args):
     if not template.exists():  # installed: <prefix>/share/sonde/suites
         sonde = Path(shutil.which(args.sonde or default_sonde()) or "sonde").resolve()
         template = sonde.parents[1] / "share" / "sonde" / "suites" / "io500.toml"
+    ranks = args.ranks or os.environ.get("SLURM_NTASKS", "2")
+    if not str(ranks).isdigit():
+        return error(f"the rank count must be a whole number, not {ranks!r} ($SLURM_NTASKS)")
     try:
-        made = io500_ini.campaign(args.suite, template, args.ranks, args.tasks_per_node,
+        made = io500_ini.campaign(args.suite, template, int(ranks), args.tasks_per_node,
                                   args.out)
     except (io500_ini.IniError, OSError) as e:
         return error(str(e))
