@@ -26,6 +26,7 @@ from . import results as _results
 from .io500_phases import PHASE_NAMES, PHASES, STONEWALL
 from .io500_validity import (
     campaign_stonewall,
+    datadir_problems,
     parameter_problems,
     phase_params,
     placement_problems,
@@ -160,6 +161,7 @@ def evaluate(launches, reduced_scale=False):
     shared = shared_problems(params, PHASES)
     placed = placement_problems({name: run.header for name, run in runs.items()
                                  if run is not None})
+    elsewhere = datadir_problems(params, PHASES)
     phases = []
     for phase in PHASES:
         command, run, status = launches.get(phase.name, (None, None, "not run"))
@@ -169,7 +171,8 @@ def evaluate(launches, reduced_scale=False):
                 res.reasons.append(f"the timestamp file was not made ({status})")
         else:
             res = phase_result(phase, run, command, status, stonewall)
-            res.reasons += shared.get(phase.name, []) + placed.get(phase.name, [])
+            res.reasons += (shared.get(phase.name, []) + elsewhere.get(phase.name, []) +
+                            placed.get(phase.name, []))
         phases.append(res)
     bw = geometric_mean(p.value for p in phases if p.group == "BW")
     md = geometric_mean(p.value for p in phases if p.group == "MD")

@@ -179,6 +179,11 @@ class PhaseDef:
     family: str | None = None  # IO500's .ini section whose keys the phase shares
 
     @property
+    def data(self):
+        """(parameter, path in IO500's datadir) of the phase's data, or None."""
+        return DATA.get(self.family)
+
+    @property
     def unit(self):
         return "GiB/s" if self.name.startswith("ior") else "kIOPS"
 
@@ -231,6 +236,14 @@ SHARED = {
     "mdtest-easy": (MDTEST.ITEMS, MDTEST.TEST_DIRS, MDTEST.STONEWALL_STATUS_FILE),
     "mdtest-hard": (MDTEST.ITEMS, MDTEST.TEST_DIRS, MDTEST.STONEWALL_STATUS_FILE),
 }
+
+
+# Where IO500 puts each section's data in its datadir (the find runs on the datadir itself).
+DATA = {"ior-easy": (IOR.TEST_FILE, "ior-easy/ior_file_easy"),
+        "ior-hard": (IOR.TEST_FILE, "ior-hard/file"),
+        "mdtest-easy": (MDTEST.TEST_DIRS, "mdtest-easy"),
+        "mdtest-hard": (MDTEST.TEST_DIRS, "mdtest-hard"),
+        "find": (FIND.WORKDIR, "")}
 
 
 def check_steps(steps):

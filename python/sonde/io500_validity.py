@@ -9,6 +9,7 @@ such as -uLF and attached values such as -I10 included), so no spelling of an op
 """
 
 import json
+import os
 from collections import Counter
 
 from .io500_phases import (
@@ -122,4 +123,39 @@ def placement_problems(headers):
             out[name] = [f"ran on {shape[0]} ranks ({shape[1]} nodes x {shape[2]} tasks), the "
                          f"other phases on {ranks} ({nodes} x {tpn}): IO500 runs every phase on "
                          "the same processes"]
+    return out
+
+
+def datadir_problems(params_by_phase, phases):
+    """{phase name: reasons}: data outside IO500's layout (datadir/ior-easy/ior_file_easy,
+    .../ior-hard/file, .../mdtest-easy, .../mdtest-hard, the find on the datadir) or in another
+    datadir than the other phases' (the most common one): a find over a directory of a few
+    files, or a read of other files than the write's, is not IO500's."""
+    found, out = {}, {}
+    for phase in phases:
+        params = params_by_phase.get(phase.name)
+        if not params or not phase.data or not isinstance(params.get(phase.data[0]), str):
+            continue
+        name, rel = phase.data
+        path = os.path.normpath(params[name])
+        if not rel:
+            datadir = path
+        elif path == rel:
+            datadir = "."
+        elif path.endswith("/" + rel):
+            datadir = path[:-len(rel) - 1] or "/"
+        else:
+            out[phase.name] = [f"parameter {name} is {_shown(params[name])}, IO500 puts it at "
+                               f"<datadir>/{rel}"]
+            continue
+        found[phase.name] = (name, params[name], datadir)
+    order = [d for _, _, d in found.values()]
+    if order:
+        counts = Counter(order)
+        datadir = max(order, key=lambda d: (counts[d], -order.index(d)))
+        for phase_name, (name, value, d) in found.items():
+            if d != datadir:
+                out.setdefault(phase_name, []).append(
+                    f"parameter {name} is {_shown(value)}, outside the datadir of the other "
+                    f"phases, {_shown(datadir)} (IO500 keeps all its data in one)")
     return out

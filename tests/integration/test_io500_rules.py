@@ -119,6 +119,28 @@ def test_a_read_of_other_blocks_than_written_is_invalid(tmp_path, shm_scratch):
         "once, in [ior-easy])"]
 
 
+def test_a_find_over_other_files_is_invalid(tmp_path, shm_scratch):
+    """The find on a directory holding a few matching files, not on the datadir where
+    mdtest-hard-write made its files: it finds little, fast."""
+    write = launch_phase(tmp_path, shm_scratch, "mdtest-hard-write", [])
+    elsewhere = tmp_path / "few"
+    elsewhere.mkdir()
+    (tmp_path / "timestampfile").touch()
+    (elsewhere / "x01").write_bytes(b"x" * 3901)
+    out = tmp_path / "find.jsonl"
+    args = ["find", "--json", str(out), str(elsewhere), "-newer", str(tmp_path / "timestampfile"),
+            "-size", "3901c", "-name", "*01*", "-C", "-q", "10000"]
+    run_sonde(args, np=2)
+    (find,) = results.load(out)
+    (m,) = find.measurements
+    assert m["extra"]["found"] == 1
+    result = io500.evaluate({"mdtest-hard-write": (write[1], write[0], "ok"),
+                             "find": (["sonde", *args], find, "ok")})
+    (phase,) = [p for p in result.phases if p.name == "find"]
+    assert phase.reasons == [f"parameter workdir is \"{elsewhere}\", outside the datadir of the "
+                             f"other phases, \"{shm_scratch}\" (IO500 keeps all its data in one)"]
+
+
 def test_grouped_flags_are_what_io500_runs(tmp_path, shm_scratch):
     """-uLF is -u -L -F: the phase runs with exactly IO500's parameters."""
     def grouped(text):
