@@ -76,10 +76,7 @@ def campaign_stonewall(params_by_phase, phases):
         for name, want in phase.expected().items():
             if want is STONEWALL_TIME and name in params:
                 values.append(params[name])
-    if not values:
-        return STONEWALL
-    counts = Counter(values)
-    return max(values, key=lambda v: (counts[v], -values.index(v)))
+    return _most_common(values) if values else STONEWALL
 
 
 def shared_problems(params_by_phase, phases):
@@ -106,23 +103,32 @@ def shared_problems(params_by_phase, phases):
     return problems
 
 
+def _most_common(values):
+    """The most common of values, the earliest on a tie."""
+    counts = Counter(values)
+    return max(values, key=lambda v: (counts[v], -values.index(v)))
+
+
 def placement_problems(headers):
     """{phase name: reasons}: phases that ran on other processes than the campaign's (IO500 runs
-    every phase in one MPI job). headers: {phase name: header record}; the campaign's placement
-    is the most common one, the earlier phase's on a tie."""
+    every phase in one MPI job): other rank, node or task counts, or other hosts. headers:
+    {phase name: header record}; the campaign's placement is the most common one."""
     shapes = {name: (h.get(Header.RANKS), h.get(Header.NODES), h.get(Header.TASKS_PER_NODE))
               for name, h in headers.items() if h}
+    hosts = {name: tuple(h.get(Header.HOSTNAMES) or ()) for name, h in headers.items() if h}
     if not shapes:
         return {}
-    order = list(shapes.values())
-    counts = Counter(order)
-    ranks, nodes, tpn = max(order, key=lambda s: (counts[s], -order.index(s)))
+    ranks, nodes, tpn = _most_common(list(shapes.values()))
+    usual = _most_common(list(hosts.values()))
     out = {}
     for name, shape in shapes.items():
         if shape != (ranks, nodes, tpn):
             out[name] = [f"ran on {shape[0]} ranks ({shape[1]} nodes x {shape[2]} tasks), the "
                          f"other phases on {ranks} ({nodes} x {tpn}): IO500 runs every phase on "
                          "the same processes"]
+        elif hosts[name] != usual:
+            out[name] = [f"ran on the hosts {', '.join(hosts[name])}, the other phases on "
+                         f"{', '.join(usual)}: IO500 runs every phase on the same processes"]
     return out
 
 
@@ -149,10 +155,8 @@ def datadir_problems(params_by_phase, phases):
                                f"<datadir>/{rel}"]
             continue
         found[phase.name] = (name, params[name], datadir)
-    order = [d for _, _, d in found.values()]
-    if order:
-        counts = Counter(order)
-        datadir = max(order, key=lambda d: (counts[d], -order.index(d)))
+    if found:
+        datadir = _most_common([d for _, _, d in found.values()])
         for phase_name, (name, value, d) in found.items():
             if d != datadir:
                 out.setdefault(phase_name, []).append(

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, SONDE, mpi_env, read_jsonl, run_sonde
+from conftest import MULTI_NODE, REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
 from sonde import io500, io500_phases, results, runner, suitefile  # noqa: E402
@@ -35,9 +35,10 @@ def small_suite(tmp_path, scratch, stonewall=300, edit=None):
     return path
 
 
-def launch_phase(tmp_path, scratch, name, extra):
-    """Runs one phase of the suite on 2 ranks with extra options appended; its Run (which may
-    have failed: its header holds the parameters) and command."""
+def launch_phase(tmp_path, scratch, name, extra, hosts=None):
+    """Runs one phase of the suite on 2 ranks (on hosts, "node:2", when given) with extra
+    options appended; its Run (which may have failed: its header holds the parameters) and
+    command."""
     suite = suitefile.load(small_suite(tmp_path, scratch))
     (ln,) = [ln for ln in suite.launches if ln.step == name]
     ln = runner.with_run_dir(ln, tmp_path)
@@ -45,7 +46,7 @@ def launch_phase(tmp_path, scratch, name, extra):
         (tmp_path / d).mkdir(parents=True, exist_ok=True)
     out = tmp_path / f"{name}.jsonl"
     args = [ln.workload, "--json", str(out), *ln.args, *extra]
-    run_sonde(args, np=2, check=False)
+    run_sonde(args, np=2, check=False, hosts=hosts)
     read_jsonl(out)  # every record valid against the schema
     (run,) = results.load(out)
     return run, ["sonde", *args]
@@ -186,6 +187,26 @@ def test_phases_on_different_ranks_are_invalid(tmp_path, shm_scratch):
     line = next(ln for ln in proc.stdout.splitlines()
                 if ln.startswith("[RESULT]") and " mdtest-hard-stat " in ln)
     assert line.endswith(" [INVALID]")
+
+
+def multi_node(test):
+    """The test runs on "nodes" made with UTS namespaces (conftest's MULTI_NODE)."""
+    for mark in MULTI_NODE:
+        test = mark(test)
+    return test
+
+
+@multi_node
+def test_a_phase_on_other_hosts_is_invalid(tmp_path, shm_scratch):
+    """The same rank counts on another node: not the same processes either."""
+    write = launch_phase(tmp_path, shm_scratch, "mdtest-easy-write", [], hosts="nodeA:2")
+    stat = launch_phase(tmp_path, shm_scratch, "mdtest-easy-stat", [], hosts="nodeB:2")
+    assert write[0].header["hostnames"] == ["nodeA"] and stat[0].header["hostnames"] == ["nodeB"]
+    result = io500.evaluate({"mdtest-easy-write": (write[1], write[0], "ok"),
+                             "mdtest-easy-stat": (stat[1], stat[0], "ok")})
+    (phase,) = [p for p in result.phases if p.name == "mdtest-easy-stat"]
+    assert phase.reasons == ["ran on the hosts nodeB, the other phases on nodeA: IO500 runs "
+                             "every phase on the same processes"]
 
 
 def tiny_ini(tmp_path, scratch, **extra):
