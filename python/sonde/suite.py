@@ -169,8 +169,8 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
 
 
 def cmd_io500(args):
-    """Writes the .ini's campaign beside its results (a dry run: to a temporary file) and runs
-    it as `run` would."""
+    """Writes the .ini's campaign and a copy of the .ini beside its results (a dry run: the
+    campaign to a temporary file) and runs it as `run` would."""
     template = REPO / "suites" / "io500.toml"
     if not template.exists():  # installed: <prefix>/share/sonde/suites
         sonde = Path(shutil.which(args.sonde or default_sonde()) or "sonde").resolve()
@@ -188,6 +188,8 @@ def cmd_io500(args):
         if not args.dry_run and (where / runner.MANIFEST).exists():
             return error(f"{where} already holds a run; choose another resultdir or --out")
         where.mkdir(parents=True, exist_ok=True)
+        if not args.dry_run:  # kept as IO500 keeps it in its result directory
+            shutil.copyfile(args.suite, where / "config-orig.ini")
         args.suite, args.out = str(where / "io500.toml"), str(made.run_dir)
         Path(args.suite).write_text(made.toml)
         return cmd_run(args)

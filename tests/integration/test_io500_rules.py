@@ -239,6 +239,7 @@ def test_ini_runs_as_the_toml_campaign(tmp_path, shm_scratch):
     assert proc.returncode == 0, proc.stderr[-3000:]
     (run_dir,) = (tmp_path / "results").iterdir()
     assert (run_dir / "result_summary.txt").exists() and (run_dir / "io500.toml").exists()
+    assert (run_dir / "config-orig.ini").read_text() == (tmp_path / "config.ini").read_text()
     errors = [ln for ln in proc.stdout.splitlines() if ln.startswith("ERROR INVALID ")]
     assert errors[0] == "ERROR INVALID stonewall-time 1s != 300s: the write phases ran with a " \
         "debug stonewall"
