@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its phases
-in IO500's order, the parameters IO500 fixes, its score, its [RESULT]/[SCORE ] lines and result
-files, and what makes a run invalid.
+"""The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its score,
+its [RESULT]/[SCORE ] lines and result files, and what makes a run invalid. The phases and what
+each may run with are sonde.io500_phases; the judging of the parameters, the shared keys and the
+ranks is sonde.io500_validity; an IO500 .ini becomes the campaign in sonde.io500_ini.
 
 A suite is an IO500 campaign when its [suite] table says ``score = "io500"`` and its step
 names are IO500's phase names (suites/io500.toml). After the run, ``evaluate_run_dir(dir)``
@@ -19,69 +20,23 @@ Scores, as IO500's calc_score computes them:
 """
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import io500_files, io500_ini
 from . import results as _results
+from .io500_phases import PHASE_NAMES, PHASES, STONEWALL
+from .io500_validity import (
+    campaign_stonewall,
+    datadir_problems,
+    parameter_problems,
+    phase_params,
+    placement_problems,
+    shared_problems,
+)
 from .names import End, FindExtra, Header, IORWriteExtra, Measurement
 
-STONEWALL = 300  # seconds: IO500's stonewall, and the least time a write phase may take
 GIB = 1 << 30
-
-
-@dataclass(frozen=True)
-class PhaseDef:
-    """One IO500 phase: which sonde workload runs it, which measurement scores it, and the
-    arguments IO500 fixes (each a tuple: a flag alone, or a flag and its value, where "{any}"
-    stands for any text and "{stonewall}" for the stonewall)."""
-
-    name: str
-    workload: str | None  # None: the timestamp, which sonde-suite makes itself
-    record: str | None  # the measurement phase that gives the score
-    group: str | None  # "BW", "MD", or None (not scored)
-    write: bool = False  # must run at least the stonewall
-    fixed: tuple = ()
-    forbidden: tuple = ()  # flags IO500 allows only in debug runs (they invalidate)
-
-    @property
-    def unit(self):
-        return "GiB/s" if self.name.startswith("ior") else "kIOPS"
-
-
-_IOR = (("-C",), ("-Q", "1"), ("-g",), ("-k",), ("-e",), ("-G", "{any}"),
-        ("-O", "stoneWallingStatusFile={any}"))
-_IOR_HARD = _IOR + (("-t", "47008"), ("-b", "47008"))
-_IOR_WRITE = (("-w",), ("-D", "{stonewall}"), ("-O", "stoneWallingWearOut=1"))
-_IOR_READ = (("-r",), ("-R",))
-_MD_EASY = (("-u",), ("-L",), ("-F",), ("-P",), ("-N", "1"), ("-x", "{any}"))
-_MD_HARD = (("-t",), ("-F",), ("-P",), ("-N", "1"), ("-w", "3901"), ("-e", "3901"),
-            ("-G", "{any}"), ("-x", "{any}"))
-_MD_WRITE = (("-C",), ("-Y",), ("-W", "{stonewall}"))
-
-PHASES = (
-    PhaseDef("ior-easy-write", "ior", "write", "BW", True, _IOR + _IOR_WRITE),
-    PhaseDef("mdtest-easy-write", "mdtest", "file-create", "MD", True, _MD_EASY + _MD_WRITE),
-    PhaseDef("timestamp", None, None, None),
-    PhaseDef("ior-hard-write", "ior", "write", "BW", True, _IOR_HARD + _IOR_WRITE),
-    PhaseDef("mdtest-hard-write", "mdtest", "file-create", "MD", True, _MD_HARD + _MD_WRITE,
-             forbidden=("-I",)),
-    PhaseDef("find", "find", "find", "MD", False,
-             (("-newer", "{any}"), ("-size", "3901c"), ("-name", "*01*"))),
-    PhaseDef("ior-easy-read", "ior", "read", "BW", False, _IOR + _IOR_READ),
-    PhaseDef("mdtest-easy-stat", "mdtest", "file-stat", "MD", False, _MD_EASY + (("-T",),)),
-    PhaseDef("ior-hard-read", "ior", "read", "BW", False, _IOR_HARD + _IOR_READ),
-    PhaseDef("mdtest-hard-stat", "mdtest", "file-stat", "MD", False, _MD_HARD + (("-T",),),
-             forbidden=("-I",)),
-    PhaseDef("mdtest-easy-delete", "mdtest", "file-remove", "MD", False,
-             _MD_EASY + (("-r",),)),
-    PhaseDef("mdtest-hard-read", "mdtest", "file-read", "MD", False,
-             _MD_HARD + (("-E",), ("-X",)), forbidden=("-I",)),
-    PhaseDef("mdtest-hard-delete", "mdtest", "file-remove", "MD", False,
-             _MD_HARD + (("-r",),), forbidden=("-I",)),
-)
-PHASE_NAMES = tuple(p.name for p in PHASES)
 
 
 @dataclass
@@ -151,49 +106,16 @@ def _args_after_workload(command, workload):
     return args
 
 
-def _has(args, flag, value):
-    """Whether args hold flag (with value, where "{any}" matches any text): separate or
-    attached to a one-letter flag (-Q1, -G=5)."""
-    pattern = None if value is None else re.compile(
-        "^" + ".*".join(re.escape(p) for p in value.split("{any}")) + "$")
-    for i, a in enumerate(args):
-        if a == flag:
-            if pattern is None:
-                return True
-            if i + 1 < len(args) and pattern.match(args[i + 1]):
-                return True
-        elif pattern is not None and a.startswith(flag) and len(flag) == 2:
-            rest = a[2:].removeprefix("=")
-            if pattern.match(rest):
-                return True
-    return False
-
-
-def fixed_parameter_problems(phase, args, stonewall=STONEWALL):
-    """The fixed parameters of an IO500 phase that args do not hold, as reasons."""
-    problems = []
-    for item in phase.fixed:
-        flag, value = item[0], item[1] if len(item) > 1 else None
-        if value is not None:
-            value = value.replace("{stonewall}", str(stonewall))
-        if not _has(args, flag, value):
-            shown = flag if value is None else f"{flag} {value}"
-            problems.append(f"fixed parameter {shown} is not set")
-    for flag in phase.forbidden:
-        if any(a == flag or a.startswith(flag + "=") for a in args):
-            problems.append(f"{flag} is a debug option of IO500: it invalidates the run")
-    return problems
-
-
 def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
     """Scores one phase from the launch's results (a sonde.results.Run, or None when it wrote
-    none), its command line and its manifest status."""
-    args = _args_after_workload(command, phase.workload) if phase.workload else []
+    none), its command line and its manifest status; stonewall is the campaign's."""
     res = PhaseResult(phase.name, phase.group, phase.unit, None, None, command=command)
     if phase.workload is None:
         res.value = 0.0
         return res
-    res.reasons += fixed_parameter_problems(phase, args, stonewall)
+    params = phase_params(run)
+    if params is not None:
+        res.reasons += parameter_problems(phase, params, stonewall)
     if run is None:
         res.reasons.append("the phase wrote no results" + (f" ({status})" if status else ""))
         return res
@@ -212,10 +134,11 @@ def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
     if rows:
         m = rows[0]
         seconds, extra = m[Measurement.SECONDS], m.get(Measurement.EXTRA) or {}
-        if phase.group == "BW":
+        if phase.workload == "ior":
             res.value = m[Measurement.BYTES] / seconds / GIB if seconds else 0.0
             sw = extra.get(IORWriteExtra.STONEWALL_AGGREGATE)
-            res.stonewall_value = sw / 1024 if sw is not None else None
+            if phase.write and sw is not None:  # IO500 gives it for the writes only
+                res.stonewall_value = sw / 1024
         else:
             res.value = m[Measurement.OPS] / seconds / 1000 if seconds else 0.0
         errors = (m.get(Measurement.VERIFY) or {}).get("errors")
@@ -225,15 +148,22 @@ def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
             res.reasons.append("Find didn't find anything, this is likely invalid.")
     if not res.value:
         res.reasons.append("Resulting score shouldn't be 0.0")
-    if phase.write and res.seconds is not None and res.seconds < stonewall:
+    if phase.write and res.seconds is not None and res.seconds < STONEWALL:
         res.reasons.append(f"Runtime is smaller than expected minimum runtime "
-                           f"({res.seconds:.3f} s < {stonewall} s)")
+                           f"({res.seconds:.3f} s < {STONEWALL} s)")
     return res
 
 
-def evaluate(launches, reduced_scale=False, stonewall=STONEWALL):
+def evaluate(launches, reduced_scale=False):
     """launches: {phase name: (command list, Run or None, status)}. Phases missing from it are
     invalid. Returns an Io500Result."""
+    runs = {p.name: launches.get(p.name, (None, None, "not run"))[1] for p in PHASES}
+    params = {name: phase_params(run) for name, run in runs.items()}
+    stonewall = campaign_stonewall(params, PHASES)
+    shared = shared_problems(params, PHASES)
+    placed = placement_problems({name: run.header for name, run in runs.items()
+                                 if run is not None})
+    elsewhere = datadir_problems(params, PHASES)
     phases = []
     for phase in PHASES:
         command, run, status = launches.get(phase.name, (None, None, "not run"))
@@ -243,10 +173,15 @@ def evaluate(launches, reduced_scale=False, stonewall=STONEWALL):
                 res.reasons.append(f"the timestamp file was not made ({status})")
         else:
             res = phase_result(phase, run, command, status, stonewall)
+            res.reasons += (shared.get(phase.name, []) + elsewhere.get(phase.name, []) +
+                            placed.get(phase.name, []))
         phases.append(res)
     bw = geometric_mean(p.value for p in phases if p.group == "BW")
     md = geometric_mean(p.value for p in phases if p.group == "MD")
     reasons = []
+    if stonewall != STONEWALL:
+        reasons.append(f"stonewall-time {stonewall}s != {STONEWALL}s: the write phases ran with "
+                       "a debug stonewall")
     if reduced_scale:
         reasons.append("reduced scale (--scale): an IO500 run at reduced scale is never valid")
     return Io500Result(phases, bw, md, math.sqrt(bw * md), reasons)
@@ -297,22 +232,6 @@ def evaluate_run_dir(run_dir):
             run = _load_run(Path(run_dir) / entry["id"] / "results.jsonl")
             launches[entry["step"]] = (entry.get("command"), run, entry.get("status"))
     return evaluate(launches, manifest.data.get("reduced_scale", False))
-
-
-def check_steps(steps):
-    """Why a suite's step names are not an IO500 campaign (None when they are): each phase
-    once, in IO500's order, nothing else."""
-    if list(steps) == list(PHASE_NAMES):
-        return None
-    extra = [s for s in steps if s not in PHASE_NAMES]
-    if extra:
-        return f"step '{extra[0]}' is not an IO500 phase (phases: {', '.join(PHASE_NAMES)})"
-    missing = [p for p in PHASE_NAMES if p not in steps]
-    if missing:
-        return f"IO500 phase '{missing[0]}' has no step"
-    if len(steps) != len(set(steps)):
-        return "an IO500 campaign runs each phase once (repetitions = 1)"
-    return "the steps must run in IO500's order: " + ", ".join(PHASE_NAMES)
 
 
 def report(run_dir, out):

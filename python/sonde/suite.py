@@ -5,6 +5,7 @@ procurement rules, prints and saves the result tables and the score.
     sonde-suite run SUITE.toml [--launcher mpirun|srun] [--hostfile F | --host H1,H2]
                     [--oversubscribe] [--out DIR] [--dry-run] [--scale F]
     sonde-suite resume DIR
+    sonde-suite io500 CONFIG.ini [--ranks N] [--tasks-per-node N] [run's options]
     sonde-suite submit SUITE.toml [--partition P] [--account A] [--time MIN] [--out DIR]
                        [--scale F] [--oversubscribe]   (sbatch)
 
@@ -16,10 +17,22 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import io500, placement, preflight, runner, scores, submit, suitefile, tables
+from . import (
+    io500,
+    io500_config,
+    io500_ini,
+    placement,
+    preflight,
+    runner,
+    scores,
+    submit,
+    suitefile,
+    tables,
+)
 from .cli import EXIT_USAGE
 
 PROG = "sonde-suite"
@@ -64,6 +77,14 @@ def parser():
     run.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
     run.add_argument("--show-output", action="store_true",
                      help="print each launch's own output (the workload's tables) after it")
+    ini = sub.add_parser("io500", help="run an IO500 .ini as suites/io500.toml's campaign")
+    ini.add_argument("suite", metavar="CONFIG.ini", help="IO500 configuration file")
+    ini.add_argument("--ranks", type=int, metavar="N",
+                     help="MPI ranks of every phase (default: $SLURM_NTASKS, else 2)")
+    ini.add_argument("--tasks-per-node", type=int, metavar="N", help="ranks on each node")
+    for action in run._actions:  # run's options, shared
+        if action.dest not in ("help", "suite"):
+            ini._add_action(action)
     resume = sub.add_parser("resume", help="continue an interrupted or failed run directory")
     resume.add_argument("run_dir", metavar="DIR", help="run directory of the suite")
     resume.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
@@ -160,6 +181,33 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
     return 0
 
 
+def cmd_io500(args):
+    """Writes the .ini's campaign and a copy of the .ini beside its results (a dry run: the
+    campaign to a temporary file) and runs it as `run` would."""
+    template = REPO / "suites" / "io500.toml"
+    if not template.exists():  # installed: <prefix>/share/sonde/suites
+        sonde = Path(shutil.which(args.sonde or default_sonde()) or "sonde").resolve()
+        template = sonde.parents[1] / "share" / "sonde" / "suites" / "io500.toml"
+    ranks = args.ranks or os.environ.get("SLURM_NTASKS", "2")
+    if not str(ranks).isdigit():
+        return error(f"the rank count must be a whole number, not {ranks!r} ($SLURM_NTASKS)")
+    try:
+        made = io500_config.campaign(args.suite, template, int(ranks), args.tasks_per_node,
+                                     args.out)
+    except (io500_ini.IniError, OSError) as e:
+        return error(str(e))
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp) if args.dry_run else made.run_dir
+        if not args.dry_run and (where / runner.MANIFEST).exists():
+            return error(f"{where} already holds a run; choose another resultdir or --out")
+        where.mkdir(parents=True, exist_ok=True)
+        if not args.dry_run:  # kept as IO500 keeps it in its result directory
+            shutil.copyfile(args.suite, where / "config-orig.ini")
+        args.suite, args.out = str(where / "io500.toml"), str(made.run_dir)
+        Path(args.suite).write_text(made.toml)
+        return cmd_run(args)
+
+
 def cmd_resume(args):
     run_dir = Path(args.run_dir)
     try:
@@ -201,7 +249,8 @@ def cmd_submit(args):
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    return {"run": cmd_run, "resume": cmd_resume, "submit": cmd_submit}[args.command](args)
+    return {"run": cmd_run, "resume": cmd_resume, "submit": cmd_submit,
+            "io500": cmd_io500}[args.command](args)
 
 
 if __name__ == "__main__":

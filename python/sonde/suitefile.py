@@ -48,6 +48,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import io500_phases
 from . import names as _names
 from . import rules as _rules
 
@@ -220,9 +221,7 @@ def load(path, scale=None):
         else:
             _load_step(suite, text, head, step, n, seen)
     if score == "io500":
-        from . import io500
-
-        problem = io500.check_steps([ln.step for ln in suite.launches])
+        problem = io500_phases.check_steps([ln.step for ln in suite.launches])
         if problem:
             raise SuiteError(f"{path}: {problem}")
     return suite

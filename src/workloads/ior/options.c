@@ -136,7 +136,8 @@ static const struct sonde_option options[] = {
     {'Y', "fsyncPerWrite", SONDE_OPT_FLAG, F(fsync_per_write), NULL, "fsync after every write",
      .inert = unless_writing},
     {'z', "randomOffset", SONDE_OPT_COUNT, F(random_offset), NULL,
-     "shuffled transfer offsets within each block"},
+     "shuffled transfer offsets within each block; -z -z: each segment reads a random block of "
+     "the existing file (repeats allowed)"},
     {'Z', "reorderTasksRandom", SONDE_OPT_COUNT, F(reorder_random), NULL,
      "read back a random rank's data (-Z -Z: a shuffled permutation)", .inert = unless_reading},
     {0, "dryRun", SONDE_OPT_FLAG, F(dry_run), NULL,
@@ -397,8 +398,12 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 	if (p->random_offset && p->check_read && p->random_seed == -1)
 		FAIL("random offset with read check option requires to set the random seed");
 	/* sonde's own limits, said plainly */
-	if (p->random_offset > 1)
-		FAIL("-z -z (random offsets over the whole file) is not implemented; use -z");
+	if (p->random_offset > 2)
+		FAIL("-z given %d times: -z is shuffled offsets in a block, -z -z random blocks",
+		     p->random_offset);
+	if (p->random_offset > 1 && (p->write || p->check_write))
+		FAIL("-z -z (random blocks of the existing file) is implemented for reading only "
+		     "(-r); IOR's -z -z writes are not");
 	if (p->reorder_random > 2)
 		FAIL("-Z given %d times: -Z is random, -Z -Z a shuffle", p->reorder_random);
 	if (p->collective && strcmp(p->api, "MPIIO") != 0)

@@ -104,10 +104,31 @@ struct cursor {
 	int64_t count;        /* transfers in a block */
 	const int64_t *order; /* -z: the block's offsets in IOR's shuffled order, or NULL */
 	int64_t seg, k;
+	/* -z -z: each segment's block is a random one of the file's file_blocks whole blocks
+	 * (repeats allowed), starting at base; rng is the generator's state */
+	int64_t file_blocks, base;
+	uint64_t rng;
 };
+
+/* splitmix64: the next random number of the state */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return z ^ (z >> 31);
+}
+
+static void draw_block(struct cursor *c)
+{
+	if (c->file_blocks)
+		c->base = (int64_t)(next_random(&c->rng) % (uint64_t)c->file_blocks) * c->g.block;
+}
 
 static int64_t cursor_offset(const struct cursor *c)
 {
+	if (c->file_blocks)
+		return c->base + c->k * c->g.xfer;
 	if (!c->order)
 		return ior_offset(&c->g, c->seg, c->k, c->pretend);
 	return c->order[c->k] + c->seg * (c->g.fpp ? c->g.block : c->g.ntasks * c->g.block);
@@ -119,10 +140,39 @@ static int cursor_next(struct cursor *c)
 	if (++c->k < c->count)
 		return 0;
 	c->k = 0;
+	draw_block(c);
 	if (++c->seg < c->g.segments)
 		return 0;
 	c->seg = 0;
 	return 1;
+}
+
+/* -z -z (IOR's random reads): the blocks of the file as it is, read at random. A file shorter
+ * than one block fails the phase, as the first read would. */
+static void random_blocks(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
+                          const struct ior_target *tg, struct cursor *c, struct ior_phase_out *po)
+{
+	c->file_blocks = 1; /* a rank that failed to open moves nothing, but keeps the count */
+	c->rng = (uint64_t)(uint32_t)p->random_seed * (uint64_t)(tg->pretend + 1);
+	if (po->failed || !f)
+		return;
+	int64_t size = r->backend->size(f);
+	if (size < p->block) {
+		if (size < 0)
+			snprintf(po->why, sizeof po->why, "size of %.3000s: %s", tg->path,
+			         sonde_io_last_error());
+		else
+			snprintf(
+			    po->why, sizeof po->why,
+			    "%.3000s holds %lld bytes, less than one block (-b %lld) to read at "
+			    "random",
+			    tg->path, (long long)size, (long long)p->block);
+		po->failed = 1;
+		po->err = size < 0 ? EIO : EINVAL;
+		return;
+	}
+	c->file_blocks = size / p->block;
+	draw_block(c);
 }
 
 /* minTimeDuration: another pass over the file? Rank 0 decides for collective I/O, where
@@ -180,7 +230,9 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 	                   .pretend = tg->pretend,
 	                   .count = p->block / p->xfer};
 	int64_t *order = NULL;
-	if (p->random_offset) {
+	if (p->random_offset > 1)
+		random_blocks(r, p, f, tg, &c, po);
+	else if (p->random_offset) {
 		unsigned seed = (unsigned)p->random_seed;
 		if (p->fpp)
 			seed = (unsigned)(p->random_seed + tg->pretend);
