@@ -26,8 +26,8 @@
 /* --- the system calls under the MPI library ------------------------------------------------
  * sonde defines these libc entry points itself: the MPI libraries and their plugins (ROMIO,
  * OMPIO's fbtl_posix, PnetCDF through them) then call sonde's, which call the C library's and
- * count the failures on regular files. Nothing else changes: every call and result passes
- * through untouched. */
+ * note, on regular files, the calls that failed and the transfers that came short. Nothing
+ * else changes: every call and result passes through untouched. */
 
 static struct {
 	ssize_t (*write)(int, const void *, size_t);
@@ -60,56 +60,135 @@ static void note(int fd, int err)
 }
 
 /* Sockets and pipes (MPI's own transports) fail and retry for reasons of their own. */
-static ssize_t noted(int fd, ssize_t n)
+static int regular(int fd)
 {
-	if (n < 0) {
-		int e = errno;
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			note(fd, e);
-		errno = e;
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* --- short transfers ---------------------------------------------------------------------------
+ * A transfer that moved fewer bytes than asked leaves a gap: the bytes from where it stopped.
+ * ROMIO retries at once from there (its call of the rest fills the gap, or leaves a smaller
+ * one); OMPIO 4.1 does neither and reports the whole count as moved. A gap still open when the
+ * watched call returns is the call's failure. A read that stops at the end of the file leaves
+ * no gap: the end of the file is the caller's to judge (its count says so). */
+
+struct gap {
+	int fd, writing;
+	off_t at;            /* where the rest starts */
+	size_t asked, moved; /* the call that came short */
+	unsigned long seq;   /* gaps opened before it, since the start */
+};
+
+#define GAPS 64
+static struct gap gaps[GAPS];
+static int open_gaps;
+static unsigned long gaps_opened;
+/* A gap pushed out of a full table, never filled: the last one. */
+static struct gap lost = {.fd = -1};
+
+static int gap_on(int fd)
+{
+	for (int i = 0; i < open_gaps; i++)
+		if (gaps[i].fd == fd)
+			return 1;
+	return 0;
+}
+
+/* A transfer on fd at byte at asked for asked bytes and moved moved (>= 0). */
+static void track(int fd, int writing, off_t at, size_t asked, size_t moved)
+{
+	for (int i = 0; i < open_gaps; i++)
+		if (gaps[i].fd == fd && gaps[i].writing == writing && gaps[i].at == at)
+			gaps[i--] = gaps[--open_gaps]; /* the rest was asked for: a retry */
+	if (moved >= asked || asked == 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (!writing && at + (off_t)moved >= st.st_size))
+		return;
+	if (open_gaps == GAPS) {
+		int oldest = 0;
+		for (int i = 1; i < GAPS; i++)
+			if (gaps[i].seq < gaps[oldest].seq)
+				oldest = i;
+		lost = gaps[oldest];
+		gaps[oldest] = gaps[--open_gaps];
 	}
+	gaps[open_gaps++] = (struct gap){fd, writing, at + (off_t)moved, asked, moved,
+	                                 ++gaps_opened};
+}
+
+/* The current offset of fd after a transfer of n bytes: where that transfer started. */
+static off_t started_at(int fd, ssize_t n)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	return end < 0 ? -1 : end - (off_t)n;
+}
+
+/* Notes a finished call: n its result, asked the bytes asked for, at its offset (-1: the
+ * file's own offset, as write and read use). */
+static ssize_t noted(int fd, ssize_t n, int writing, size_t asked, off_t at)
+{
+	int e = errno;
+	if (n < 0) {
+		if (regular(fd))
+			note(fd, e);
+	} else if (((size_t)n < asked || gap_on(fd)) && regular(fd)) {
+		if (at < 0)
+			at = started_at(fd, n);
+		if (at >= 0)
+			track(fd, writing, at, asked, (size_t)n);
+	}
+	errno = e;
+	return n;
+}
+
+static size_t iov_bytes(const struct iovec *iov, int iovcnt)
+{
+	size_t n = 0;
+	for (int i = 0; i < iovcnt; i++)
+		n += iov[i].iov_len;
 	return n;
 }
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
-	return noted(fd, LIBC(write)(fd, buf, n));
+	return noted(fd, LIBC(write)(fd, buf, n), 1, n, -1);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
 {
-	return noted(fd, LIBC(read)(fd, buf, n));
+	return noted(fd, LIBC(read)(fd, buf, n), 0, n, -1);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	return noted(fd, LIBC(writev)(fd, iov, iovcnt));
+	return noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov_bytes(iov, iovcnt), -1);
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	return noted(fd, LIBC(readv)(fd, iov, iovcnt));
+	return noted(fd, LIBC(readv)(fd, iov, iovcnt), 0, iov_bytes(iov, iovcnt), -1);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return noted(fd, LIBC(pwrite)(fd, buf, n, off));
+	return noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, n, off);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	return noted(fd, LIBC(pread)(fd, buf, n, off));
+	return noted(fd, LIBC(pread)(fd, buf, n, off), 0, n, off);
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off));
+	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov_bytes(iov, iovcnt), off);
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off));
+	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off), 0, iov_bytes(iov, iovcnt), off);
 }
 
 /* aio_error returns the error of a finished asynchronous request (0 when it succeeded). */
@@ -128,6 +207,7 @@ int aio_error(const struct aiocb *cb)
 void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 {
 	op->failures = failures;
+	op->gaps = gaps_opened;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(op->what, sizeof op->what, fmt, ap);
@@ -137,6 +217,22 @@ void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op)
 {
 	return failures != op->failures ? failed_errno : 0;
+}
+
+/* A short transfer since sonde_mpio_begin that nothing retried: sets the error line ("<what>:
+ * short write: N of M bytes at offset O (...)") and returns -EIO; 0 when there is none. */
+static int short_transfer(const struct sonde_mpio_op *op, const char *who)
+{
+	const struct gap *g = lost.seq > op->gaps ? &lost : NULL;
+	for (int i = 0; i < open_gaps; i++)
+		if (gaps[i].seq > op->gaps && (!g || gaps[i].seq < g->seq))
+			g = &gaps[i];
+	if (!g)
+		return 0;
+	sonde_io_set_error("%s: short %s: %zu of %zu bytes at offset %lld (%s)", op->what,
+	                   g->writing ? "write" : "read", g->moved, g->asked,
+	                   (long long)(g->at - (off_t)g->moved), who);
+	return -EIO;
 }
 
 /* The MPI library's words for an error code, on one line (MPICH's run over several lines
@@ -198,14 +294,23 @@ int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_D
 		sonde_io_set_error("%s: %s (%s)", op->what, sonde_strerror(sys), msg);
 		return -sys;
 	}
-	if (rc != MPI_SUCCESS)
-		return sonde_mpio_fail(rc, "%s", op->what);
+	if (rc != MPI_SUCCESS) {
+		/* A short transfer is what the library's error is about, whatever its class. */
+		char msg[MPI_MAX_ERROR_STRING];
+		mpi_words(rc, msg, sizeof msg);
+		int gap = short_transfer(op, msg);
+		return gap ? gap : sonde_mpio_fail(rc, "%s", op->what);
+	}
 	if (sys) {
 		sonde_io_set_error(
 		    "%s: %s (in the MPI library's own I/O, which the call did not report)",
 		    op->what, sonde_strerror(sys));
 		return -sys;
 	}
+	int gap = short_transfer(op, "in the MPI library's own I/O, which neither finished nor "
+	                             "reported it");
+	if (gap)
+		return gap;
 	if (!st || !moved)
 		return 0;
 	MPI_Count n = 0;
@@ -344,8 +449,14 @@ int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc)
 	int sys = sonde_mpio_syscall_errno(op);
 	if (sys)
 		release_locks(failed_fd);
-	if (nc_rc == NC_NOERR && !sys)
-		return 0;
+	if (!sys) {
+		int gap = short_transfer(op, nc_rc == NC_NOERR
+		                                 ? "in the MPI library's own I/O under PnetCDF, "
+		                                   "which neither finished nor reported it"
+		                                 : ncmpi_strerror(nc_rc));
+		if (gap || nc_rc == NC_NOERR)
+			return gap;
+	}
 	int e = sys ? sys : nc_errno(nc_rc);
 	if (nc_rc == NC_NOERR)
 		sonde_io_set_error("%s: %s (PnetCDF reported success)", op->what,

@@ -25,6 +25,7 @@
 /* One MPI-IO or PnetCDF call being checked: begin before the call, end after it. */
 struct sonde_mpio_op {
 	unsigned long failures; /* system-call failures seen before the call */
+	unsigned long gaps;     /* short transfers seen before the call */
 	char what[1024];        /* "write /x/f at offset 4096": the start of the error line */
 };
 
