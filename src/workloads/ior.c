@@ -816,13 +816,16 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 			code = SONDE_EXIT_RUNTIME;
 		}
 	}
-	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
-	if (r.rank_csv)
-		fclose(r.rank_csv);
-	if (r.out && r.out != stdout && fclose(r.out) != 0 && !code) {
-		sonde_error("cannot write summaryFile %s", p0->summary_file);
-		code = SONDE_EXIT_RUNTIME;
+	if (r.rank_csv) {
+		int c = sonde_close_output(r.rank_csv, "saveRankPerformanceDetailsCSV",
+		                           p0->rank_csv);
+		code = code ? code : c;
 	}
+	if (r.out && r.out != stdout) {
+		int c = sonde_close_output(r.out, "summaryFile", p0->summary_file);
+		code = code ? code : c;
+	}
+	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
 	fflush(stdout);
 	for (int k = 0; k < ntests; k++) {
 		free(tests[k].write);
