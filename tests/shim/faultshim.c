@@ -7,9 +7,9 @@
  *                             least 1)
  *   SONDE_FAULT_SHORT=read    the same for read, pread(64), readv, preadv ("write,read": both)
  *   SONDE_FAULT_EIO=write     writes fail with EIO instead
- *   SONDE_FAULT_LOG=/f        fsync and fdatasync of those files append "fsync <path>" or
- *                             "fdatasync <path>" to /f: a count of the syncs that reach the
- *                             file system
+ *   SONDE_FAULT_LOG=/f        fsync and fdatasync of those files append "fsync <pid> <path>"
+ *                             or "fdatasync <pid> <path>" to /f: the syncs that reach the file
+ *                             system, and which process made them
  *
  * Short transfers are what the system may do at any time (POSIX allows a write to a regular
  * file to move fewer bytes than asked, a signal or a quota can make it so); the shim makes them
@@ -196,7 +196,7 @@ static void log_sync(int fd, const char *what)
 	int e = errno;
 	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (lfd >= 0) {
-		int k = snprintf(line, sizeof line, "%s %s\n", what, path);
+		int k = snprintf(line, sizeof line, "%s %ld %s\n", what, (long)getpid(), path);
 		NEXT(write);
 		if (next_write(lfd, line, (size_t)k) != k)
 			abort();
