@@ -80,8 +80,8 @@ FILE *sonde_fopen_nofollow(const char *path, const char *mode)
 	FILE *f = NULL;
 	if (o) {
 		*o = (struct output){fd, 0};
-		f = fopencookie(o, mode, (cookie_io_functions_t){.write = output_write,
-		                                                 .close = output_close});
+		f = fopencookie(
+		    o, mode, (cookie_io_functions_t){.write = output_write, .close = output_close});
 	}
 	if (!f) {
 		int e = o ? errno : ENOMEM;

@@ -351,8 +351,8 @@ static void write_line(struct results_file *out, const char *buf, size_t len)
 				R.write_errno = e;
 			char msg[1536];
 			snprintf(msg, sizeof msg,
-			         "results file %s: %s; its records from here on are lost", out->path,
-			         strerror(e));
+			         "results file %s: %s; its records from here on are lost",
+			         out->path, strerror(e));
 			fprintf(stderr, "sonde %s: error: %s\n", R.workload ? R.workload : "", msg);
 			sonde_results_note_failure(0, out->path, msg);
 			out->wrote = 1;

@@ -114,8 +114,8 @@ static void track(int fd, int writing, off_t at, size_t asked, size_t moved)
 		lost = gaps[oldest];
 		gaps[oldest] = gaps[--open_gaps];
 	}
-	gaps[open_gaps++] = (struct gap){fd, writing, at + (off_t)moved, asked, moved,
-	                                 ++gaps_opened};
+	gaps[open_gaps++] =
+	    (struct gap){fd, writing, at + (off_t)moved, asked, moved, ++gaps_opened};
 }
 
 /* The current offset of fd after a transfer of n bytes: where that transfer started. */

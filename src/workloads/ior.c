@@ -817,8 +817,8 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		}
 	}
 	if (r.rank_csv) {
-		int c = sonde_close_output(r.rank_csv, "saveRankPerformanceDetailsCSV",
-		                           p0->rank_csv);
+		int c =
+		    sonde_close_output(r.rank_csv, "saveRankPerformanceDetailsCSV", p0->rank_csv);
 		code = code ? code : c;
 	}
 	if (r.out && r.out != stdout) {
