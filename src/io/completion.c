@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,9 +28,9 @@
 
 /* --- the system calls under the MPI library ------------------------------------------------
  * sonde defines these libc entry points itself: the MPI libraries and their plugins (ROMIO,
- * OMPIO's fbtl_posix, PnetCDF through them) then call sonde's, which call the C library's and
- * note, on regular files, the calls that failed and the transfers that came short. Nothing
- * else changes: every call and result passes through untouched. */
+ * OMPIO's fbtl_posix, PnetCDF through them) then call sonde's, which call the C library's,
+ * note the calls that failed on regular files and finish the transfers that came short there
+ * (below). Every other call and result passes through untouched. */
 
 static struct {
 	ssize_t (*write)(int, const void *, size_t);
@@ -67,128 +70,147 @@ static int regular(int fd)
 }
 
 /* --- short transfers ---------------------------------------------------------------------------
- * A transfer that moved fewer bytes than asked leaves a gap: the bytes from where it stopped.
- * ROMIO retries at once from there (its call of the rest fills the gap, or leaves a smaller
- * one); OMPIO 4.1 does neither and reports the whole count as moved. A gap still open when the
- * watched call returns is the call's failure. A read that stops at the end of the file leaves
- * no gap: the end of the file is the caller's to judge (its count says so). */
+ * A transfer on a regular file that moved fewer bytes than asked is finished here, at once:
+ * the rest is asked for until it is all moved, the system gives its reason (then noted as a
+ * failure: a full disk says ENOSPC on the next write), or, for a read, the end of the file.
+ * The MPI library then sees one whole transfer, as POSIX allows a write to be. OMPIO 4.1 never
+ * asks for the rest: it reported btio's collective write complete over short pwritev calls
+ * (245760 of 327680 bytes on disk). A write that moves nothing more and gives no reason is a
+ * stall: noted, and a call that moved nothing at all is given to the library as EIO (ROMIO
+ * would otherwise ask again forever). */
 
-struct gap {
-	int fd, writing;
-	off_t at;            /* where the rest starts */
-	size_t asked, moved; /* the call that came short */
-	unsigned long seq;   /* gaps opened before it, since the start */
-};
+static volatile unsigned long stalls;
+static struct {
+	int fd;
+	size_t asked, moved;
+	off_t at;
+} stalled;
 
-#define GAPS 64
-static struct gap gaps[GAPS];
-static int open_gaps;
-static unsigned long gaps_opened;
-/* A gap pushed out of a full table, never filled: the last one. */
-static struct gap lost = {.fd = -1};
-
-static int gap_on(int fd)
+/* Files of the kernel's pseudo file systems (the MPI libraries and hwloc read /sys and /proc):
+ * sysfs gives every file a size of 4096, and a read of it stops where its text does. */
+static int pseudo(int fd)
 {
-	for (int i = 0; i < open_gaps; i++)
-		if (gaps[i].fd == fd)
-			return 1;
-	return 0;
+	struct statfs fs;
+	return fstatfs(fd, &fs) == 0 &&
+	       (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC ||
+	        fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC ||
+	        fs.f_type == DEBUGFS_MAGIC);
 }
 
-/* A transfer on fd at byte at asked for asked bytes and moved moved (>= 0). */
-static void track(int fd, int writing, off_t at, size_t asked, size_t moved)
+/* One scalar transfer of the rest: at < 0 uses the file's own offset. */
+static ssize_t one(int fd, int writing, char *p, size_t n, off_t at)
 {
-	for (int i = 0; i < open_gaps; i++)
-		if (gaps[i].fd == fd && gaps[i].writing == writing && gaps[i].at == at)
-			gaps[i--] = gaps[--open_gaps]; /* the rest was asked for: a retry */
-	if (moved >= asked || asked == 0)
-		return;
-	struct stat st;
-	if (fstat(fd, &st) != 0 || (!writing && at + (off_t)moved >= st.st_size))
-		return;
-	if (open_gaps == GAPS) {
-		int oldest = 0;
-		for (int i = 1; i < GAPS; i++)
-			if (gaps[i].seq < gaps[oldest].seq)
-				oldest = i;
-		lost = gaps[oldest];
-		gaps[oldest] = gaps[--open_gaps];
+	if (writing)
+		return at < 0 ? LIBC(write)(fd, p, n) : LIBC(pwrite)(fd, p, n, at);
+	return at < 0 ? LIBC(read)(fd, p, n) : LIBC(pread)(fd, p, n, at);
+}
+
+/* Moves the bytes of iov (cnt entries) from byte done on, at offset at (+ done) or the file's
+ * own; done is what the first call moved. Returns the bytes moved in all. */
+static size_t finish(int fd, int writing, const struct iovec *iov, int cnt, size_t done, off_t at)
+{
+	size_t asked = 0, skip = done;
+	for (int i = 0; i < cnt; i++)
+		asked += iov[i].iov_len;
+	for (int i = 0; i < cnt && done < asked; i++) {
+		if (skip >= iov[i].iov_len) {
+			skip -= iov[i].iov_len;
+			continue;
+		}
+		char *p = (char *)iov[i].iov_base + skip;
+		size_t left = iov[i].iov_len - skip;
+		skip = 0;
+		while (left) {
+			ssize_t n = one(fd, writing, p, left, at < 0 ? -1 : at + (off_t)done);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				note(fd, errno);
+				return done;
+			}
+			if (n == 0) {
+				if (writing) {
+					off_t end =
+					    at < 0 ? lseek(fd, 0, SEEK_CUR) : at + (off_t)done;
+					stalled.fd = fd;
+					stalled.asked = asked;
+					stalled.moved = done;
+					stalled.at = end - (off_t)done;
+					stalls++;
+				}
+				return done; /* a read: the end of the file */
+			}
+			p += n;
+			left -= (size_t)n;
+			done += (size_t)n;
+		}
 	}
-	gaps[open_gaps++] =
-	    (struct gap){fd, writing, at + (off_t)moved, asked, moved, ++gaps_opened};
+	return done;
 }
 
-/* The current offset of fd after a transfer of n bytes: where that transfer started. */
-static off_t started_at(int fd, ssize_t n)
-{
-	off_t end = lseek(fd, 0, SEEK_CUR);
-	return end < 0 ? -1 : end - (off_t)n;
-}
-
-/* Notes a finished call: n its result, asked the bytes asked for, at its offset (-1: the
- * file's own offset, as write and read use). */
-static ssize_t noted(int fd, ssize_t n, int writing, size_t asked, off_t at)
+/* A finished call: n its result for asked bytes of iov at offset at (-1: the file's own). */
+static ssize_t noted(int fd, ssize_t n, int writing, const struct iovec *iov, int cnt, off_t at)
 {
 	int e = errno;
+	size_t asked = 0;
+	for (int i = 0; i < cnt; i++)
+		asked += iov[i].iov_len;
 	if (n < 0) {
 		if (regular(fd))
 			note(fd, e);
-	} else if (((size_t)n < asked || gap_on(fd)) && regular(fd)) {
-		if (at < 0)
-			at = started_at(fd, n);
-		if (at >= 0)
-			track(fd, writing, at, asked, (size_t)n);
+	} else if ((size_t)n < asked && regular(fd) && !pseudo(fd)) {
+		n = (ssize_t)finish(fd, writing, iov, cnt, (size_t)n, at);
+		if (n == 0 && writing) {
+			errno = EIO;
+			return -1;
+		}
 	}
 	errno = e;
 	return n;
 }
 
-static size_t iov_bytes(const struct iovec *iov, int iovcnt)
-{
-	size_t n = 0;
-	for (int i = 0; i < iovcnt; i++)
-		n += iov[i].iov_len;
-	return n;
-}
-
 ssize_t write(int fd, const void *buf, size_t n)
 {
-	return noted(fd, LIBC(write)(fd, buf, n), 1, n, -1);
+	const struct iovec v = {(void *)(uintptr_t)buf, n};
+	return noted(fd, LIBC(write)(fd, buf, n), 1, &v, 1, -1);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
 {
-	return noted(fd, LIBC(read)(fd, buf, n), 0, n, -1);
+	const struct iovec v = {buf, n};
+	return noted(fd, LIBC(read)(fd, buf, n), 0, &v, 1, -1);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	return noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov_bytes(iov, iovcnt), -1);
+	return noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov, iovcnt, -1);
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	return noted(fd, LIBC(readv)(fd, iov, iovcnt), 0, iov_bytes(iov, iovcnt), -1);
+	return noted(fd, LIBC(readv)(fd, iov, iovcnt), 0, iov, iovcnt, -1);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-	return noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, n, off);
+	const struct iovec v = {(void *)(uintptr_t)buf, n};
+	return noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, &v, 1, off);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
-	return noted(fd, LIBC(pread)(fd, buf, n, off), 0, n, off);
+	const struct iovec v = {buf, n};
+	return noted(fd, LIBC(pread)(fd, buf, n, off), 0, &v, 1, off);
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov_bytes(iov, iovcnt), off);
+	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov, iovcnt, off);
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off), 0, iov_bytes(iov, iovcnt), off);
+	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off), 0, iov, iovcnt, off);
 }
 
 /* aio_error returns the error of a finished asynchronous request (0 when it succeeded). */
@@ -207,7 +229,7 @@ int aio_error(const struct aiocb *cb)
 void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 {
 	op->failures = failures;
-	op->gaps = gaps_opened;
+	op->stalls = stalls;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(op->what, sizeof op->what, fmt, ap);
@@ -217,22 +239,6 @@ void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op)
 {
 	return failures != op->failures ? failed_errno : 0;
-}
-
-/* A short transfer since sonde_mpio_begin that nothing retried: sets the error line ("<what>:
- * short write: N of M bytes at offset O (...)") and returns -EIO; 0 when there is none. */
-static int short_transfer(const struct sonde_mpio_op *op, const char *who)
-{
-	const struct gap *g = lost.seq > op->gaps ? &lost : NULL;
-	for (int i = 0; i < open_gaps; i++)
-		if (gaps[i].seq > op->gaps && (!g || gaps[i].seq < g->seq))
-			g = &gaps[i];
-	if (!g)
-		return 0;
-	sonde_io_set_error("%s: short %s: %zu of %zu bytes at offset %lld (%s)", op->what,
-	                   g->writing ? "write" : "read", g->moved, g->asked,
-	                   (long long)(g->at - (off_t)g->moved), who);
-	return -EIO;
 }
 
 /* The MPI library's words for an error code, on one line (MPICH's run over several lines
@@ -275,6 +281,18 @@ static void release_locks(int fd)
 		fcntl(fd, F_SETLK, &all);
 }
 
+/* A stalled write since sonde_mpio_begin: sets the error line ("<what>: short write: N of M
+ * bytes at offset O (...)") and returns -EIO; 0 when there is none. */
+static int short_transfer(const struct sonde_mpio_op *op, const char *who)
+{
+	if (stalls == op->stalls)
+		return 0;
+	release_locks(stalled.fd);
+	sonde_io_set_error("%s: short write: %zu of %zu bytes at offset %lld (%s)", op->what,
+	                   stalled.moved, stalled.asked, (long long)stalled.at, who);
+	return -EIO;
+}
+
 int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_Datatype type,
                    MPI_Count *moved)
 {
@@ -307,8 +325,7 @@ int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_D
 		    op->what, sonde_strerror(sys));
 		return -sys;
 	}
-	int gap = short_transfer(op, "in the MPI library's own I/O, which neither finished nor "
-	                             "reported it");
+	int gap = short_transfer(op, "the system wrote no more and gave no reason");
 	if (gap)
 		return gap;
 	if (!st || !moved)
@@ -451,8 +468,7 @@ int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc)
 		release_locks(failed_fd);
 	if (!sys) {
 		int gap = short_transfer(op, nc_rc == NC_NOERR
-		                                 ? "in the MPI library's own I/O under PnetCDF, "
-		                                   "which neither finished nor reported it"
+		                                 ? "the system wrote no more and gave no reason"
 		                                 : ncmpi_strerror(nc_rc));
 		if (gap || nc_rc == NC_NOERR)
 			return gap;

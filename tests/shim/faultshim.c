@@ -6,6 +6,8 @@
  *   SONDE_FAULT_SHORT=write   write, pwrite(64), writev, pwritev move half their bytes (at
  *                             least 1)
  *   SONDE_FAULT_SHORT=read    the same for read, pread(64), readv, preadv ("write,read": both)
+ *   SONDE_FAULT_SHORT=stall   writes move nothing and give no error (return 0): a device that
+ *                             stops taking data without a word
  *   SONDE_FAULT_EIO=write     writes fail with EIO instead
  *   SONDE_FAULT_LOG=/f        fsync and fdatasync of those files append "fsync <pid> <path>"
  *                             or "fdatasync <pid> <path>" to /f: the syncs that reach the file
@@ -31,7 +33,7 @@
 	if (!next_##name)                                                                          \
 		*(void **)&next_##name = dlsym(RTLD_NEXT, #name);
 
-enum { SHORT_WRITE = 1, SHORT_READ = 2, EIO_WRITE = 4 };
+enum { SHORT_WRITE = 1, SHORT_READ = 2, EIO_WRITE = 4, STALL_WRITE = 8 };
 
 static int setting(const char *name, const char *word)
 {
@@ -64,6 +66,7 @@ static int faults(int fd)
 		return 0;
 	return (setting("SONDE_FAULT_SHORT", "write") ? SHORT_WRITE : 0) |
 	       (setting("SONDE_FAULT_SHORT", "read") ? SHORT_READ : 0) |
+	       (setting("SONDE_FAULT_SHORT", "stall") ? STALL_WRITE : 0) |
 	       (setting("SONDE_FAULT_EIO", "write") ? EIO_WRITE : 0);
 }
 
@@ -90,6 +93,12 @@ static int half_iov(const struct iovec *iov, int cnt, struct iovec *out)
 	return k;
 }
 
+/* What a write of n bytes moves under faults f. */
+static size_t write_size(int f, size_t n)
+{
+	return f & STALL_WRITE ? 0 : f & SHORT_WRITE ? half(n) : n;
+}
+
 static ssize_t eio(void)
 {
 	errno = EIO;
@@ -102,7 +111,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
-	return next_write(fd, buf, f & SHORT_WRITE ? half(n) : n);
+	return next_write(fd, buf, write_size(f, n));
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
@@ -111,7 +120,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
-	return next_pwrite(fd, buf, f & SHORT_WRITE ? half(n) : n, off);
+	return next_pwrite(fd, buf, write_size(f, n), off);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
@@ -132,6 +141,8 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt)
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
+	if (f & STALL_WRITE)
+		return 0;
 	if (!(f & SHORT_WRITE) || cnt <= 0 || cnt > IOV_MAX)
 		return next_writev(fd, iov, cnt);
 	struct iovec part[IOV_MAX];
@@ -144,6 +155,8 @@ ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
+	if (f & STALL_WRITE)
+		return 0;
 	if (!(f & SHORT_WRITE) || cnt <= 0 || cnt > IOV_MAX)
 		return next_pwritev(fd, iov, cnt, off);
 	struct iovec part[IOV_MAX];
@@ -176,7 +189,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
-	return next_pwrite64(fd, buf, f & SHORT_WRITE ? half(n) : n, off);
+	return next_pwrite64(fd, buf, write_size(f, n), off);
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
