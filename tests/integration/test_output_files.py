@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Every file sonde writes results into gets the care of --json: the files in the originals'
-own formats (IOR's summaryFile and saveRankPerformanceDetailsCSV, mdtest's
---saveRankPerformanceDetails, mpiio's -output, mib's profiles) on a full disk make the run fail
-with one line naming the file, exit 1 and an io-error end record naming it. Before, mpiio -output
-and ior -O summaryFile on a full disk exited 0 (end reason ok) with the file empty: stdio drops
-a buffer whose write failed, and fclose then returns 0. And when both --json and --csv fail,
-each is named, not only the first."""
+own formats (IOR's summaryFile, saveRankPerformanceDetailsCSV and stoneWallingStatusFile,
+mdtest's --saveRankPerformanceDetails, mpiio's -output, mib's profiles) on a full disk make the
+run fail with one line naming the file, exit 1 and an io-error end record naming it. Before,
+mpiio -output and ior -O summaryFile on a full disk exited 0 (end reason ok) with the file
+empty: stdio drops a buffer whose write failed, and fclose then returns 0. And when both --json
+and --csv fail, each is named, not only the first."""
 
 import subprocess
 from pathlib import Path
@@ -35,6 +35,8 @@ OUTPUTS = {
                             "{out}/sum"),
     "ior saveRankPerformanceDetailsCSV": (IOR + ["-O", "saveRankPerformanceDetailsCSV={out}/rk"],
                                           "{out}/rk"),
+    "ior stoneWallingStatusFile": (IOR + ["-k", "-D", 1, "-O", "stoneWallingWearOut=1",
+                                          "-O", "stoneWallingStatusFile={out}/st"], "{out}/st"),
     "mdtest --saveRankPerformanceDetails": (["mdtest", "-F", "-n", 4, "-d", "{data}/md",
                                              "--saveRankPerformanceDetails", "{out}/md"],
                                             "{out}/md"),
