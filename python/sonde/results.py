@@ -6,7 +6,8 @@ A results file holds one or more runs (sonde appends), each a "header" record, "
 records, optional "summary" and "profile" records and a closing "end" record, all carrying the
 run's run_id (docs/results-schema.md). sonde writes and flushes one whole line per record, so a
 run killed while writing leaves at most one partial last line: the loader drops it and sets
-Run.truncated. A run without its "end" record (killed, or still running) has Run.complete False.
+Run.truncated. A run without its "end" record (killed, or still running) has Run.complete False,
+and Run.ending says why there is none.
 """
 
 import csv
@@ -59,6 +60,20 @@ class Run:
     # The sonde-suite launch that wrote the run (its manifest entry: id, step, variant, params,
     # repetition, ...), when the file is RUN_DIR/<launch id>/results.jsonl of a suite run.
     launch: dict | None = None
+
+    # A run with a header and no end record: sonde writes its end record on every error and on
+    # SIGTERM or SIGINT, so what ends it without one is SIGKILL, which launchers send (srun
+    # turns its own SIGTERM into SIGKILL for the tasks; Hydra kills the other ranks when one
+    # dies), unless the run is still going.
+    KILLED = "killed by the launcher (no end record)"
+
+    @property
+    def ending(self):
+        """How the run ended, in words: its end record's reason, KILLED for a run with a header
+        and no end record, None when the file holds neither."""
+        if self.end is not None:
+            return self.end.get("reason")
+        return self.KILLED if self.header is not None else None
 
     @property
     def complete(self):

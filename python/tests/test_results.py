@@ -49,6 +49,7 @@ def test_appended_runs_are_separate(golden, ior_file, mib_profile_file, tmp_path
         assert len(run.measurements) == len(of_type(recs, "measurement"))
         assert len(run.profiles) == len(of_type(recs, "profile"))
     assert [r.complete for r in runs] == [True, True, False]
+    assert [r.ending for r in runs] == ["ok", "ok", "killed by the launcher (no end record)"]
     assert runs[2].exit_code is None and runs[2].header == records_of(files[2])[0]
 
 

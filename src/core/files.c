@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fail.h"
+#include "results.h"
+
 void sonde_parent_dir(const char *path, char *out, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -18,7 +21,7 @@ void sonde_parent_dir(const char *path, char *out, size_t len)
 		snprintf(out, len, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 }
 
-FILE *sonde_fopen_nofollow(const char *path, const char *mode)
+int sonde_open_nofollow(const char *path, const char *mode)
 {
 	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW;
 	if (strcmp(mode, "a") == 0)
@@ -27,18 +30,87 @@ FILE *sonde_fopen_nofollow(const char *path, const char *mode)
 		flags |= O_TRUNC;
 	else {
 		errno = EINVAL;
-		return NULL;
+		return -1;
 	}
-	int fd = open(path, flags, 0644);
+	return open(path, flags, 0644);
+}
+
+/* The stream under sonde_fopen_nofollow: stdio drops a buffer whose write failed and keeps
+ * only its error flag, so the first failure's errno is kept here, and closing reports it. */
+struct output {
+	int fd, err;
+};
+
+static ssize_t output_write(void *cookie, const char *buf, size_t len)
+{
+	struct output *o = cookie;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(o->fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!o->err)
+				o->err = n < 0 ? errno : EIO;
+			errno = o->err;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)len;
+}
+
+static int output_close(void *cookie)
+{
+	struct output *o = cookie;
+	int err = o->err;
+	if (close(o->fd) != 0 && !err)
+		err = errno;
+	free(o);
+	errno = err;
+	return err ? -1 : 0;
+}
+
+FILE *sonde_fopen_nofollow(const char *path, const char *mode)
+{
+	int fd = sonde_open_nofollow(path, mode);
 	if (fd < 0)
 		return NULL;
-	FILE *f = fdopen(fd, mode);
+	struct output *o = malloc(sizeof *o);
+	FILE *f = NULL;
+	if (o) {
+		*o = (struct output){fd, 0};
+		f = fopencookie(
+		    o, mode, (cookie_io_functions_t){.write = output_write, .close = output_close});
+	}
 	if (!f) {
-		int e = errno;
+		int e = o ? errno : ENOMEM;
+		free(o);
 		close(fd);
 		errno = e;
 	}
 	return f;
+}
+
+int sonde_fclose_checked(FILE *f)
+{
+	int err = fflush(f) != 0 ? errno : 0;
+	int failed = ferror(f);
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	return err ? err : failed ? EIO : 0;
+}
+
+int sonde_close_output(FILE *f, const char *what, const char *path)
+{
+	int err = sonde_fclose_checked(f);
+	if (!err)
+		return 0;
+	char msg[PATH_MAX + 256];
+	snprintf(msg, sizeof msg, "cannot write %s %s: %s", what, path, sonde_strerror(err));
+	sonde_error("%s", msg);
+	sonde_results_note_failure(0, path, msg);
+	return SONDE_EXIT_RUNTIME;
 }
 
 /* path with its directory resolved (links, "..", "."); the path as given when the directory

@@ -8,8 +8,25 @@
 #include <stdio.h>
 
 /* mode "w" (create or truncate) or "a" (create or append). NULL with errno set (ELOOP for a
- * symbolic link). */
+ * symbolic link). The stream keeps the errno of its first failed write, which
+ * sonde_fclose_checked returns; it has no descriptor of its own (fileno gives -1). */
 FILE *sonde_fopen_nofollow(const char *path, const char *mode);
+
+/* The same as a descriptor: -1 with errno set. */
+int sonde_open_nofollow(const char *path, const char *mode);
+
+/* Finishes a file sonde wrote through stdio: flushes it, checks its error flag (a write that
+ * failed earlier while the run went on: stdio drops that buffer, and fclose alone then returns
+ * 0 for a file the disk cut short) and closes it. Returns 0, or the errno value of the failure
+ * (that of the first failed write for a sonde_fopen_nofollow stream, EIO when none is known).
+ * f is closed either way. */
+int sonde_fclose_checked(FILE *f);
+
+/* sonde_fclose_checked for a file of results in a workload's own format (IOR's summaryFile and
+ * saveRankPerformanceDetailsCSV, mpiio's -output): on failure, one error line ("cannot write
+ * <what> <path>: <reason>"), the failure noted for the end record, and SONDE_EXIT_RUNTIME
+ * returned; 0 otherwise. Rank 0 writes these files and calls it. */
+int sonde_close_output(FILE *f, const char *what, const char *path);
 
 /* Opens an input file (a script, hints, an input deck, a target list) to read it: only a regular
  * file, since a device or a FIFO would be read forever or block (/dev/zero), and without

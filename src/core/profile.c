@@ -260,8 +260,9 @@ int64_t sonde_profile_write(const struct sonde_profile *p, MPI_Comm comm,
 
 	if (rank == 0) {
 		sonde_json_free(&s.j);
-		if (s.text && fclose(s.text) != 0 && !s.failed)
-			s.failed = errno ? errno : EIO;
+		int e = s.text ? sonde_fclose_checked(s.text) : 0;
+		if (e && !s.failed)
+			s.failed = e;
 		if (s.failed)
 			snprintf(err, errlen, "profile %s: %s", out->text_path,
 			         sonde_strerror(s.failed));

@@ -331,8 +331,8 @@ int sonde_results_collision(const char *path, const char *what, char *err, size_
 /* Appends one whole line or nothing: a write that fails halfway (a full file system) is cut
  * back to the line's start, so the file keeps only whole records. Each line is one write(2) on
  * an O_APPEND descriptor, so a run killed at any moment (or stopped by the signal handler)
- * leaves only whole lines behind. The first failure is reported once; that file gets nothing
- * more, and the run ends with exit code 1 (sonde_results_close). */
+ * leaves only whole lines behind. A file's failure is reported once, naming it; that file gets
+ * nothing more, and the run ends with exit code 1 (sonde_results_close). */
 static void write_line(struct results_file *out, const char *buf, size_t len)
 {
 	if (!out->fd1)
@@ -348,16 +348,16 @@ static void write_line(struct results_file *out, const char *buf, size_t len)
 			int e = n < 0 ? errno : EIO;
 			if (done && start >= 0 && ftruncate(fd, start) < 0)
 				e = errno;
-			if (!R.write_errno) {
+			/* Each file that fails is named (once: it gets nothing more); the
+			 * end record names the first. */
+			if (!R.write_errno)
 				R.write_errno = e;
-				char msg[1536];
-				snprintf(msg, sizeof msg,
-				         "results file %s: %s; its records from here on are lost",
-				         out->path, strerror(e));
-				fprintf(stderr, "sonde %s: error: %s\n",
-				        R.workload ? R.workload : "", msg);
-				sonde_results_note_failure(0, out->path, msg);
-			}
+			char msg[1536];
+			snprintf(msg, sizeof msg,
+			         "results file %s: %s; its records from here on are lost",
+			         out->path, strerror(e));
+			fprintf(stderr, "sonde %s: error: %s\n", R.workload ? R.workload : "", msg);
+			sonde_results_note_failure(0, out->path, msg);
 			out->wrote = 1;
 			close_file(out);
 			return;

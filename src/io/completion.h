@@ -6,12 +6,14 @@
  * A call is checked by its return code, by its MPI status count, and by the system calls the
  * MPI library made for it: sonde sees the failures of pwrite, pwritev, pread, preadv and
  * aio_error in its own process (completion.c wraps them), because the MPI libraries it runs on
- * drop some of them. Open MPI 4.1's OMPIO reports a collective write that hit a full disk as
- * complete; its blocking writes report success with a zero count; MPICH 4.0's ROMIO never
- * completes a nonblocking request whose aio failed (MPI_Wait spins forever); Open MPI 4.1
- * crashes in MPI_Wait and MPI_Test on a nonblocking request that failed (its error handler is
- * looked up on a NULL file). Hence sonde completes requests with sonde_mpio_wait, never with
- * MPI_Wait.
+ * drop some of them. The same wrappers finish a transfer that came short (OMPIO 4.1 never
+ * asks for the rest, and reported a collective write over short pwritev calls complete); a
+ * write that then moves nothing and gives no reason fails the call: "short write: N of M
+ * bytes". Open MPI 4.1's OMPIO reports a collective write that hit a full disk as complete;
+ * its blocking writes report success with a zero count; MPICH 4.0's ROMIO never completes a
+ * nonblocking request whose aio failed (MPI_Wait spins forever); Open MPI 4.1 crashes in
+ * MPI_Wait and MPI_Test on a nonblocking request that failed (its error handler is looked up
+ * on a NULL file). Hence sonde completes requests with sonde_mpio_wait, never with MPI_Wait.
  *
  * A failure is a negative errno value with sonde_io_last_error() set to one line that names
  * the operation and the path, the system's words first, then the MPI library's or PnetCDF's:
@@ -25,6 +27,7 @@
 /* One MPI-IO or PnetCDF call being checked: begin before the call, end after it. */
 struct sonde_mpio_op {
 	unsigned long failures; /* system-call failures seen before the call */
+	unsigned long stalls;   /* stalled writes seen before the call */
 	char what[1024];        /* "write /x/f at offset 4096": the start of the error line */
 };
 
@@ -40,7 +43,9 @@ int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op);
  * abandoned wait), st its status or NULL (calls without one), type the datatype the count is
  * in. *moved gets the elements of type's basic type that the status counts (NULL: not asked).
  * Returns 0 or a negative errno value with the error line set. A count the library could not
- * give is an error; a short count is not (the caller decides: retry, end of file, error). */
+ * give is an error; a short count is not (the caller decides: retry, end of file, error). A
+ * write under it that stalled (moved nothing more, gave no reason) is an error (-EIO, "short
+ * write: N of M bytes at offset O"). */
 int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_Datatype type,
                    MPI_Count *moved);
 

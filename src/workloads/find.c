@@ -72,6 +72,7 @@ struct walker {
 	char *params; /* the run's parameters as JSON, for the records */
 	/* matches */
 	int out_fd;
+	char out_path[PATH_MAX]; /* -r's file of this rank, or "standard output" */
 	char out[65536];
 	size_t out_len;
 };
@@ -130,9 +131,10 @@ static void reference_time(struct walker *w)
 static void open_output(struct walker *w)
 {
 	w->out_fd = STDOUT_FILENO;
+	snprintf(w->out_path, sizeof w->out_path, "standard output");
 	if (!w->p.results_dir || w->p.count_only)
 		return;
-	char path[PATH_MAX];
+	char *path = w->out_path;
 	int ok = 1;
 	char err[PATH_MAX + 64] = "";
 	if (w->rank == 0 && mkdir(w->p.results_dir, 0700) != 0 && errno != EEXIST) {
@@ -141,21 +143,17 @@ static void open_output(struct walker *w)
 	}
 	if (!sonde_agree(w->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
-	snprintf(path, sizeof path, "%s/%d.txt", w->p.results_dir, w->rank);
-	FILE *f = sonde_fopen_nofollow(path, "w");
-	if (!f)
-		snprintf(err, sizeof err, "-r: %s: %s", path, sonde_strerror(errno));
-	if (!sonde_agree(w->comm, f != NULL, "%s", err))
-		sonde_exit(SONDE_EXIT_USAGE);
-	w->out_fd = dup(fileno(f));
-	fclose(f);
+	snprintf(path, sizeof w->out_path, "%s/%d.txt", w->p.results_dir, w->rank);
+	w->out_fd = sonde_open_nofollow(path, "w");
 	if (w->out_fd < 0)
-		sonde_fatal("-r: %s: %s", path, sonde_strerror(errno));
+		snprintf(err, sizeof err, "-r: %s: %s", path, sonde_strerror(errno));
+	if (!sonde_agree(w->comm, w->out_fd >= 0, "%s", err))
+		sonde_exit(SONDE_EXIT_USAGE);
 }
 
 /* ---- matches ------------------------------------------------------------------------------ */
 
-static void write_all(int fd, const char *buf, size_t len)
+static void write_all(int fd, const char *buf, size_t len, const char *path)
 {
 	size_t at = 0;
 	while (at < len) {
@@ -163,7 +161,8 @@ static void write_all(int fd, const char *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			sonde_fatal("writing the matches: %s", sonde_strerror(n < 0 ? errno : EIO));
+			sonde_fatal("writing the matches to %s: %s", path,
+			            sonde_strerror(n < 0 ? errno : EIO));
 		at += (size_t)n;
 	}
 }
@@ -177,7 +176,7 @@ static void flush_matches(struct walker *w)
 	if (w->out_len == 0)
 		return;
 	if (w->rank == 0 || w->out_fd != STDOUT_FILENO)
-		write_all(w->out_fd, w->out, w->out_len);
+		write_all(w->out_fd, w->out, w->out_len, w->out_path);
 	else
 		check_mpi(MPI_Ssend(w->out, (int)w->out_len, MPI_CHAR, 0, TAG_MATCHES, w->comm),
 		          "MPI_Ssend");
@@ -199,7 +198,7 @@ static void print_sent_matches(struct walker *w)
 		check_mpi(MPI_Recv(buf, len, MPI_CHAR, st.MPI_SOURCE, TAG_MATCHES, w->comm,
 		                   MPI_STATUS_IGNORE),
 		          "MPI_Recv");
-		write_all(STDOUT_FILENO, buf, (size_t)len);
+		write_all(STDOUT_FILENO, buf, (size_t)len, "standard output");
 	}
 }
 

@@ -627,21 +627,34 @@ static int repetition(struct ior_run *r, struct ior_test *t, int rep, uint64_t b
 	return 0;
 }
 
-/* stoneWallingStatusFile: the wear-out's count, for a later read run (or IOR's log line). */
-static void save_stonewall_pairs(const struct ior_run *r, const struct ior_test *t)
+/* stoneWallingStatusFile: the wear-out's count, for a later read run (or IOR's log line).
+ * Collective: a file that cannot be written fails the run on every rank, as a read run would
+ * otherwise take a count that was never saved. */
+static int save_stonewall_pairs(const struct ior_run *r, const struct ior_test *t)
 {
 	const struct ior_params *p = &t->p;
-	if (!p->wearout || !p->write || t->reps_done == 0 || r->rank != 0)
-		return;
+	if (!p->wearout || !p->write || t->reps_done == 0)
+		return 0;
 	long long pairs = t->write[t->reps_done - 1].pairs;
-	if (p->status_file) {
-		FILE *f = sonde_fopen_nofollow(p->status_file, "w");
-		if (!f || fprintf(f, "%lld\n", pairs) < 0 || fclose(f) != 0)
-			sonde_warn("cannot write the stonewalling status file %s: %s",
-			           p->status_file, sonde_strerror(errno));
-	} else if (r->log) {
-		fprintf(r->log, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
+	if (!p->status_file) {
+		if (r->rank == 0 && r->log)
+			fprintf(r->log, "Pairs deadlineForStonewalling accessed: %lld\n", pairs);
+		return 0;
 	}
+	int err = 0;
+	if (r->rank == 0) {
+		FILE *f = sonde_fopen_nofollow(p->status_file, "w");
+		err = f ? 0 : errno;
+		if (f) {
+			fprintf(f, "%lld\n", pairs);
+			err = sonde_fclose_checked(f);
+		}
+	}
+	return sonde_agree_path(r->comm, err, p->status_file,
+	                        "cannot write the stonewalling status file %s: %s", p->status_file,
+	                        sonde_strerror(err))
+	           ? SONDE_EXIT_RUNTIME
+	           : 0;
 }
 
 /* One test: its header, then its repetitions until they are done, -T's minutes have passed or
@@ -682,7 +695,7 @@ static int run_test(struct ior_run *r, struct ior_test *t)
 		if (!code && r->rank == 0 && r->out)
 			ior_print_max(r->out, t);
 		if (!code)
-			save_stonewall_pairs(r, t);
+			code = save_stonewall_pairs(r, t);
 	}
 	free(hog);
 	free(r->buf);
@@ -901,13 +914,16 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 			code = SONDE_EXIT_RUNTIME;
 		}
 	}
-	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
-	if (r.rank_csv)
-		fclose(r.rank_csv);
-	if (r.out && r.out != stdout && fclose(r.out) != 0 && !code) {
-		sonde_error("cannot write summaryFile %s", p0->summary_file);
-		code = SONDE_EXIT_RUNTIME;
+	if (r.rank_csv) {
+		int c =
+		    sonde_close_output(r.rank_csv, "saveRankPerformanceDetailsCSV", p0->rank_csv);
+		code = code ? code : c;
 	}
+	if (r.out && r.out != stdout) {
+		int c = sonde_close_output(r.out, "summaryFile", p0->summary_file);
+		code = code ? code : c;
+	}
+	MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm);
 	fflush(stdout);
 	for (int k = 0; k < ntests; k++) {
 		free(tests[k].write);

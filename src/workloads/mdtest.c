@@ -204,11 +204,17 @@ static void write_status_file(const struct mdtest_run *run, int64_t count)
 	int ok = 1;
 	if (run->rank == 0) {
 		FILE *f = sonde_fopen_nofollow(run->p.status_file, "w");
-		ok = f && fprintf(f, "%lld", (long long)count) > 0;
-		ok = f && fclose(f) == 0 && ok;
-		if (!ok)
+		int e = f ? 0 : errno;
+		if (f) {
+			fprintf(f, "%lld", (long long)count);
+			e = sonde_fclose_checked(f);
+		}
+		ok = !e;
+		if (!ok) {
 			snprintf(err, sizeof err, "-x %s: %s", run->p.status_file,
-			         sonde_strerror(errno));
+			         sonde_strerror(e));
+			sonde_results_note_failure(0, run->p.status_file, err);
+		}
 	}
 	if (!sonde_agree(run->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_RUNTIME);

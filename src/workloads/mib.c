@@ -437,6 +437,7 @@ static void write_profile(struct mib *m, struct phase *ph)
 	int64_t rows =
 	    sonde_profile_write(&ph->profile, m->ctx->comm, &m->clock, &out, err, sizeof err);
 	if (rows < 0) {
+		sonde_results_note_failure(0, path, err);
 		sonde_error("%s", err);
 		sonde_exit(SONDE_EXIT_RUNTIME);
 	}

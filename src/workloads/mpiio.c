@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "files.h"
 #include "results.h"
 #include "workloads/mpiio/mpiio.h"
 
@@ -86,6 +87,11 @@ static int mpiio_main(struct sonde_context *ctx, int argc, char **argv)
 	/* Files of an earlier run (-op read) go only once this run read them without error. */
 	if (p.deletefile && !p.nofile && (writes || code == SONDE_EXIT_OK))
 		delete_files(&run);
+	if (run.out && run.out != stdout) {
+		int c = sonde_close_output(run.out, "-output", p.output);
+		run.out = stdout;
+		code = code ? code : c;
+	}
 	mpiio_run_free(&run);
 	mpiio_params_free(&p);
 	return code;

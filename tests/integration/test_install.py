@@ -5,6 +5,8 @@ running the installed sonde, the Lmod module; then make uninstall removing exact
 install created. The binary installed is the one under test (SONDE_BIN's build directory)."""
 
 import os
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -207,3 +209,37 @@ def test_install_needs_a_build(tmp_path):
     assert proc.stderr == f"install: {tmp_path}/nobuild/sonde is missing: build first " \
                           "(make build)\n"
     assert not (tmp_path / "p").exists()
+
+
+README_MPICH = re.compile(r"MPICH: `(MPICC=\S+ MPIEXEC=\S+)` on Debian")
+
+
+@pytest.mark.skipif(shutil.which("mpicc.mpich") is None or
+                    not Path("/usr/bin/mpiexec.mpich").exists(),
+                    reason="MPICH is not installed (make setup)")
+def test_readme_mpich_install_command(tmp_path):
+    """The README's MPICH install, as a user types it, in a copy of the source tree (its own
+    build directory): `make install PREFIX=P` with the README's MPICC and MPIEXEC. The build
+    keeps -Werror, as every build does; the installed sonde links MPICH alone and runs through
+    MPICH's launcher."""
+    (words,) = README_MPICH.findall((REPO / "README.md").read_text())
+    src = tmp_path / "src"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=REPO, capture_output=True, check=True)
+    for rel in filter(None, os.fsdecode(listed.stdout).split("\0")):
+        if (REPO / rel).is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, src / rel)
+    prefix = tmp_path / "opt" / "sonde"
+    env = dict(os.environ)
+    for name in ("MPICC", "MPIEXEC", "PREFIX"):
+        env.pop(name, None)
+    run(["make", "install", f"PREFIX={prefix}", *words.split()], cwd=src, env=env)
+    sonde = prefix / "bin/sonde"
+    libs = run(["ldd", sonde]).stdout
+    assert "libmpich" in libs and "libmpi.so" not in libs, libs
+    assert "\nLauncher: /usr/bin/mpiexec.mpich\n" in run([sonde, "--version"]).stdout
+    results = tmp_path / "r.jsonl"
+    run(["/usr/bin/mpiexec.mpich", "-n", "2", sonde, "mpiio", "-type", "3", "-nobj", "2",
+         "-size", "4K", "-target", tmp_path / "f.%r", "--json", results], cwd=tmp_path)
+    assert [r["type"] for r in read_jsonl(results)][-1] == "end"

@@ -11,6 +11,7 @@
 #include "fail.h"
 #include "files.h"
 #include "json.h"
+#include "results.h"
 #include "units.h"
 #include "workload.h"
 #include "workloads/ior/ior.h"
@@ -296,8 +297,11 @@ int ior_summary_file(const struct ior_test *tests, int ntests, const char *began
 		write_json(f, tests, ntests, began, argc, argv, w);
 	else
 		write_csv(f, tests, ntests, w->ntasks);
-	if (f != stdout && fclose(f) != 0) {
-		snprintf(err, errlen, "cannot write summaryFile %s", p->summary_file);
+	int e = f != stdout ? sonde_fclose_checked(f) : 0;
+	if (e) {
+		snprintf(err, errlen, "cannot write summaryFile %s: %s", p->summary_file,
+		         sonde_strerror(e));
+		sonde_results_note_failure(0, p->summary_file, err);
 		return -1;
 	}
 	fflush(stdout);

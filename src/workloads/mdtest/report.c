@@ -169,9 +169,11 @@ int mdtest_rank_csv(const struct mdtest_run *run, const char *path, char *err, s
 			fprintf(out, "\n");
 		}
 	}
-	if (fclose(out) != 0) {
+	int e = sonde_fclose_checked(out);
+	if (e) {
 		snprintf(err, errlen, "--saveRankPerformanceDetails %s: %s", path,
-		         sonde_strerror(errno));
+		         sonde_strerror(e));
+		sonde_results_note_failure(0, path, err);
 		return -1;
 	}
 	return 0;

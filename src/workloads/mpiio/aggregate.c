@@ -81,6 +81,9 @@ struct ring {
 	struct mpiio_xfer *io; /* [nbuf] file transfer of each buffer */
 	int *busy;             /* [nbuf] that transfer is in flight */
 	MPI_Request *msg;      /* [f x nobj] messages of one buffer */
+	/* [f x nobj] their statuses: a real array, as MPI_Waitall's prototype declares one (GCC
+	 * 12 takes MPICH's MPI_STATUSES_IGNORE, address 1, for an array of no bytes). */
+	MPI_Status *msg_status;
 };
 
 /* Senders k0..k1 of round i. */
@@ -111,6 +114,9 @@ static void ring_init(struct ring *r, const struct mpiio_run *run, int agg)
 	for (int b = 0; b < r->nbuf; b++)
 		r->buf[b] = mpiio_alloc(csize);
 	r->msg = malloc(sizeof *r->msg * (size_t)r->f * (size_t)p->nobj);
+	r->msg_status = malloc(sizeof *r->msg_status * (size_t)r->f * (size_t)p->nobj);
+	if (!r->msg || !r->msg_status)
+		sonde_fatal("out of memory for %lld messages", (long long)r->f * p->nobj);
 }
 
 static void ring_free(struct ring *r)
@@ -121,6 +127,7 @@ static void ring_free(struct ring *r)
 	free(r->io);
 	free(r->busy);
 	free(r->msg);
+	free(r->msg_status);
 }
 
 /* Starts the file transfer of round i from/into its buffer (a collective one even when this
@@ -205,7 +212,7 @@ static void aggregator_write(struct mpiio_run *run, MPI_File fh, struct mpiio_ti
 			}
 		}
 		double t0 = sonde_now();
-		MPI_Waitall(nmsg, r.msg, MPI_STATUSES_IGNORE);
+		MPI_Waitall(nmsg, r.msg, r.msg_status);
 		t->recv += sonde_now() - t0;
 		if (p->barrier)
 			timed_barrier(run->agg_comm, &t->barrier);
@@ -257,7 +264,7 @@ static void aggregator_read(struct mpiio_run *run, MPI_File fh, struct mpiio_tim
 			}
 		}
 		double t0 = sonde_now();
-		MPI_Waitall(nmsg, r.msg, MPI_STATUSES_IGNORE);
+		MPI_Waitall(nmsg, r.msg, r.msg_status);
 		t->send += sonde_now() - t0;
 		if (i + r.nbuf < r.rounds)
 			ring_transfer(&r, run, fh, agg, i + r.nbuf, 0, t);
