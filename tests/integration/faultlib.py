@@ -13,6 +13,24 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SONDE
+
+# The LD_PRELOAD fault shim (tests/shim/faultshim.c), built beside the binary under test.
+SHIM = Path(SONDE).parent / "libfaultshim.so"
+
+
+def sanitized():
+    """Whether the binary under test is the ASan/UBSan build."""
+    ldd = subprocess.run(["ldd", SONDE], capture_output=True, text=True).stdout
+    return "libasan" in ldd
+
+
+# The marks of a module whose launches preload the shim.
+NEEDS_SHIM = [
+    pytest.mark.skipif(not SHIM.exists(), reason=f"no fault shim at {SHIM} (cmake builds it)"),
+    # ASan must be the first library loaded; a preloaded one comes before it.
+    pytest.mark.skipif(sanitized(), reason="LD_PRELOAD and the ASan runtime do not mix"),
+]
 
 
 def error_lines(stderr):

@@ -12,15 +12,12 @@ from pathlib import Path
 
 import pytest
 from conftest import MPIRUN, REPO, SONDE, launch_env, read_jsonl
+from faultlib import sanitized
 
 BUILD = Path(SONDE).parent
 LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
 BASH_COMPLETION = Path("/usr/share/bash-completion/bash_completion")
 
-
-def sanitized():
-    ldd = subprocess.run(["ldd", SONDE], capture_output=True, text=True).stdout
-    return "libasan" in ldd
 
 
 pytestmark = pytest.mark.skipif(sanitized(), reason="an installation of the sanitizer build "

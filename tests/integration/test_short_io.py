@@ -9,30 +9,20 @@ ior was to write is there, read back without the shim."""
 
 import re
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
 from btio_util import BANNERS, element_offset, has_pnetcdf, nc_data_start, value
-from conftest import SONDE, read_jsonl, run_sonde
-from faultlib import error_lines
+from conftest import read_jsonl, run_sonde
+from faultlib import NEEDS_SHIM, SHIM, error_lines
 
-SHIM = Path(SONDE).parent / "libfaultshim.so"
 GRID = (16, 16, 16)
 DUMPS = 2
 DATA = DUMPS * GRID[0] * GRID[1] * GRID[2] * 5 * 8  # 327680 bytes
 
 
-def sanitized():
-    ldd = subprocess.run(["ldd", SONDE], capture_output=True, text=True).stdout
-    return "libasan" in ldd
 
-
-pytestmark = [
-    pytest.mark.skipif(not SHIM.exists(), reason=f"no fault shim at {SHIM} (cmake builds it)"),
-    # ASan must be the first library loaded; a preloaded one comes before it.
-    pytest.mark.skipif(sanitized(), reason="LD_PRELOAD and the ASan runtime do not mix"),
-]
+pytestmark = NEEDS_SHIM
 
 
 def shim_env(d, short):

@@ -5,25 +5,16 @@ writes, on either MPI library, counted below sonde and the library by the fault 
 MPI_File_sync where its bookkeeping had not marked the rank's writes, which its nonblocking
 independent writes are not: -sync without -collective made no fsync at all."""
 
-import subprocess
-from pathlib import Path
 
 import pytest
-from conftest import SONDE, run_sonde
+from conftest import run_sonde
+from faultlib import NEEDS_SHIM, SHIM
 
-SHIM = Path(SONDE).parent / "libfaultshim.so"
 NP = 2
 
 
-def sanitized():
-    ldd = subprocess.run(["ldd", SONDE], capture_output=True, text=True).stdout
-    return "libasan" in ldd
 
-
-pytestmark = [
-    pytest.mark.skipif(not SHIM.exists(), reason=f"no fault shim at {SHIM} (cmake builds it)"),
-    pytest.mark.skipif(sanitized(), reason="LD_PRELOAD and the ASan runtime do not mix"),
-]
+pytestmark = NEEDS_SHIM
 
 
 @pytest.mark.parametrize("collective", [False, True], ids=["independent", "collective"])
