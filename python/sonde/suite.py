@@ -74,6 +74,12 @@ def parser():
                      help="scale the sizes the suite marks ([step.scale]) by F; nodes and tasks "
                           "are unchanged (the run is reported as reduced-scale, never as "
                           "compliant)")
+    run.add_argument("--scratch", metavar="DIR",
+                     help="the run's data directory ({scratch}), used as given and kept "
+                          "(default: the suite's scratch/USER/RUN_ID, this run's own, removed "
+                          "when the run completes)")
+    run.add_argument("--keep-scratch", action="store_true",
+                     help="keep the run's own data directory when the run completes")
     run.add_argument("--sonde", metavar="PATH", default=None, help="the sonde binary")
     run.add_argument("--show-output", action="store_true",
                      help="print each launch's own output (the workload's tables) after it")
@@ -137,6 +143,12 @@ def cmd_run(args):
         run_dir = Path(args.out)
     else:
         run_dir = Path("RUN_DIR") if args.dry_run else default_out()
+    # the run's own data directory: another user's run, or another run, never shares it
+    scratch = args.scratch or suitefile.run_scratch(suite.scratch_base, run_dir.resolve().name)
+    try:
+        suite = suitefile.load(args.suite, args.scale, scratch)
+    except suitefile.SuiteError as e:
+        return error(str(e))
     # every launch as the binary reads it, before anything is made or launched
     try:
         preflight.check(suite, sonde, run_dir)
@@ -155,8 +167,13 @@ def cmd_run(args):
     if (run_dir / runner.MANIFEST).exists():
         return error(f"{run_dir} already holds a run; resume it with '{PROG} resume "
                      f"{run_dir}' or choose another --out")
+    problem = make_scratch(suite, own=not args.scratch)
+    if problem:
+        return error(problem)
     run_dir.mkdir(parents=True, exist_ok=True)
     manifest = runner.new_manifest(run_dir, suite, launcher, sonde)
+    manifest.data.update(scratch=suite.scratch, scratch_removed_after=not (
+        args.scratch or args.keep_scratch))
     manifest.save()
     return execute(suite, manifest, launcher, sonde, args.show_output)
 
@@ -174,11 +191,58 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
     _, ior, verdicts, _ = tables.report(suite, manifest, sys.stdout)
     io500_result = io500.report(manifest.run_dir, sys.stdout) if suite.score == "io500" else None
     scores.save(manifest.run_dir, scores.document(suite, verdicts, ior, io500_result))
+    remove_scratch(manifest, failed)
     if failed:
         print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
               f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)
         return 1
     return 0
+
+
+def make_scratch(suite, own):
+    """Makes the run's data directory. own: the run's own, below the suite's scratch, which is
+    made when it is missing as /tmp is (mode 1777, sticky: every user makes their own directory
+    there, and removes only their own). An error text when this user cannot."""
+    if own:
+        problem = _make_scratch_base(suite)
+        if problem:
+            return problem
+    try:
+        Path(suite.scratch).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"cannot make the run's data directory {suite.scratch}: {e.strerror}"
+    return None
+
+
+def _make_scratch_base(suite):
+    base = Path(suite.scratch_base)
+    try:
+        base.mkdir(parents=True)
+        base.chmod(0o1777)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        return f"cannot make the suite's scratch {base}: {e.strerror} (set --scratch DIR)"
+    user = Path(suite.scratch).parent
+    if not user.exists() and not os.access(base, os.W_OK | os.X_OK):
+        return (f"the suite's scratch {base} is not writable for you: each run makes "
+                f"{base}/USER/RUN_ID there; ask for a shared scratch or set --scratch DIR")
+    return None
+
+
+def remove_scratch(manifest, failed):
+    """A complete run's own data directory goes (its results are in the run directory); a run
+    with failed launches keeps it for resume."""
+    scratch = manifest.data.get("scratch")
+    if not scratch or not manifest.data.get("scratch_removed_after") or not Path(scratch).exists():
+        return
+    if failed:
+        print(f"{PROG}: the run's data in {scratch} is kept for '{PROG} resume'",
+              file=sys.stderr)
+        return
+    shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{PROG}: removed the run's data directory {scratch} (--keep-scratch keeps it)",
+          file=sys.stderr)
 
 
 def cmd_io500(args):
@@ -204,6 +268,8 @@ def cmd_io500(args):
         if not args.dry_run:  # kept as IO500 keeps it in its result directory
             shutil.copyfile(args.suite, where / "config-orig.ini")
         args.suite, args.out = str(where / "io500.toml"), str(made.run_dir)
+        # IO500's datadir (with its timestamp) is the data directory, used as the .ini says
+        args.scratch = args.scratch or str(made.datadir)
         Path(args.suite).write_text(made.toml)
         return cmd_run(args)
 
@@ -221,7 +287,7 @@ def cmd_resume(args):
     if runner.file_digest(suite_path) != data["suite_sha256"]:
         return error(f"{suite_path} changed since the run started; start a new run instead")
     try:
-        suite = suitefile.load(suite_path, data["scale"])
+        suite = suitefile.load(suite_path, data["scale"], data.get("scratch"))
     except suitefile.SuiteError as e:
         return error(str(e))
     sonde = args.sonde or data["sonde"]
@@ -229,6 +295,9 @@ def cmd_resume(args):
         preflight.check(suite, sonde, run_dir)
     except preflight.Refusal as e:
         return error(str(e))
+    problem = make_scratch(suite, own=False)
+    if problem:
+        return error(problem)
     data["status"] = "running"
     return execute(suite, manifest, placement.Launcher.from_dict(data["placement"]), sonde)
 

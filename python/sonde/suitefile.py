@@ -42,6 +42,7 @@ dropped, so a sweep value "" switches a flag off. Everything is checked before a
 an error is one line naming the file and the line.
 """
 
+import getpass
 import itertools
 import re
 import tomllib
@@ -103,13 +104,24 @@ class Launch:
         return f"{self.index:03d}-{slug}"
 
 
+DEFAULT_SCRATCH = "/tmp/sonde-suite"
+
+
+def run_scratch(base, run_id, user=None):
+    """The scratch directory of one run: BASE/USER/RUN_ID, so that two users, or two runs of
+    one user, never share (or fail on) one another's files."""
+    user = user or getpass.getuser()
+    return str(Path(base) / user / run_id)
+
+
 @dataclass
 class Suite:
     path: Path
     name: str
     description: str
-    scratch: str
+    scratch: str  # what {scratch} stands for: this run's directory
     launches: list
+    scratch_base: str = ""  # the suite file's scratch, below which each run gets its own
     scale: float | None = None
     settings: dict = field(default_factory=dict)  # the rules' thresholds in force, parsed
     oversubscribe: bool = False  # the suite asks for more ranks than cores
@@ -173,13 +185,18 @@ def _whole(value, what, err):
     return value
 
 
-def load(path, scale=None):
-    """Reads a suite file, checks all of it, and expands it into its launches."""
+def load(path, scale=None, scratch=None):
+    """Reads a suite file, checks all of it, and expands it into its launches. scratch: the
+    directory {scratch} stands for in this run (sonde-suite gives each run its own, below the
+    suite's scratch: run_scratch); the suite's own scratch when None."""
     path = Path(path)
     try:
         raw = path.read_text()
     except OSError as e:
         raise SuiteError(f"{path}: cannot read: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise SuiteError(f"{path}: not UTF-8 text (byte {e.start}): a suite file is TOML, "
+                         "which is UTF-8") from None
     try:
         doc = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as e:
@@ -212,7 +229,8 @@ def load(path, scale=None):
                          "score", "suite")
     suite = Suite(path=path, name=str(head.get("name", path.stem)),
                   description=str(head.get("description", "")),
-                  scratch=str(head.get("scratch", "/tmp/sonde-suite")), launches=[],
+                  scratch=str(scratch or head.get("scratch", DEFAULT_SCRATCH)),
+                  scratch_base=str(head.get("scratch", DEFAULT_SCRATCH)), launches=[],
                   scale=scale, settings=settings, oversubscribe=oversubscribe, score=score)
     seen = set()
     for n, step in enumerate(steps):

@@ -149,8 +149,9 @@ def shm_scratch():
 # for sonde's C paths under another build, leave them out (-m "not once"), which keeps CI inside
 # its time.
 ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spdx", "test_bench",
-                "test_suite_quick", "test_suite_jupiter", "test_slurm", "test_io500",
-                "test_launch_env"}
+                "test_suite_quick", "test_suite_jupiter", "test_suite_jupiter_gamed",
+                "test_suite_preflight", "test_suite_systems", "test_suite_scratch", "test_slurm",
+                "test_io500", "test_io500_rules", "test_io500_files", "test_launch_env"}
 
 
 def pytest_configure(config):
