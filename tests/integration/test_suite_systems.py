@@ -3,8 +3,9 @@
 (UTS namespaces, tests/uts-agent.sh): each launch's status in sonde-report, side by side
 (--compare) or together, is its own campaign's verdict, in either order; each system's best
 easy run (at lowered thresholds: the one that passed every rule judged) is paired with the
-other's though their node counts differ; score.json keeps the score and every status. The oracles are each run directory's own verdicts.json and
-IOR's "Summary of all tests" text each launch printed."""
+other's though their node counts differ; score.json keeps the score and every status. The
+oracles are each run directory's own verdicts.json and IOR's "Summary of all tests" text each
+launch printed."""
 
 import json
 import subprocess
