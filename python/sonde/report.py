@@ -460,8 +460,9 @@ def main(argv=None):
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     for src, runs in zip(args.compare or [" ".join(sources)], loaded, strict=True):
-        if not runs:
-            print(f"{PROG}: error: no results in {src}", file=sys.stderr)
+        if not any(r.header for r in runs):
+            why = " (cut inside its first record)" if any(r.truncated for r in runs) else ""
+            print(f"{PROG}: error: no results in {src}{why}", file=sys.stderr)
             return EXIT_USAGE
     dirs = _dirs(sources)
     default = (dirs[0] / "report.html") if len(dirs) == 1 and not args.compare else \

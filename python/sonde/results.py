@@ -204,6 +204,10 @@ def _record(line, where, validate):
         raise ResultsError(f"{where}: not a sonde record (no \"type\" member)")
     if not isinstance(record.get("run_id"), str):
         raise ResultsError(f"{where}: {record['type']} record without a run_id")
+    version = record.get("schema_version")
+    if record["type"] == "header" and version != _schema.SCHEMA_VERSION:
+        raise ResultsError(f"{where}: records of schema_version {version!r}; this sonde reads "
+                           f"schema_version {_schema.SCHEMA_VERSION} (docs/results-schema.md)")
     if validate:
         _schema.validate(record, where)
     return record
