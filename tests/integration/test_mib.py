@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 from conftest import SONDE, read_jsonl, run_sonde
+from preload import build_shim, preload_env
 
 # mib's result line, "%s %6d %4d%c %5d %5d %10.2f %10.2f": ctime, tasks, xfer, call limit, time
 # limit, write and read MB/s (a number wider than its field pushes the rest right, as printf does).
@@ -270,3 +271,24 @@ def test_random_offsets_seeded_and_in_steps(shm_scratch):
     assert len(set(a)) > 150
     assert max(a) > 0.8 * 256 * 8192 and min(a) < 0.2 * 256 * 8192
     assert a != sorted(a)
+
+
+@pytest.fixture(scope="module")
+def slow_fsync(tmp_path_factory):
+    return build_shim("slow_fsync", tmp_path_factory.mktemp("shim"))
+
+
+@pytest.mark.parametrize("np_", [1, 2])
+def test_write_phase_ends_at_the_fsyncs_end(shm_scratch, slow_fsync, np_):
+    """docs/workloads/mib.md: the write phase ends when its fsync ends. An LD_PRELOAD shim makes
+    every fsync last at least DELAY seconds, so the write phase (a few 4 KiB calls, well under
+    DELAY otherwise) lasts at least DELAY; the read phase, which has no fsync, does not."""
+    delay = 0.8
+    env = preload_env(slow_fsync, {"SONDE_TEST_SYNC_DELAY": str(delay)})
+    run_sonde(["mib", "-F", "-t", shm_scratch, "-l", 4, "-s", "4k", "-W", "-R", "--json",
+               shm_scratch / "r.jsonl"], np=np_, env=env)
+    rec = measurements(shm_scratch / "r.jsonl")
+    assert rec["write"]["seconds"] >= delay, rec["write"]
+    assert rec["read"]["seconds"] < delay, rec["read"]
+    mbs = rec["write"]["bytes"] / 2**20 / rec["write"]["seconds"]
+    assert mbs <= np_ * 4 * 4096 / 2**20 / delay
