@@ -249,6 +249,18 @@ def test_random_reads_options(shm_scratch):
     assert "random_reads             = 1\n" in out.stdout
 
 
+def read_offsets(directory, calls, size, args):
+    """The offsets of the pread64 calls of size bytes that a one-task read phase of mib
+    (-M, no MPI) makes in directory's file, seen by strace."""
+    trace = directory / "trace"
+    proc = subprocess.run(["strace", "-f", "-e", "trace=pread64", "-o", trace, SONDE, "mib",
+                           "-M", "-F", "-t", directory, "-l", str(calls), "-s", str(size),
+                           "-R", *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [int(m) for m in re.findall(rf"pread64\(\d+, .*, {size}, (\d+)\)",
+                                       trace.read_text())]
+
+
 @pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
 def test_random_offsets_seeded_and_in_steps(shm_scratch):
     """The offsets of -b gran: multiples of gran, whole calls inside the file, spread over it,
@@ -256,12 +268,7 @@ def test_random_offsets_seeded_and_in_steps(shm_scratch):
     run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", 256, "-s", "8k", "-W"], mpi=False)
 
     def offsets(seed):
-        trace = shm_scratch / f"trace.{seed}"
-        subprocess.run(["strace", "-f", "-e", "trace=pread64", "-o", trace, SONDE, "mib",
-                        "-M", "-F", "-t", shm_scratch, "-l", "200", "-s", "8k", "-R",
-                        "-b", "1k", "--seed", str(seed)], check=True, capture_output=True)
-        found = [int(m) for m in re.findall(r"pread64\(\d+, .*, 8192, (\d+)\)",
-                                             trace.read_text())]
+        found = read_offsets(shm_scratch, 200, 8192, ["-b", "1k", "--seed", seed])
         assert len(found) == 200
         return found
 
@@ -292,3 +299,20 @@ def test_write_phase_ends_at_the_fsyncs_end(shm_scratch, slow_fsync, np_):
     assert rec["read"]["seconds"] < delay, rec["read"]
     mbs = rec["write"]["bytes"] / 2**20 / rec["write"]["seconds"]
     assert mbs <= np_ * 4 * 4096 / 2**20 / delay
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+@pytest.mark.parametrize("calls,gran", [(4, 8192), (4, 4096), (4, 5120), (1, 8192), (1, 1024)])
+def test_random_reads_draw_every_slot(shm_scratch, calls, gran):
+    """-b gran reads at every k * gran whose whole call lies inside the file, the last such slot
+    included; a file exactly one call long is read at offset 0 (only one slot: nothing to
+    divide by zero). The slots are counted here from the file's size, not from sonde."""
+    size = 8192
+    run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", calls, "-s", size, "-W"],
+              mpi=False)
+    fsize = os.path.getsize(shm_scratch / "mibData.00000000")
+    assert fsize == calls * size
+    slots = set(range(0, fsize - size + 1, gran))
+    found = read_offsets(shm_scratch, 200, size, ["-b", gran, "--seed", 3])
+    assert len(found) == 200
+    assert set(found) == slots
