@@ -490,3 +490,27 @@ def test_malformed_test_hook_is_bad_input():
     assert p.returncode == 2
     errors = [ln for ln in p.stderr.splitlines() if ln.startswith("sonde coll: error:")]
     assert len(errors) == 1 and "SONDE_TEST_CORRUPT_RECV='1'" in errors[0]
+
+
+def overlap_from_times(e):
+    """docs/workloads/coll.md: 100 x (1 - (overall - compute) / pure), clamped to [0, 100]."""
+    pct = 100 * (1 - (e["overall_us"] - e["compute_us"]) / e["pure_us"])
+    return min(100.0, max(0.0, pct))
+
+
+def test_overlap_recomputed_from_its_times(tmp_path):
+    """On one rank the record's compute, pure and overall times are the world's (they are rank
+    0's), so its overlap_pct is theirs, recomputed here; the printed column is the same figure
+    to two decimals."""
+    out = tmp_path / "r.jsonl"
+    p = coll(["--overlap", "-b", "8", "-e", "4K", "-i", "20", "Ibcast", "Iallreduce",
+              "Ialltoall", "--json", out], np=1)
+    records = measurements(out)
+    assert len(records) == 3 * 10
+    for m in records:
+        assert m["extra"]["overlap_pct"] == pytest.approx(overlap_from_times(m["extra"]),
+                                                          abs=1e-9), m["extra"]
+    printed = [float(re.fullmatch(r"\tOverlap\(%\):\t *(\d+\.\d\d)", r["rest"])[1])
+               for r in parse(p.stdout, 1)]
+    assert printed == pytest.approx([overlap_from_times(m["extra"]) for m in records],
+                                    abs=0.0051)
