@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from bounded import run_bounded
 from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,13 +94,13 @@ def launch_command(np, args, hosts=None, program=None):
 def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=None, mpi=True,
               program=None):
     """Runs sonde, or program instead (under the launcher unless mpi=False), and returns the
-    CompletedProcess.
+    CompletedProcess; past timeout seconds every process of the launch is killed
+    (bounded.run_bounded) and the test fails.
 
     check=True asserts exit code 0 and shows stdout/stderr on failure."""
     cmd = (launch_command(np, args, hosts, program) if mpi
            else [str(program or SONDE)] + [str(a) for a in args])
-    proc = subprocess.run(cmd, cwd=cwd, env=mpi_env(env), capture_output=True, text=True,
-                          timeout=timeout)
+    proc = run_bounded(cmd, timeout, cwd=cwd, env=mpi_env(env), capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} exited {proc.returncode}\n--- stdout\n{proc.stdout}"

@@ -6,9 +6,9 @@ fsync and fdatasync on the test files, in order."""
 
 import re
 import shutil
-import subprocess
 
 import pytest
+from bounded import run_bounded
 from conftest import OPEN_MPI, launch_command, mpi_env
 
 pytestmark = [
@@ -26,7 +26,7 @@ def calls_per_rank(tmp_path, np, args, target):
            "trace=pwrite64,pread64,fsync,fdatasync", "-o", str(log),
            *launch_command(np, ["ior", "-a", "POSIX", "-t", "4k", "-b", "16k", "-o", target,
                                 *args])]
-    proc = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True, timeout=300)
+    proc = run_bounded(cmd, env=mpi_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     call = re.compile(r"(\d+) +(\w+)\(\d+<" + re.escape(str(target)) + r"[.>]")
     seqs = {}

@@ -6,7 +6,6 @@ import os
 import re
 
 import pytest
-
 from conftest import read_jsonl, run_sonde
 
 HARD = ["-t", "4k", "-b", "4k", "-s", "10000000"]
@@ -94,7 +93,7 @@ def test_stonewall_summary_recomputed_from_repetitions(scratch):
     assert [r["iteration"] for r in meas] == list(range(reps))
     sw_bytes = [r["extra"]["stonewall_total_bytes"] for r in meas]
     sw_time = [r["extra"]["stonewall_s"] for r in meas]
-    for r, b, t in zip(meas, sw_bytes, sw_time):
+    for r, b, t in zip(meas, sw_bytes, sw_time, strict=True):
         assert 0 < b <= r["bytes"] and t >= 1.0, r["extra"]
         assert r["extra"]["stonewall_aggregate_mib_s"] == pytest.approx(b / t / 2**20,
                                                                          rel=1e-6)

@@ -8,10 +8,10 @@ says, with the run on more than 64 nodes taken from the fixture the binary wrote
 import csv
 import json
 import os
-import subprocess
 import sys
 
 import pytest
+from bounded import run_bounded
 from conftest import MPIRUN, MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
 from sonde import names, results, rules, suitefile
 
@@ -93,9 +93,9 @@ def campaign(tmp_path_factory):
     path = tmp / "jupiter-mini.toml"
     path.write_text(SUITE.format(scratch=tmp / "scratch"))
     out = tmp / "run"
-    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
-                           str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
-                          env=suite_env(), capture_output=True, text=True, timeout=900)
+    proc = run_bounded([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
+                        str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
+                       env=suite_env(), capture_output=True, text=True, timeout=900)
     manifest = json.loads((out / "manifest.json").read_text())
     failed = [(e["id"], e["reason"]) for e in manifest["launches"] if e["status"] != "ok"]
     assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])
