@@ -22,6 +22,11 @@ from sonde.placement import mpirun_for
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from launch_env import launch_env  # noqa: E402 (after the path is set)
+from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
