@@ -53,12 +53,14 @@ static void plain(void)
 	sonde_error("a plain message: %d", 42);
 }
 
-/* The one errno -> exit class decision: bad paths are usage errors only while sonde opens what
- * the user named; a read-only or full file system never is. */
+/* The one errno -> exit class decision: bad paths, and paths this user may not use (EACCES,
+ * EPERM), are usage errors only while sonde opens what the user named; a read-only or full file
+ * system never is. */
 static void exit_classes(void)
 {
-	const int usage[] = {ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG, ELOOP, EINVAL, EEXIST};
-	const int runtime[] = {EROFS, ENOSPC, EDQUOT, EIO, EACCES, EPERM, ESTALE, ENOMEM};
+	const int usage[] = {ENOENT, ENOTDIR, EISDIR, ENAMETOOLONG, ELOOP,
+	                     EINVAL, EEXIST,  EACCES, EPERM};
+	const int runtime[] = {EROFS, ENOSPC, EDQUOT, EIO, ESTALE, ENOMEM};
 	for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
 		CHECK_INT(sonde_exit_class(usage[i], SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
 		CHECK_INT(sonde_exit_class(-usage[i], SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
