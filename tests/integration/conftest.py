@@ -16,11 +16,17 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from bounded import run_bounded
 from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from launch_env import launch_env  # noqa: E402 (after the path is set)
+from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
+    pytest_runtest_logreport,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
@@ -93,13 +99,13 @@ def launch_command(np, args, hosts=None, program=None):
 def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=None, mpi=True,
               program=None):
     """Runs sonde, or program instead (under the launcher unless mpi=False), and returns the
-    CompletedProcess.
+    CompletedProcess; past timeout seconds every process of the launch is killed
+    (bounded.run_bounded) and the test fails.
 
     check=True asserts exit code 0 and shows stdout/stderr on failure."""
     cmd = (launch_command(np, args, hosts, program) if mpi
            else [str(program or SONDE)] + [str(a) for a in args])
-    proc = subprocess.run(cmd, cwd=cwd, env=mpi_env(env), capture_output=True, text=True,
-                          timeout=timeout)
+    proc = run_bounded(cmd, timeout, cwd=cwd, env=mpi_env(env), capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} exited {proc.returncode}\n--- stdout\n{proc.stdout}"

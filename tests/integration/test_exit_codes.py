@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from bounded import run_bounded
 from btio_util import has_pnetcdf
 from conftest import launch_command, mpi_env
 from faultlib import error_lines
@@ -39,7 +40,7 @@ def as_nobody(args, cwd):
     cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     cmd += launch_command(1, args)
     env = mpi_env({"HOME": str(cwd), "TMPDIR": str(cwd)})
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return run_bounded(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture

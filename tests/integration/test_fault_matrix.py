@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bounded import kill_session
 from conftest import OPEN_MPI, REPO, SIGNAL_GRACE, launch_command, mpi_env, read_jsonl
 from fault_matrix import (
     AFTER_WRITE,
@@ -106,7 +107,7 @@ class Run:
         try:
             out, err = self.proc.communicate(timeout=BOUND)
         except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            kill_session(self.proc, 0)
             out, err = self.proc.communicate()
             raise AssertionError(f"the run did not end within {BOUND} s of the fault:\n"
                                  f"{out[-3000:]}\n{err[-3000:]}") from None
@@ -114,7 +115,7 @@ class Run:
 
     def kill(self):
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+            kill_session(self.proc, 0)
             self.proc.communicate()
 
 

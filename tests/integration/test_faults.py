@@ -12,6 +12,7 @@ import subprocess
 import time
 
 import pytest
+from bounded import kill_session
 from btio_util import element_offset, read_double, run_btio, write_double
 from conftest import launch_command, mpi_env, read_jsonl, run_sonde
 from faultlib import error_lines, mount_tmpfs, rank_pid, umount
@@ -103,7 +104,7 @@ def _kill_rank_mid_run(args, np, results, ready):
             took = time.monotonic() - killed
         finally:
             if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
+                kill_session(proc, 0)
                 proc.wait()
         err.seek(0)
         return rc, took, err.read()

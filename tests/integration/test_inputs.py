@@ -5,9 +5,9 @@ stonewall status file, mpiio's -setup, BTIO's input deck. Every open of a proces
 
 import re
 import shutil
-import subprocess
 
 import pytest
+from bounded import run_bounded
 from conftest import OPEN_MPI, launch_command, mpi_env
 
 pytestmark = [
@@ -21,7 +21,7 @@ def opens_of(path, args, np, tmp_path):
     log = tmp_path / "strace.log"
     cmd = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(log),
            *launch_command(np, args)]
-    proc = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True, timeout=300)
+    proc = run_bounded(cmd, env=mpi_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     pids = set()
     for line in log.read_text().splitlines():
@@ -42,9 +42,9 @@ def test_ior_status_file_is_read_by_rank_zero(tmp_path):
     status, target = tmp_path / "status", tmp_path / "f"
     common = ["-t", "4k", "-b", "4k", "-s", "100", "-k", "-o", target, "-O",
               f"stoneWallingStatusFile={status}"]
-    subprocess.run(launch_command(3, ["ior", "-w", "-D", "5", "-O", "stoneWallingWearOut=1",
-                                      *common]), env=mpi_env(), check=True,
-                   capture_output=True, timeout=120)
+    run_bounded(launch_command(3, ["ior", "-w", "-D", "5", "-O", "stoneWallingWearOut=1",
+                                   *common]), env=mpi_env(), check=True, capture_output=True,
+                timeout=120)
     assert opens_of(status, ["ior", "-r", *common], 3, tmp_path) == 1
 
 

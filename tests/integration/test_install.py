@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from bounded import run_bounded
 from conftest import MPIRUN, REPO, SONDE, launch_env, read_jsonl
 from faultlib import sanitized
 
@@ -33,8 +34,8 @@ def clean_env(extra=None):
 
 
 def run(argv, cwd="/", env=None, check=True):
-    proc = subprocess.run([str(a) for a in argv], cwd=cwd, env=env or clean_env(),
-                          capture_output=True, text=True, timeout=600)
+    proc = run_bounded([str(a) for a in argv], cwd=cwd, env=env or clean_env(),
+                       capture_output=True, text=True, timeout=600)
     if check:
         assert proc.returncode == 0, f"{argv}\n{proc.stdout}\n{proc.stderr}"
     return proc

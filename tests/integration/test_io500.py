@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from bounded import run_bounded
 from conftest import REPO, SONDE, mpi_env, read_jsonl
 
 sys.path.insert(0, str(REPO / "python"))
@@ -42,9 +43,9 @@ def small_suite(tmp_path, scratch):
 def run_suite(suite, out, *extra):
     env = mpi_env({"SONDE_BIN": SONDE})
     env["PYTHONPATH"] = str(REPO / "python")
-    return subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
-                           str(out), *extra], env=env, capture_output=True, text=True,
-                          timeout=900)
+    return run_bounded([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
+                        str(out), *extra], env=env, capture_output=True, text=True,
+                       timeout=900)
 
 
 def value_of(phase, run_dir, launch_id):

@@ -6,10 +6,10 @@ flags), and the phase is INVALID with the parameter and the value passed named. 
 whose phases ran on different rank counts is INVALID; an .ini runs as the toml campaign."""
 
 import json
-import subprocess
 import sys
 
 import pytest
+from bounded import run_bounded
 from conftest import MULTI_NODE, REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
@@ -158,7 +158,7 @@ def test_grouped_flags_are_what_io500_runs(tmp_path, shm_scratch):
 def run_suite_cli(*args):
     env = mpi_env({"SONDE_BIN": SONDE})
     env["PYTHONPATH"] = str(REPO / "python")
-    return subprocess.run([sys.executable, "-m", "sonde.suite", *args], env=env,
+    return run_bounded([sys.executable, "-m", "sonde.suite", *args], env=env,
                           capture_output=True, text=True, timeout=900)
 
 

@@ -5,6 +5,7 @@ the file holds exactly that, and the status file makes a later read run read exa
 import os
 import re
 
+import pytest
 from conftest import read_jsonl, run_sonde
 
 HARD = ["-t", "4k", "-b", "4k", "-s", "10000000"]
@@ -74,3 +75,34 @@ def test_wear_out_continues_where_each_rank_stopped(shm_scratch):
         (4096 if pairs % 2 else 8192)
     ior(["-r", "-R", "-k", "-G", "4242", "-O", f"stoneWallingStatusFile={status}", "-t", "4k",
          "-b", "8k", "-s", "10000000", "-o", target], np=3)
+
+
+def test_stonewall_summary_recomputed_from_repetitions(scratch):
+    """IOR's definition (reference/ior.md): over the repetitions, Stonewall(s) is the mean
+    stonewall time and Stonewall(MiB) the per-rank bytes at the deadline summed over the
+    repetitions divided by the summed stonewall times; the aggregate is the same with every
+    rank's bytes. Recomputed here from each repetition's own figures: a summary dividing by the
+    mean time instead of the summed one reads three times too high at three repetitions."""
+    results = scratch / "r.jsonl"
+    np_, reps = 2, 3
+    # -Y (fsync per write) on the disk keeps the 1-second phases small
+    ior(["-w", "-Y", "-i", reps, "-D", "1", "-O", "stoneWallingWearOut=1", *HARD, "-o",
+         scratch / "sw", "--json", results], np=np_)
+    records = read_jsonl(results)
+    meas = [r for r in records if r["type"] == "measurement" and r["phase"] == "write"]
+    assert [r["iteration"] for r in meas] == list(range(reps))
+    sw_bytes = [r["extra"]["stonewall_total_bytes"] for r in meas]
+    sw_time = [r["extra"]["stonewall_s"] for r in meas]
+    for r, b, t in zip(meas, sw_bytes, sw_time, strict=True):
+        assert 0 < b <= r["bytes"] and t >= 1.0, r["extra"]
+        assert r["extra"]["stonewall_aggregate_mib_s"] == pytest.approx(b / t / 2**20,
+                                                                         rel=1e-6)
+    summary = [r for r in records if r["type"] == "summary"]
+    assert len(summary) == 1
+    s = summary[0]
+    assert s["repetitions"] == reps
+    assert s["stonewall_s"] == pytest.approx(sum(sw_time) / reps, rel=1e-6)
+    assert s["stonewall_aggregate_mib_s"] == pytest.approx(
+        sum(sw_bytes) / sum(sw_time) / 2**20, rel=1e-6)
+    assert s["stonewall_mib_s_per_rank"] == pytest.approx(
+        sum(b / np_ for b in sw_bytes) / sum(sw_time) / 2**20, rel=1e-6)

@@ -4,9 +4,9 @@ module: the Open MPI leg tests MPICH's launcher on the Open MPI build, the MPICH
 reverse."""
 
 import os
-import subprocess
 
 import pytest
+from bounded import run_bounded
 from conftest import MPIRUN, OPEN_MPI, SONDE, mpi_env
 
 # The other MPI's launcher: in the Open MPI leg MPICH's, in the MPICH leg Open MPI's, so the
@@ -22,7 +22,7 @@ def test_the_other_mpis_launcher_is_refused(tmp_path):
     target = tmp_path / "f"
     cmd = [OTHER_LAUNCHER, "-n", "2", SONDE, "ior", "-w", "-b", "64k", "-t", "64k", "-o",
            str(target), "--json", str(tmp_path / "r.jsonl")]
-    proc = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True, timeout=120)
+    proc = run_bounded(cmd, env=mpi_env(), capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
     lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("sonde: error:")]
     assert len(lines) == 1, proc.stderr
@@ -37,7 +37,7 @@ def test_a_singleton_outside_any_launcher_runs(tmp_path):
     env = {k: v for k, v in mpi_env().items()
            if not k.startswith(("OMPI_COMM_WORLD", "PMI_", "PMIX_", "SLURM_"))}
     env["SLURM_NTASKS"] = "4"
-    proc = subprocess.run([SONDE, "ior", "-w", "-b", "64k", "-t", "64k", "-o",
+    proc = run_bounded([SONDE, "ior", "-w", "-b", "64k", "-t", "64k", "-o",
                            str(tmp_path / "f")], env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -5,11 +5,11 @@ own are caught here, one small launch per quick-suite step. Runs only with an AS
 (make test's integration-test-asan sets SONDE_LEAK_CHECK)."""
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bounded import run_bounded
 from conftest import REPO, launch_command, mpi_env
 
 sys.path.insert(0, str(REPO / "python"))
@@ -26,8 +26,8 @@ def run_leak_checked(ranks, args, tmp_path):
         "ASAN_OPTIONS": f"detect_leaks=1:fast_unwind_on_malloc=0:log_path={logs}",
         "LSAN_OPTIONS": f"suppressions={REPO / 'tests' / 'lsan.supp'}:print_suppressions=0",
     })
-    proc = subprocess.run(launch_command(ranks, args), env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = run_bounded(launch_command(ranks, args), env=env, capture_output=True, text=True,
+                       timeout=300)
     reports = [p.read_text() for p in tmp_path.glob("lsan*")]
     assert not reports, "\n".join(reports)[:4000]
     assert proc.returncode == 0, proc.stderr[-3000:]

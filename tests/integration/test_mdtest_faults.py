@@ -10,6 +10,7 @@ import subprocess
 import time
 
 import pytest
+from bounded import kill_session
 from conftest import launch_command, mpi_env, read_jsonl, run_sonde
 from faultlib import error_lines, mount_tmpfs, umount
 
@@ -126,7 +127,7 @@ def test_rank_killed_while_creating(shm_scratch, tmp_path):
         assert time.monotonic() - killed < BOUND
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_session(proc, 0)
             proc.wait()
     assert rc != 0
     records = read_jsonl(results)

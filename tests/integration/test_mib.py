@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 from conftest import SONDE, read_jsonl, run_sonde
+from preload import build_shim, preload_env
 
 # mib's result line, "%s %6d %4d%c %5d %5d %10.2f %10.2f": ctime, tasks, xfer, call limit, time
 # limit, write and read MB/s (a number wider than its field pushes the rest right, as printf does).
@@ -248,6 +249,18 @@ def test_random_reads_options(shm_scratch):
     assert "random_reads             = 1\n" in out.stdout
 
 
+def read_offsets(directory, calls, size, args):
+    """The offsets of the pread64 calls of size bytes that a one-task read phase of mib
+    (-M, no MPI) makes in directory's file, seen by strace."""
+    trace = directory / "trace"
+    proc = subprocess.run(["strace", "-f", "-e", "trace=pread64", "-o", trace, SONDE, "mib",
+                           "-M", "-F", "-t", directory, "-l", str(calls), "-s", str(size),
+                           "-R", *map(str, args)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [int(m) for m in re.findall(rf"pread64\(\d+, .*, {size}, (\d+)\)",
+                                       trace.read_text())]
+
+
 @pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
 def test_random_offsets_seeded_and_in_steps(shm_scratch):
     """The offsets of -b gran: multiples of gran, whole calls inside the file, spread over it,
@@ -255,12 +268,7 @@ def test_random_offsets_seeded_and_in_steps(shm_scratch):
     run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", 256, "-s", "8k", "-W"], mpi=False)
 
     def offsets(seed):
-        trace = shm_scratch / f"trace.{seed}"
-        subprocess.run(["strace", "-f", "-e", "trace=pread64", "-o", trace, SONDE, "mib",
-                        "-M", "-F", "-t", shm_scratch, "-l", "200", "-s", "8k", "-R",
-                        "-b", "1k", "--seed", str(seed)], check=True, capture_output=True)
-        found = [int(m) for m in re.findall(r"pread64\(\d+, .*, 8192, (\d+)\)",
-                                             trace.read_text())]
+        found = read_offsets(shm_scratch, 200, 8192, ["-b", "1k", "--seed", seed])
         assert len(found) == 200
         return found
 
@@ -270,3 +278,41 @@ def test_random_offsets_seeded_and_in_steps(shm_scratch):
     assert len(set(a)) > 150
     assert max(a) > 0.8 * 256 * 8192 and min(a) < 0.2 * 256 * 8192
     assert a != sorted(a)
+
+
+@pytest.fixture(scope="module")
+def slow_fsync(tmp_path_factory):
+    return build_shim("slow_fsync", tmp_path_factory.mktemp("shim"))
+
+
+@pytest.mark.parametrize("np_", [1, 2])
+def test_write_phase_ends_at_the_fsyncs_end(shm_scratch, slow_fsync, np_):
+    """docs/workloads/mib.md: the write phase ends when its fsync ends. An LD_PRELOAD shim makes
+    every fsync last at least DELAY seconds, so the write phase (a few 4 KiB calls, well under
+    DELAY otherwise) lasts at least DELAY; the read phase, which has no fsync, does not."""
+    delay = 0.8
+    env = preload_env(slow_fsync, {"SONDE_TEST_SYNC_DELAY": str(delay)})
+    run_sonde(["mib", "-F", "-t", shm_scratch, "-l", 4, "-s", "4k", "-W", "-R", "--json",
+               shm_scratch / "r.jsonl"], np=np_, env=env)
+    rec = measurements(shm_scratch / "r.jsonl")
+    assert rec["write"]["seconds"] >= delay, rec["write"]
+    assert rec["read"]["seconds"] < delay, rec["read"]
+    mbs = rec["write"]["bytes"] / 2**20 / rec["write"]["seconds"]
+    assert mbs <= np_ * 4 * 4096 / 2**20 / delay
+
+
+@pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
+@pytest.mark.parametrize("calls,gran", [(4, 8192), (4, 4096), (4, 5120), (1, 8192), (1, 1024)])
+def test_random_reads_draw_every_slot(shm_scratch, calls, gran):
+    """-b gran reads at every k * gran whose whole call lies inside the file, the last such slot
+    included; a file exactly one call long is read at offset 0 (only one slot: nothing to
+    divide by zero). The slots are counted here from the file's size, not from sonde."""
+    size = 8192
+    run_sonde(["mib", "-M", "-F", "-t", shm_scratch, "-l", calls, "-s", size, "-W"],
+              mpi=False)
+    fsize = os.path.getsize(shm_scratch / "mibData.00000000")
+    assert fsize == calls * size
+    slots = set(range(0, fsize - size + 1, gran))
+    found = read_offsets(shm_scratch, 200, size, ["-b", gran, "--seed", 3])
+    assert len(found) == 200
+    assert set(found) == slots

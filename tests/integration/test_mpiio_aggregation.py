@@ -172,3 +172,20 @@ def test_aggregated_write_then_separate_read(shm_scratch, collective):
     assert "=== Completed MPI-IO Read." in r.stdout and "MPI write" not in r.stdout
     aggs, groups = senders_even(4, 2)
     check_file(shm_scratch / "shared", layout(4, 4, 3, 2048, groups=groups)[0], 2048, 3)
+
+
+def test_uneven_type3_placement_matches_the_original(shm_scratch):
+    # The original at 5 ranks, -num_io 2, 2 objects of 4 KiB per rank (reference/
+    # btio-lanl-mib.md 2.5, a_i = q*i + min(i, rem)): aggregators 0 and 3, agg.0 holding
+    # ranks 0, 1, 2 (24576 B) and agg.3 ranks 3, 4 (16384 B). The files, names and sizes are
+    # the original's, written out here rather than computed by senders_even, which shares
+    # sonde's formula.
+    nobj, size = 2, 4096
+    run_sonde(["mpiio", "-type", 3, "-num_io", 2, "-nobj", nobj, "-size", size,
+               "-target", shm_scratch / "agg.%r", "-touch", 3, "-chkdata", 3], np=5)
+    assert sorted(p.name for p in shm_scratch.iterdir()) == ["agg.0", "agg.3"]
+    assert (shm_scratch / "agg.0").stat().st_size == 24576
+    assert (shm_scratch / "agg.3").stat().st_size == 16384
+    files = layout(3, 5, nobj, size, groups=[[0, 1, 2], [3, 4]])
+    check_file(shm_scratch / "agg.0", files[0], size, 3)
+    check_file(shm_scratch / "agg.3", files[1], size, 3)

@@ -7,9 +7,9 @@ forever, and a path that is not UTF-8 is written to JSON reversibly and loads.""
 
 import json
 import os
-import subprocess
 
 import pytest
+from bounded import run_bounded
 from conftest import OPEN_MPI, launch_command, mpi_env, read_jsonl, run_sonde
 from faultlib import error_lines
 from sonde.results import load
@@ -204,7 +204,7 @@ def test_name_that_is_not_utf8_is_written_reversibly(tmp_path):
     cmd = [os.fsencode(a) for a in launch_command(1, ["ior", "-w", "-t", "4k", "-b", "8k",
                                                       "-o", os.fsdecode(raw), "--json",
                                                       results])]
-    out = subprocess.run(cmd, env=mpi_env(), capture_output=True, timeout=BOUND, check=False)
+    out = run_bounded(cmd, env=mpi_env(), capture_output=True, timeout=BOUND, check=False)
     assert out.returncode == 0, out.stderr
     data = results.read_bytes()
     data.decode("utf-8")  # strict: raises when a byte is not UTF-8

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 
 import pytest
+from bounded import run_bounded
 from conftest import OPEN_MPI, launch_command, mpi_env, read_jsonl, run_sonde
 
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
@@ -137,8 +138,8 @@ def test_live_line_redrawn_and_erased_on_a_terminal(tmp_path):
     args = ["ior", "--progress", "-w", "-D", "2", "-t", "4k", "-b", "4k", "-s", "100000000",
             "-Y", "-o", tmp_path / "f"]
     cmd = " ".join(f"'{a}'" for a in launch_command(2, args))
-    subprocess.run(["script", "-qfec", cmd, str(typescript)], env=mpi_env(),
-                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True, timeout=120)
+    run_bounded(["script", "-qfec", cmd, str(typescript)], env=mpi_env(),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True, timeout=120)
     out = typescript.read_bytes().decode(errors="replace")
     draws = LIVE.findall(out)
     assert 3 <= len(draws) <= 5, out[-2000:]

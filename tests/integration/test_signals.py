@@ -12,6 +12,7 @@ import subprocess
 import time
 
 import pytest
+from bounded import kill_session
 from conftest import OPEN_MPI, SIGNAL_GRACE, launch_command, mpi_env, read_jsonl
 from faultlib import rank_pid, sonde_ranks, wait_gone
 
@@ -35,7 +36,7 @@ def start():
     yield launch
     for proc in procs:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_session(proc, 0)
             proc.wait()
 
 
@@ -119,7 +120,7 @@ def test_stop_without_a_results_file_says_none_was_kept():
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+            kill_session(proc, 0)
             proc.wait()
     line = next(ln for ln in err.splitlines() if "stopped by" in ln)
     assert "no results file was named" in line and "kept" not in line, line

@@ -8,10 +8,10 @@ says, with the run on more than 64 nodes taken from the fixture the binary wrote
 import csv
 import json
 import os
-import subprocess
 import sys
 
 import pytest
+from bounded import run_bounded
 from conftest import MPIRUN, MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
 from sonde import names, preflight, results, rules, suitefile
 from sonde.defaults import binary_defaults
@@ -98,9 +98,9 @@ def suite_env():
 
 
 def run_suite(path, out):
-    return subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
-                           str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
-                          env=suite_env(), capture_output=True, text=True, timeout=900)
+    return run_bounded([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
+                        str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
+                       env=suite_env(), capture_output=True, text=True, timeout=900)
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ breaks the step's fixed parameters or the -Q rule, stop --dry-run and run alike 
 and exit code 2. The binary's refusals are compared with what a real launch of the same
 arguments prints."""
 
-import subprocess
 import sys
 
 import pytest
+from bounded import run_bounded
 from conftest import REPO, SONDE, mpi_env, run_sonde
 
 HEAD = """
@@ -47,7 +47,7 @@ def suite(path, *more, hostfile=None):
            *more]
     if hostfile:
         cmd += ["--hostfile", str(hostfile)]
-    return subprocess.run(cmd, env=suite_env(), capture_output=True, text=True, timeout=300)
+    return run_bounded(cmd, env=suite_env(), capture_output=True, text=True, timeout=300)
 
 
 def refused_with(proc, path, step, launch, message):

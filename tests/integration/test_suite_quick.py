@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from bounded import run_bounded
 from conftest import MPIRUN, REPO, SONDE, mpi_env, read_jsonl
 
 
@@ -22,9 +23,9 @@ def test_quick_suite_end_to_end(tmp_path):
     # The shipped suite, with its scratch directory moved under the test's tmp.
     text = (REPO / "suites" / "quick.toml").read_text()
     suite.write_text(text.replace('scratch = "/tmp/sonde-quick"', f'scratch = "{scratch}"'))
-    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
-                           str(out)], env=suite_env(), capture_output=True, text=True,
-                          timeout=900)
+    proc = run_bounded([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
+                        str(out)], env=suite_env(), capture_output=True, text=True,
+                       timeout=900)
     manifest = json.loads((out / "manifest.json").read_text())
     failed = [(e["id"], e["reason"]) for e in manifest["launches"] if e["status"] != "ok"]
     assert proc.returncode == 0 and not failed, (failed, proc.stderr[-3000:])

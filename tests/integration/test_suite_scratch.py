@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from bounded import run_bounded
 from conftest import REPO, SONDE, mpi_env
 
 NOBODY = 65534
@@ -54,7 +55,7 @@ def run_suite(suite, out, user=None, *more):
                    "HOME": str(out.parent), "TMPDIR": str(out.parent)})
     env.pop("USER", None)
     env.pop("LOGNAME", None)
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300,
+    return run_bounded(cmd, env=env, capture_output=True, text=True, timeout=300,
                           cwd=out.parent)
 
 

@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 
 import pytest
 import test_suite_jupiter as jupiter
+from bounded import run_bounded
 from conftest import MULTI_NODE
 from sonde.systems import BEST_RUN
 from test_suite_jupiter import ior_summary, suite_env
@@ -62,7 +63,7 @@ def run_campaign(tmp, name):
     path.write_text(SUITE.format(scratch=tmp / f"scratch-{name}")
                     + STEP.format(nodes=1, mib=q1) + STEP.format(nodes=2, mib=q2))
     out = tmp / name / "run"
-    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
+    proc = run_bounded([sys.executable, "-m", "sonde.suite", "run", str(path), "--out",
                            str(out), "--launcher", "mpirun", "--host", "nodeA,nodeB"],
                           env=suite_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]

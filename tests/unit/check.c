@@ -11,6 +11,7 @@
 
 int check_failures;
 int check_count;
+int check_skips;
 
 void check_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -23,10 +24,22 @@ void check_fail(const char *file, int line, const char *fmt, ...)
 	check_failures++;
 }
 
+void check_skip(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("skipped ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	check_skips++;
+}
+
 int check_finish(const char *name)
 {
-	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
-	return check_failures ? 1 : 0;
+	printf("%s: %d checks, %d failed, %d parts skipped\n", name, check_count, check_failures,
+	       check_skips);
+	return check_failures ? 1 : check_skips ? CHECK_SKIPPED : 0;
 }
 
 void check_temp_dir(const char *name, char *out)

@@ -8,10 +8,19 @@
 
 extern int check_failures;
 extern int check_count;
+extern int check_skips;
+
+/* The exit code of a test that passed every check it made but skipped some (a prerequisite
+ * missing: the right to mount, free space, a file system's support): ctest's SKIP_RETURN_CODE
+ * (CMakeLists.txt), so that ctest counts the test as skipped instead of passed. */
+#define CHECK_SKIPPED 77
 
 void check_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Prints a summary; returns the process exit code (0 when every check passed). */
+/* Prints "skipped <why>" and counts a skipped part of the test. */
+void check_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a summary; returns the process exit code: 1 when a check failed, CHECK_SKIPPED when
+ * none failed but a part was skipped, 0 otherwise. */
 int check_finish(const char *name);
 
 /* Makes a fresh directory "sonde-<name>-XXXXXX" under TEST_TMPDIR (or /tmp) and writes its

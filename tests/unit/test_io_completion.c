@@ -111,8 +111,7 @@ static void test_full(const char *dir)
 	join(path, mnt, "f");
 	CHECK_INT(mkdir(mnt, 0700), 0);
 	if (mount("sonde-test", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0) {
-		printf("skipped the full file system test: cannot mount a tmpfs: %s\n",
-		       strerror(errno));
+		check_skip("the full file system test: cannot mount a tmpfs: %s", strerror(errno));
 		rmdir(mnt);
 		return;
 	}

@@ -319,14 +319,17 @@ static void test_full_file_system(const char *dir)
 		CHECK_INT(mkdir(mnt, 0700), 0);
 		mounted = mount("sonde-test", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") == 0;
 		if (!mounted) {
-			printf("skipped full file system test: cannot mount a tmpfs at %s: %s\n",
-			       mnt, strerror(errno));
+			check_skip("full file system test: cannot mount a tmpfs at %s: %s", mnt,
+			           strerror(errno));
 			rmdir(mnt);
 		}
 	}
 	MPI_Bcast(&mounted, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (!mounted)
+	if (!mounted) {
+		if (rank != 0)
+			check_skip("full file system test: rank 0 could not mount its tmpfs");
 		return;
+	}
 	const size_t n = 100000;
 	unsigned char *a = malloc(n), *b = malloc(n);
 	for (int collective = 1; collective >= 0; collective--) {
@@ -409,9 +412,7 @@ static void test_beyond_int_max(const char *dir)
 	int room = free_bytes(dir) > (int64_t)big + ((int64_t)512 << 20);
 	MPI_Bcast(&room, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	if (!room) {
-		if (rank == 0)
-			printf("skipped transfer beyond INT_MAX: less than 2.5 GiB free in %s\n",
-			       dir);
+		check_skip("transfer beyond INT_MAX: less than 2.5 GiB free in %s", dir);
 		return;
 	}
 	unsigned char *a = calloc(1, len), b[1000];

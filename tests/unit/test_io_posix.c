@@ -323,8 +323,8 @@ static void test_full_file_system(const char *dir)
 	join(mnt, dir, "tiny-tmpfs");
 	CHECK_INT(mkdir(mnt, 0700), 0);
 	if (mount("sonde-test", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0700") != 0) {
-		printf("skipped full file system test: cannot mount a tmpfs at %s: %s\n", mnt,
-		       strerror(errno));
+		check_skip("full file system test: cannot mount a tmpfs at %s: %s", mnt,
+		           strerror(errno));
 		rmdir(mnt);
 		return;
 	}
@@ -415,7 +415,7 @@ static void test_direct_on(const char *dir, const char *what)
 		CHECK_MSG(path);
 		CHECK_MSG("refuses O_DIRECT");
 		CHECK_INT(file_size(path), -1);
-		printf("skipped O_DIRECT round trip on %s: %s\n", what, sonde_io_last_error());
+		check_skip("O_DIRECT round trip on %s: %s", what, sonde_io_last_error());
 		return;
 	}
 	long fl = fd_flags_of(path);
@@ -460,8 +460,8 @@ static void test_direct_refused(const char *dir)
 	join(mnt, dir, "ramfs");
 	CHECK_INT(mkdir(mnt, 0700), 0);
 	if (mount("sonde-test", mnt, "ramfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0) {
-		printf("skipped O_DIRECT refusal on ramfs: cannot mount at %s: %s\n", mnt,
-		       strerror(errno));
+		check_skip("O_DIRECT refusal on ramfs: cannot mount at %s: %s", mnt,
+		           strerror(errno));
 		rmdir(mnt);
 		return;
 	}
