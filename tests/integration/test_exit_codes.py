@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from bounded import run_bounded
 from btio_util import has_pnetcdf
-from conftest import launch_command, mpi_env
+from conftest import SONDE, launch_command, mpi_env
 from faultlib import error_lines
 
 NOBODY = 65534
@@ -36,9 +36,9 @@ CASES = {
 }
 
 
-def as_nobody(args, cwd):
+def as_nobody(args, cwd, program):
     cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    cmd += launch_command(1, args)
+    cmd += launch_command(1, args, program=program)
     env = mpi_env({"HOME": str(cwd), "TMPDIR": str(cwd)})
     return run_bounded(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
@@ -55,7 +55,10 @@ def places():
     work = base / "work"
     work.mkdir()
     os.chown(work, NOBODY, NOBODY)
-    yield {"closed": closed, "missing": base / "missing", "work": work}
+    # the binary where nobody reaches it, whatever directory the checkout is in
+    program = base / "sonde"
+    shutil.copy2(SONDE, program)
+    yield {"closed": closed, "missing": base / "missing", "work": work, "program": program}
     shutil.rmtree(base)
 
 
@@ -65,7 +68,7 @@ def test_a_path_this_user_cannot_use_is_bad_input(case, where, places):
     if case == "btio-pnetcdf" and not has_pnetcdf():
         pytest.skip("this sonde was built without PnetCDF")
     args = [a.replace("{dir}", str(places[where])) for a in CASES[case]]
-    out = as_nobody(args, places["work"])
+    out = as_nobody(args, places["work"], places["program"])
     assert out.returncode == 2, out.stdout + out.stderr
     lines = error_lines(out.stderr)
     assert len(lines) == 1, out.stderr
