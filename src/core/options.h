@@ -90,6 +90,9 @@ struct sonde_option_table {
 	const struct sonde_option *options;
 	int count;
 	const char *epilog; /* text after the option list (positional arguments, examples) */
+	/* The i-th word a positional argument may be (i from 0; NULL past the last), for shell
+	 * completion; NULL when the positional arguments are paths. */
+	const char *(*positional_word)(int i);
 	/* The struct the entries point into, filled with the workload's defaults, for the manual
 	 * pages' "Default:" of each option (src/core/manpage.c). Leave both out when the struct's
 	 * values before parsing are not the run's defaults (BTIO's come from its input file). */

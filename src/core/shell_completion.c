@@ -13,13 +13,13 @@ enum value_kind {
 	VALUE_OTHER,   /* a number, a size, a name: nothing to offer */
 };
 
-/* "w|r|rw", "0|1", "read|write": alternatives of lower-case letters and digits. */
+/* "w|r|rw", "0|1", "read|write", "POSIX|MPIIO": alternatives of letters and digits. */
 static int lists_choices(const char *metavar)
 {
 	if (!strchr(metavar, '|'))
 		return 0;
 	for (const char *p = metavar; *p; p++)
-		if (*p != '|' && !islower((unsigned char)*p) && !isdigit((unsigned char)*p))
+		if (*p != '|' && !isalnum((unsigned char)*p))
 			return 0;
 	return metavar[0] != '|' && metavar[strlen(metavar) - 1] != '|' && !strstr(metavar, "||");
 }
@@ -106,7 +106,14 @@ static void workload_case(FILE *out, const struct sonde_workload *w)
 			if (offered(&tables[k]->options[i]))
 				written =
 				    names(out, tables[k], &tables[k]->options[i], " ", written);
-	fputs(" '--help')\n\t\t;;\n", out);
+	fputs(" '--help')\n", out);
+	if (w->options->positional_word) {
+		fputs("\t\twords=(", out);
+		for (int i = 0; w->options->positional_word(i); i++)
+			fprintf(out, "%s'%s'", i ? " " : "", w->options->positional_word(i));
+		fputs(")\n", out);
+	}
+	fputs("\t\t;;\n", out);
 }
 
 void sonde_completion_bash(const struct sonde_workload *const *workloads, FILE *out)
@@ -124,7 +131,8 @@ void sonde_completion_bash(const struct sonde_workload *const *workloads, FILE *
 	      "}\n\n",
 	      out);
 	fputs("_sonde() {\n"
-	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} options\n"
+	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} options "
+	      "words=()\n"
 	      "\t# --name=value: bash splits at '=' (COMP_WORDBREAKS)\n"
 	      "\tif [[ $cur == = ]]; then\n"
 	      "\t\tcur=\n"
@@ -143,6 +151,8 @@ void sonde_completion_bash(const struct sonde_workload *const *workloads, FILE *
 	fputs("\t*) return 0 ;;\n\tesac\n"
 	      "\tif [[ $cur == -* ]]; then\n"
 	      "\t\tmapfile -t COMPREPLY < <(compgen -W \"${options[*]}\" -- \"$cur\")\n"
+	      "\telif ((${#words[@]})); then\n"
+	      "\t\t_sonde_reply -W \"${words[*]}\"\n"
 	      "\telse\n"
 	      "\t\t_sonde_reply -f\n"
 	      "\tfi\n"

@@ -80,6 +80,12 @@ static const struct sonde_option coll_options[] = {
      "mpiBench 1.5 has no -o (its README's example uses it for the iteration count): use -i"},
 };
 
+/* The operations, then "all", for shell completion. */
+static const char *operation_word(int i)
+{
+	return i < coll_nops ? coll_ops[i].name : i == coll_nops ? "all" : NULL;
+}
+
 const struct sonde_option_table coll_option_table = {
     .command = "sonde coll",
     .usage = "[options] [operations...]",
@@ -100,6 +106,7 @@ const struct sonde_option_table coll_option_table = {
               "Ireduce\n"
               "They always run in this order. Byte values: a decimal number with an optional\n"
               "K, M or G (binary) and an optional B: 32K, 2.5kb, .5GB.",
+    .positional_word = operation_word,
 };
 
 /* Operation names -> selection; an unknown word is an error (mpiBench ignored it). */

@@ -157,7 +157,7 @@ def test_help_shows_the_defaults_a_run_uses(tmp_path):
     assert params["blockSize"] == 1 << 20 and params["transferSize"] == 256 << 10
     assert re.search(r"--blockSize N .*\(default 1m\)$", text, re.M)
     assert re.search(r"--transferSize N .*\(default 256k\)$", text, re.M)
-    assert re.search(rf"--api API .*\(default {params['api']}\)$", text, re.M)
+    assert re.search(rf"--api POSIX\|MPIIO .*\(default {params['api']}\)$", text, re.M)
     md = subprocess.run([SONDE, "mdtest", "--help"], capture_output=True, text=True,
                         timeout=30).stdout
     assert re.search(r"^  -b N .*\(default 1\)$", md, re.M)
@@ -185,3 +185,30 @@ def test_a_near_miss_option_names_the_one_meant(args, near):
 def test_no_guess_for_a_word_far_from_every_option():
     out = run_sonde(["ior", "--xyzzy"], check=False)
     assert out.returncode == 2 and "did you mean" not in out.stderr
+
+
+def completions(words):
+    """What bash completion offers for the last of words, from `sonde --help-completion bash`."""
+    script = subprocess.run([SONDE, "--help-completion", "bash"], capture_output=True,
+                            text=True, timeout=30, check=True).stdout
+    shell = (f"{script}\nCOMP_WORDS=({' '.join(repr(w) for w in words)}); "
+             f"COMP_CWORD={len(words) - 1}; _sonde; printf '%s\\n' \"${{COMPREPLY[@]}}\"")
+    return subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=30,
+                          check=True).stdout.split()
+
+
+def parses(workload, args):
+    return subprocess.run([SONDE, "--parse-only", "2", "2", workload, *args],
+                          capture_output=True, text=True, timeout=30).returncode == 0
+
+
+def test_completion_offers_the_values_the_binary_takes():
+    """After ior -a, the backends; after coll, the operation names: each one offered is one the
+    binary's own parse takes, and it takes no operation that is not offered."""
+    apis = completions(["sonde", "ior", "-a", ""])
+    assert sorted(apis) == ["MPIIO", "POSIX"]
+    assert all(parses("ior", ["-a", a]) for a in apis) and not parses("ior", ["-a", "HDF5"])
+    ops = completions(["sonde", "coll", "-e", "8", ""])
+    assert {"Bcast", "Allreduce", "Ireduce", "all"} <= set(ops) and len(ops) == 25
+    assert all(parses("coll", [op]) for op in ops) and not parses("coll", ["Bcastt"])
+    assert completions(["sonde", "coll", "Ib"]) == ["Ibarrier", "Ibcast"]

@@ -66,7 +66,7 @@ static const struct sonde_option options[] = {
     {'S', "useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
      "strided datatypes are not implemented"},
     {'V', "useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
-    {'a', "api", SONDE_OPT_STRING, F(api), "API", "I/O interface: POSIX or MPIIO"},
+    {'a', "api", SONDE_OPT_STRING, F(api), "POSIX|MPIIO", "I/O interface"},
     {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
      "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
