@@ -201,4 +201,18 @@ int ior_fs_of(const char *path, struct sonde_fs_usage *fs);
  * file or as each other. */
 int ior_check_files(const struct ior_params *p, int rank, char *err, size_t errlen);
 
+/* setup.c: the command line, parsed and checked into its tests (the run and sonde
+ * --parse-only); 0, or SONDE_EXIT_USAGE after the one error line. No file is looked at but
+ * the -f script. */
+int ior_parse_tests(struct sonde_context *ctx, int argc, char **argv, struct ior_params *cli,
+                    const struct sonde_option_set **given, struct ior_test **tests, int *ntests);
+/* The file system's part of the checks (the directory of each test file exists, -E's files),
+ * then the options given that do nothing in the run; 0, or -1 after the one error line. */
+int ior_check_test_files(struct sonde_context *ctx, const struct ior_params *cli,
+                         const struct sonde_option_set *given, struct ior_test *tests, int ntests);
+/* The header record's params: the first test's parameters (malloc'd JSON). */
+char *ior_params_json(const struct ior_params *p0);
+/* sonde --parse-only: the params of the command line, or exit 2 after its error line. */
+char *ior_params_only(struct sonde_context *ctx, int argc, char **argv);
+
 #endif
