@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "results.h"
 #include "space.h"
 #include "stats.h"
+#include "stop.h"
 #include "units.h"
 #include "workloads/mib/mib.h"
 
@@ -573,6 +575,14 @@ static void parse(struct mib *m, int argc, char **argv)
 	if (check_params(m, err, sizeof err) < 0) {
 		if (ctx->mpi || sonde_launcher_rank() == 0)
 			sonde_error("%s", err);
+		/* without MPI, the other processes of a launch wait: the launcher ends the job at
+		 * the first non-zero exit, which otherwise could cut rank 0's line off; its stop
+		 * signal meanwhile ends them without a line of their own */
+		else {
+			signal(SIGTERM, SIG_DFL);
+			signal(SIGINT, SIG_DFL);
+			sonde_stop_linger();
+		}
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	sonde_options_warn_inert(set);
