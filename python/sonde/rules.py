@@ -54,7 +54,15 @@ class Verdict:
 
 
 class Missing(Exception):
-    """The records lack a member a rule needs; the message names it."""
+    """The records lack a member a rule needs; the message names it ("X", said as "X is
+    missing"), or says what is wrong in a clause of its own (said=True)."""
+
+    def __init__(self, what, said=False):
+        super().__init__(what)
+        self.said = said
+
+    def sentence(self):
+        return str(self) if self.said else f"{self} is missing"
 
 
 # ---- settings: the thresholds a suite may set ([suite.settings]) -----------------------------
@@ -157,7 +165,8 @@ def _bytes(n):
 
 def _header(run):
     if run is None:
-        raise Missing("the launch wrote no records (results.jsonl is missing or empty)")
+        raise Missing("the launch wrote no records (its results.jsonl is missing or empty)",
+                      said=True)
     if run.header is None:
         raise Missing("the header record")
     return run.header
@@ -487,7 +496,7 @@ def evaluate(launch, run, settings, reduced_scale=False, defaults=None):
             verdict = PASS if ok else WARNING if rule.advisory else FAIL
             verdicts.append(Verdict(name, verdict, reason, more[0] if more else None))
         except Missing as e:
-            verdicts.append(Verdict(name, ERROR, f"cannot be evaluated: {e} is missing"))
+            verdicts.append(Verdict(name, ERROR, f"cannot be evaluated: {e.sentence()}"))
     applied = seed_rules_applied(launch, settings)
     if reduced_scale:
         status = REDUCED_SCALE

@@ -446,3 +446,11 @@ def test_settings_and_loosened():
         rules.settings_of({"colour": 1})
     with pytest.raises(ValueError, match="setting dataset_per_node: "):
         rules.settings_of({"dataset_per_node": "lots"})
+
+
+def test_a_launch_without_records_is_said_once(tmp_path):
+    """Not "(results.jsonl is missing or empty) is missing"."""
+    ln = launch(tmp_path, ["min_runtime"], "")
+    vs, _ = rules.evaluate(ln, None, SEED)
+    assert vs[0].reason == ("cannot be evaluated: the launch wrote no records (its results.jsonl "
+                            "is missing or empty)")
