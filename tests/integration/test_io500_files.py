@@ -19,7 +19,7 @@ from conftest import REPO, read_jsonl
 from test_io500 import FILES, run_suite, small_suite
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import io500, io500_ini  # noqa: E402
+from sonde import io500, io500_ini, suitefile  # noqa: E402
 
 FIXTURE = REPO / "tests" / "integration" / "fixtures" / "io500-verified"
 VERIFY = os.environ.get("IO500_VERIFY")
@@ -138,7 +138,8 @@ def test_campaign_writes_io500_files(tmp_path, shm_scratch):
 
     # the configuration, in IO500's keys, is what the suite asked (small_suite's sizes)
     config = io500_ini.read_ini(ini)
-    assert config["global"]["datadir"] == str(scratch)  # {scratch} is IO500's datadir
+    # {scratch} is IO500's datadir: the run's own, below the suite's
+    assert config["global"]["datadir"] == suitefile.run_scratch(scratch, out.name)
     assert config["global"]["resultdir"] == str(out.resolve())
     assert config["global"]["timestamp-resultdir"] == "FALSE"
     assert config["debug"]["stonewall-time"] == "1"

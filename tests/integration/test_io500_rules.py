@@ -225,8 +225,10 @@ def test_ini_runs_as_the_toml_campaign(tmp_path, shm_scratch):
     ini = tiny_ini(tmp_path, shm_scratch, **{"ior-easy-write": ["API = POSIX --posix.odirect"]})
     toml = small_suite(tmp_path, shm_scratch, 1, lambda t: t.replace(
         '"-w", "-D", "{stonewall}"', '"-w", "-D", "{stonewall}", "--posix.odirect"', 1))
-    dry = [run_suite_cli(cmd, str(path), "--dry-run", "--out", str(tmp_path / "d"))
-           for cmd, path in (("io500", ini), ("run", toml))]
+    # the .ini's datadir is the data directory itself: the toml's run gets the same one
+    dry = [run_suite_cli(cmd, str(path), "--dry-run", "--out", str(tmp_path / "d"), *more)
+           for cmd, path, more in (("io500", ini, ()),
+                                   ("run", toml, ("--scratch", str(shm_scratch))))]
     assert [p.returncode for p in dry] == [0, 0], [p.stderr for p in dry]
     ini_lines, toml_lines = (p.stdout.splitlines() for p in dry)
     assert len(ini_lines) == 14 and "--posix.odirect" in ini_lines[0]
