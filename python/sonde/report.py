@@ -151,6 +151,25 @@ def _run_cell(run, labels):
     return text(labels(run), tip=f"run id {run.run_id}")
 
 
+def _short_run_cell(run, labels):
+    """The run in one line (wide tables of numbers, like the seed's): its whole label and id
+    on hover."""
+    return text(labels.short(run), "name", tip=f"{labels(run)} (run id {run.run_id})")
+
+
+def drop_empty_columns(table, optional):
+    """The table without those of the optional columns where no row has a figure: a column
+    of "-" says nothing (p50 and p99 of collectives timed without per-call timing)."""
+    _drop(table, [k for k, c in enumerate(table.columns)
+                  if c in optional and all(row[k].text == "-" for row in table.rows)])
+    return table
+
+
+def _drop(table, gone):
+    table.columns = [c for k, c in enumerate(table.columns) if k not in gone]
+    table.rows = [[cell for k, cell in enumerate(row) if k not in gone] for row in table.rows]
+
+
 def io_summary(df, by_id, labels):
     rows = []
     for (run_id, phase), g in df.groupby(["run_id", "phase"], sort=False):
@@ -182,7 +201,8 @@ def coll_summary(df, by_id, labels):
         for r in ordered.astype(object).where(ordered.notna(), None).to_dict("records"):
             per_call = r[f"param.{COLL.TIMING}"] == "per-call"
             n = r[size]
-            rows.append([_run_cell(by_id[run_id], labels), text(r["phase"]), text(r[comm]),
+            rows.append([_short_run_cell(by_id[run_id], labels), text(r["phase"], "name"),
+                         text(r[comm], "name"),
                          Cell(words.size(n), float(n) if n is not None else None),
                          num(r["ops"]), num(_value(r[f"extra.{COLLExtra.AVG_US}"])),
                          num(_value(r[f"extra.{COLLExtra.MIN_US}"])),
@@ -191,13 +211,14 @@ def coll_summary(df, by_id, labels):
                          num(_value(r["lat_p99_s"], 1e6) if per_call else None),
                          text(words.COLL_TIMING.get(r[f"param.{COLL.TIMING}"],
                                                     r[f"param.{COLL.TIMING}"]))])
-    return Table("coll-summary", "Latency per operation and message size",
+    return drop_empty_columns(Table("coll-summary", "Latency per operation and message size",
                  ["run", "operation", "communicator", "message size", "iterations",
                   "mean µs", "fastest rank µs", "slowest rank µs", "p50 µs", "p99 µs",
                   "timing"], rows,
                  "Mean, fastest and slowest rank: mpiBench's figures (each rank's mean time "
                  "per call, averaged, least and greatest over ranks). p50 and p99 are of "
-                 "every call, with per-call timing only.")
+                 "every call, with per-call timing only (their columns are left out when no "
+                 "run timed per call)."), ("p50 µs", "p99 µs"))
 
 
 def workload_sections(runs, labels, figures):
@@ -245,8 +266,8 @@ def procurement(runs, labels, campaigns):
                  if _campaign.dir_of(run) is None and run.workload == "ior" and run.summaries]
     if ior_rows:
         cols = _rules.IOR_TABLE
-        rows = [[text(labels(run), tip=f"run id {run.run_id}")]
-                + ([text(name)] if several else [])
+        rows = [[_short_run_cell(run, labels)]
+                + ([text(name, "name")] if several else [])
                 + [text(r[c]) if c == "api" else num(r[c]) for c in cols]
                 + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
                    systems.status_cell(r["status"])] for name, run, r in ior_rows]
@@ -305,13 +326,16 @@ def io500_tables(campaigns):
 # ---- environment ----------------------------------------------------------------------------
 
 def environment(runs, labels):
+    """Every run's environment; what is the same for every run (sonde, MPI, hosts, ...) is
+    said once above the table instead of repeated in a column of long identical cells."""
     rows = []
     for run in runs:
         h = run.header or {}
         fs = h.get("filesystem") or {}
         slurm = h.get("slurm") or {}
         hosts = h.get("hostnames", [])
-        rows.append([text(run.run_id), text(labels(run)), text(h.get("start_time")),
+        rows.append([text(run.run_id, "name"), _short_run_cell(run, labels),
+                     text(h.get("start_time"), "name"),
                      text(f"{h.get('sonde_version', '-')} ({h.get('git_describe', '-')})"),
                      text(h.get("mpi_library")), num(h.get("ranks")),
                      num(h.get("tasks_per_node")),
@@ -321,10 +345,25 @@ def environment(runs, labels):
                           if fs else None),
                      text(slurm.get("job_id")), text(" ".join(h.get("command_line", [])),
                                                      "text code")])
-    return Section("environment", "Run environment", [], [Table(
-        "environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
-                                     "ranks", "tasks per node", "hosts", "file system",
-                                     "Slurm job", "command line"], rows)])
+    table = Table("environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
+                                               "ranks", "tasks per node", "hosts",
+                                               "file system", "Slurm job", "command line"],
+                  rows)
+    return Section("environment", "Run environment",
+                   common_columns(table, ("sonde", "MPI", "hosts", "Slurm job")), [table])
+
+
+def common_columns(table, candidates):
+    """Takes out of the table those of the candidate columns whose cells all read the same,
+    when there are several rows; returns them as sentences ("MPI: Open MPI 4.1.4.")."""
+    said, gone = [], []
+    for k, c in enumerate(table.columns):
+        values = {row[k].text for row in table.rows}
+        if c in candidates and len(table.rows) > 1 and len(values) == 1:
+            said.append(f"{c} (every run): {values.pop()}.")
+            gone.append(k)
+    _drop(table, gone)
+    return said
 
 
 # ---- the page -------------------------------------------------------------------------------
