@@ -23,6 +23,7 @@ from .figures import (
     POINTS,
     QUADS,
     RANGE,
+    VLINE,
     Figure,
     Panel,
     Series,
@@ -499,33 +500,49 @@ def _pow2_ticks(values):
 
 # ---- comparison -----------------------------------------------------------------------------
 
+# How a later campaign's mean compares with the first's (sonde.compare.Matched.judgement):
+# its colour and whether the marker is open.
+JUDGED = (("better", 2, False), ("worse", HIGHLIGHT, False), ("same", MUTED, False),
+          ("within noise", MUTED, True), ("one sample, no range", 0, True))
+
+
 def comparison(rows, names):
     """The ratio of each later campaign to the first for every matched measurement (rows from
-    sonde.compare.match), on a log axis around 1; filled where the runs' ranges do not overlap,
-    open where the difference is within the iterations' noise."""
+    sonde.compare.match): a dot plot per workload, one row per measurement with its name on
+    the y axis, the ratio on a log x axis around 1; coloured by what can be said of it
+    (better, worse, within noise, one sample with no range to judge by)."""
     if not rows or len(names) < 2:
         return []
-    cats = [r.label for r in rows]
-    panel = Panel(f"Ratio to {names[0]}", "measurement", "ratio (1: the same)",
-                  x_categories=cats, y_log=10)
-    panel.series.append(Series(HLINE, "same as " + names[0], y=[1.0], color=MUTED, dash=True))
-    for k, name in enumerate(names[1:], start=1):
-        for noisy in (False, True):
-            pts = [(r.label, r.ratio(k), r) for r in rows
-                   if r.ratio(k) is not None and r.within_noise(k) == noisy]
-            if pts:
-                panel.series.append(Series(
-                    POINTS, f"{name}" + (", within noise" if noisy else ""),
-                    [p[0] for p in pts], [p[1] for p in pts], color=k - 1, hollow=noisy,
-                    hover={"unit": [p[2].unit for p in pts],
-                           names[0]: [p[2].means[0] for p in pts],
-                           name: [p[2].means[k] for p in pts]}))
+    by_workload = {}
+    for r in rows:
+        by_workload.setdefault(r.workload, []).append(r)
+    panels = []
+    for workload, mine in by_workload.items():
+        cats = [r.short for r in mine]
+        panel = Panel(f"{workload}: ratio to {names[0]} ({words.plural(len(mine), 'measurement')})",
+                      f"ratio to {names[0]} (1: the same)", "", y_categories=cats, x_log=10)
+        panel.series.append(Series(VLINE, "", x=[1.0], color=MUTED, dash=True))
+        for k, name in enumerate(names[1:], start=1):
+            for said, colour, hollow in JUDGED:
+                pts = [r for r in mine if r.judgement(k) == said]
+                if pts:
+                    panel.series.append(Series(
+                        POINTS, f"{name}: {said}" if len(names) > 2 else said,
+                        [r.ratio(k) for r in pts], [r.short for r in pts], color=colour,
+                        hollow=hollow,
+                        hover={"measurement": [r.label for r in pts],
+                               "unit": [r.unit for r in pts],
+                               names[0]: [r.means[0] for r in pts],
+                               name: [r.means[k] for r in pts]}))
+        panels.append(panel)
     return [Figure("comparison-ratios", f"Ratios to {names[0]}",
                    "Every matched measurement's mean over iterations, divided by the same "
-                   f"measurement's mean in {names[0]}. Above 1 is more: better for MiB/s and "
-                   "operations/s, worse for latency (the unit is in the hover and the table). "
-                   "An open marker is within noise: the two runs' iteration ranges overlap.",
-                   [panel], section="compare")]
+                   f"measurement's mean in {names[0]}, one row each, a panel per workload. "
+                   "Right of 1 is more: better for MiB/s and operations/s, worse for latency "
+                   "(µs, seconds). Green is better, red worse, grey the same or within noise "
+                   "(the two runs' iteration ranges overlap); an open marker has one sample on "
+                   "a side, with no range to judge the difference by.",
+                   panels, section="compare")]
 
 
 ALL = (bandwidth, scaling, latency, timelines, collectives)

@@ -12,13 +12,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib import ticker  # noqa: E402
 
-from .figures import BAND, HEATMAP, HIGHLIGHT, HLINE, LINE, MUTED, POINTS, QUADS, RANGE  # noqa: E402
+from .figures import (  # noqa: E402
+    BAND,
+    HEATMAP,
+    HIGHLIGHT,
+    HLINE,
+    LINE,
+    MUTED,
+    POINTS,
+    QUADS,
+    RANGE,
+    ROW_PIXELS,
+    VLINE,
+)
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#bcbd22", "#7f7f7f", "#aec7e8", "#ffbb78", "#98df8a"]
 HIGHLIGHT_COLOUR = "#d62728"
 MUTED_COLOUR = "#b0b0b0"
 PANEL_SIZE = (5.2, 3.6)  # inches per panel
+LEGEND_ROWS = 18  # legend entries a column holds beside a panel
 
 
 def colour(c, k):
@@ -62,9 +75,13 @@ def wrap(title, width):
 def _draw_panel(fig, ax, panel):
     cats = panel.x_categories
     pos = {c: i for i, c in enumerate(cats)} if cats else None
+    rows = {c: i for i, c in enumerate(panel.y_categories or [])}
 
     def xs(values):
         return [pos[v] for v in values] if pos else list(values)
+
+    def ys(values):
+        return [rows[v] for v in values] if rows else list(values)
 
     for k, s in enumerate(panel.series):
         col = colour(s.color, k)
@@ -73,7 +90,7 @@ def _draw_panel(fig, ax, panel):
             ax.plot(xs(s.x), s.y, color=col, lw=1.4, ls="--" if s.dash else "-",
                     marker="o" if s.markers else None, ms=3.5, label=label)
         elif s.kind == POINTS:
-            ax.scatter(xs(s.x), s.y, s=26, label=label, facecolors="none" if s.hollow else col,
+            ax.scatter(xs(s.x), ys(s.y), s=26, label=label, facecolors="none" if s.hollow else col,
                        edgecolors=col, zorder=3)
         elif s.kind == BAND:
             ax.fill_between(xs(s.x), s.lo, s.hi, color=col, alpha=0.2, lw=0, label=label)
@@ -85,6 +102,8 @@ def _draw_panel(fig, ax, panel):
                    edgecolor=col, label=label)
         elif s.kind == HLINE:
             ax.axhline(s.y[0], color=col, ls="--" if s.dash else "-", lw=1, label=label)
+        elif s.kind == VLINE:
+            ax.axvline(s.x[0], color=col, ls="--" if s.dash else "-", lw=1, label=label)
         elif s.kind == HEATMAP:
             lo, hi = s.z_range or (None, None)
             im = ax.imshow(s.z, aspect="auto", origin="lower", extent=s.extent,
@@ -99,29 +118,56 @@ def _draw_panel(fig, ax, panel):
         ax.set_xlim(-0.6, len(cats) - 0.4)
         for t in ax.get_xticklabels():
             t.set(rotation=35 if long else 0, ha="right" if long else "center", fontsize=7)
+    if rows:  # the first row at the top
+        ax.set_yticks(range(len(rows)), list(rows), fontsize=7)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_title(wrap(panel.title, 70), fontsize=9)
     ax.set_xlabel(panel.x_label, fontsize=8)
     ax.set_ylabel(panel.y_label, fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, which="major", alpha=0.25)
-    if any(s.name and s.kind != HEATMAP for s in panel.series):
-        ax.legend(fontsize=6, loc="best", framealpha=0.8)
+    named = [s for s in panel.series if s.name and s.kind != HEATMAP]
+    if named:  # beside the plot, never over it: a column per LEGEND_ROWS entries
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0,
+                  ncols=math.ceil(len(named) / LEGEND_ROWS), framealpha=0.8)
 
 
-def png(figure, dpi=100):
-    """The figure as PNG bytes."""
+def _inches(panel, dpi):
+    """Height of a panel: a categorical y axis gets ROW_PIXELS a row."""
+    if panel.y_categories:
+        return max(2.2, 1.3 + ROW_PIXELS * len(panel.y_categories) / dpi)
+    return PANEL_SIZE[1]
+
+
+def draw(figure, dpi=100):
+    """The figure as a matplotlib Figure, laid out (tight layout)."""
     n = len(figure.panels)
     cols = max(1, min(figure.columns, n))
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows),
-                             squeeze=False)
+    heights = [max(_inches(p, dpi) for p in figure.panels[r * cols:(r + 1) * cols])
+               for r in range(rows)]
+    wide = any(p.y_categories for p in figure.panels)  # room for the rows' names
+    fig, axes = plt.subplots(rows, cols, squeeze=False,
+                             figsize=(PANEL_SIZE[0] * cols * (2 if wide else 1), sum(heights)),
+                             gridspec_kw={"height_ratios": heights})
     for k, ax in enumerate(axes.flat):
         if k < n:
             _draw_panel(fig, ax, figure.panels[k])
         else:
             ax.axis("off")
-    fig.suptitle(wrap(figure.title, 110 * cols), fontsize=10)
-    fig.tight_layout()
+    title = fig.suptitle(wrap(figure.title, 110 * cols), fontsize=10,
+                         y=1 - 6 / fig.bbox.height)  # 6 pixels from the top, however tall
+    # Room for the title above the panels: tight_layout alone leaves a fixed fraction of the
+    # figure, which a tall figure (a row per measurement) fills with its first panel.
+    fig.canvas.draw()
+    below = (title.get_window_extent().height + 10) / fig.bbox.height
+    fig.tight_layout(rect=(0, 0, 1, 1 - below))
+    return fig
+
+
+def png(figure, dpi=100):
+    """The figure as PNG bytes."""
+    fig = draw(figure, dpi)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     plt.close(fig)

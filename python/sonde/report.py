@@ -389,6 +389,9 @@ def build(sources, runs=None):
     return Page(title, [str(s) for s in sources], sections)
 
 
+JUDGEMENT_CLASS = {"better": "good", "worse": "bad", "same": "text"}
+
+
 def build_comparison(sources, campaigns):
     """The comparison of campaigns (each a list of runs), the first the reference."""
     names = [Path(s).name or str(s) for s in sources]
@@ -399,7 +402,8 @@ def build_comparison(sources, campaigns):
     matched = _compare.match(campaigns)
     cols = ["measurement", "unit"]
     for k, n in enumerate(names):
-        cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}"] if k else [])
+        cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}", f"{n} is"]
+                                                         if k else [])
     rows = []
     for r in matched:
         row = [text(r.label), text(r.unit)]
@@ -407,21 +411,21 @@ def build_comparison(sources, campaigns):
             row += [num(r.means[k]), num(min(values) if values else None),
                     num(max(values) if values else None)]
             if k:
-                ratio = num(r.ratio(k))
-                better = r.better(k)
-                ratio.cls = ("muted" if r.within_noise(k) else
-                             "" if better is None else "good" if better else "bad")
-                ratio.tip = "within noise: the ranges overlap" if r.within_noise(k) else None
-                row.append(ratio)
+                ratio, said = num(r.ratio(k)), r.judgement(k)
+                ratio.cls = JUDGEMENT_CLASS.get(said, "muted")
+                row += [ratio, text(said, JUDGEMENT_CLASS.get(said, "muted"))]
         rows.append(row)
     unmatched = _compare.unmatched(campaigns)
     intro = [f"{n}: {words.plural(len(c), 'run')} ({s}), {unmatched[k]} measurements without a "
              "match" for k, (n, c, s) in enumerate(zip(names, campaigns, sources, strict=True))]
     table = Table("compare", "Matched measurements", cols, rows,
                   "A measurement matches when workload, phase, ranks, nodes and parameters "
-                  "(paths aside) are the same. Mean, min and max over its iterations; the ratio "
-                  "is green where the later campaign is better (more MiB/s or operations/s, "
-                  "fewer µs), red where worse, grey where within noise (the ranges overlap).")
+                  "are the same (paths and random seeds aside: "
+                  f"{', '.join(sorted(_compare.SEEDS))}). Mean, min and max over its "
+                  "iterations; the ratio is green where the later campaign is better (more "
+                  "MiB/s or operations/s, fewer µs or seconds), red where worse, grey where "
+                  "within noise (the ranges overlap) or where either side has one sample, "
+                  "which has no range to judge a difference by.")
     section = Section("compare", "Comparison", intro, [table],
                       plots.comparison(matched, names))
     all_runs = [r for c in campaigns for r in c]
