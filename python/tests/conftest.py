@@ -10,5 +10,6 @@ from golden import (  # noqa: F401  (fixtures)
     io500_campaign,
     ior_file,
     mib_profile_file,
+    quick_pair,
     record,
 )

@@ -208,6 +208,24 @@ def campaign():
         yield run_suite(CAMPAIGN.read_text(), Path(d) / "run", Path(d) / "scratch")
 
 
+QUICK = REPO / "suites" / "quick.toml"
+QUICK_SEED = '"-G", "5", '  # mdtest's data seed in the quick suite
+
+
+@pytest.fixture(scope="session")
+def quick_pair():
+    """Two run directories of the shipped quick suite (suites/quick.toml) on this machine, one
+    after the other, as two identical campaigns; mdtest draws its data seed from the clock (no
+    -G, as in a suite that does not give one), so the two differ in that seed only by design."""
+    text = QUICK.read_text()
+    assert QUICK_SEED in text
+    text = text.replace(QUICK_SEED, "")
+    with tempfile.TemporaryDirectory(prefix="sonde-quick-") as d:
+        yield [run_suite(text.replace('scratch = "/tmp/sonde-quick"',
+                                      f'scratch = "{Path(d) / f"{name}-scratch"}"'),
+                         Path(d) / name, None) for name in ("A", "B")]
+
+
 # The shipped IO500 suite with small sizes and a one-second stonewall (its tunables only).
 IO500_SMALL = (('block_mib = 9920000', 'block_mib = 8'), ('segments = 10000000', 'segments = 100'),
                ('files = 1000000', 'files = 200'), ('stonewall = 300', 'stonewall = 1'))
