@@ -177,10 +177,11 @@ def record(golden_records):
 CAMPAIGN = Path(__file__).resolve().parent / "data" / "campaign.toml"
 
 
-def run_suite(suite_text, out, scratch):
+def run_suite(suite_text, out, scratch, failing=False):
     """A sonde-suite run directory of suite_text (its scratch moved to scratch), run with the
-    binary under test; the suite's own output on failure. What it printed is kept beside the
-    directory (stdout_of)."""
+    binary under test; the suite's own output on failure (on success, when failing: a suite
+    some of whose launches fail on purpose). What it printed is kept beside the directory
+    (stdout_of)."""
     suite = out.parent / f"{out.name}.toml"
     suite.write_text(suite_text.replace('scratch = "/tmp/sonde-report-test"',
                                         f'scratch = "{scratch}"'))
@@ -189,7 +190,7 @@ def run_suite(suite_text, out, scratch):
     proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
                            str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
                           timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (proc.returncode != 0) == failing, proc.stdout[-3000:] + proc.stderr[-3000:]
     stdout_of(out).write_text(proc.stdout)
     return out
 
