@@ -277,6 +277,9 @@ def _latency_rows(run):
             if (m.get("latency") or {}).get("count", 0) > 1 and m["latency"]["p50"] is not None]
 
 
+MAX_COLUMNS = 8  # categories an x axis takes; more are rows of a y axis
+
+
 def latency(runs, labels):
     """Per run with per-call latencies (not coll: its own view): the p50/p90/p99/max of every
     phase and iteration; the CDF and the histogram of each phase over its iterations (log2
@@ -291,12 +294,18 @@ def latency(runs, labels):
         cats = [f"{m[Measurement.PHASE]}" + (f" #{m[Measurement.ITERATION]}"
                                                if m[Measurement.ITERATION] >= 0 else "")
                 for m in rows]
-        pct = Panel("Percentiles per phase and iteration", "phase", "call latency (µs)",
-                    x_categories=cats, y_log=10)
+        # Many phases and iterations (mdtest's ten phases): a row each, named on the y axis,
+        # instead of as many rotated names under a plot they would squeeze flat.
+        rows_of = len(cats) > MAX_COLUMNS
+        pct = Panel("Percentiles per phase and iteration", *(
+            ("call latency (µs)", "") if rows_of else ("phase", "call latency (µs)")),
+            y_categories=cats if rows_of else None, x_categories=None if rows_of else cats,
+            x_log=10 if rows_of else None, y_log=None if rows_of else 10)
         for k, (key, name) in enumerate(PERCENTILES):
             edge = " (log2 bucket edge)" if bucketed and key != "max" else ""
-            pct.series.append(Series(POINTS, name + edge, cats,
-                                     [m["latency"][key] * 1e6 for m in rows], color=k,
+            values = [m["latency"][key] * 1e6 for m in rows]
+            pct.series.append(Series(POINTS, name + edge, *((values, cats) if rows_of
+                                                            else (cats, values)), color=k,
                                      hover={"calls": [m["latency"]["count"] for m in rows]}))
         cdf = Panel("Cumulative distribution per phase", "call latency (µs)",
                     "fraction of calls", x_log=10)
@@ -491,10 +500,10 @@ def collectives(runs, labels):
 
 
 def _pow2_ticks(values):
-    """A few powers of two over the values' range, for a readable size axis."""
+    """A few powers of two over the values' range, for a readable size axis (at most six)."""
     lo, hi = min(values), max(values)
     exps = range(int(math.floor(math.log2(lo))), int(math.ceil(math.log2(hi))) + 1)
-    step = max(1, -(-len(exps) // 8))
+    step = max(1, -(-len(exps) // 5))  # five labels fit a panel of a row of three
     return [2**e for e in exps[::step]]
 
 

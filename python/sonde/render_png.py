@@ -108,7 +108,9 @@ def _draw_panel(fig, ax, panel):
             lo, hi = s.z_range or (None, None)
             im = ax.imshow(s.z, aspect="auto", origin="lower", extent=s.extent,
                            interpolation="nearest", cmap="viridis", vmin=lo, vmax=hi)
-            fig.colorbar(im, ax=ax, label=panel.colorbar or s.name)
+            bar = fig.colorbar(im, ax=ax)
+            bar.set_label(wrap(panel.colorbar or s.name, 30), fontsize=7)
+            bar.ax.tick_params(labelsize=7)
     ax.autoscale_view()
     _axis(ax.xaxis, panel.x_log, list(enumerate(cats)) if cats else panel.x_ticks,
           ax.set_xscale)
@@ -121,13 +123,16 @@ def _draw_panel(fig, ax, panel):
     if rows:  # the first row at the top
         ax.set_yticks(range(len(rows)), list(rows), fontsize=7)
         ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_title(wrap(panel.title, 70), fontsize=9)
+    ax.set_title(wrap(panel.title, 56), fontsize=9)
     ax.set_xlabel(panel.x_label, fontsize=8)
     ax.set_ylabel(panel.y_label, fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, which="major", alpha=0.25)
     named = [s for s in panel.series if s.name and s.kind != HEATMAP]
-    if named:  # beside the plot, never over it: a column per LEGEND_ROWS entries
+    if named and any(s.kind == HEATMAP for s in panel.series):  # the colour bar is beside it
+        ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.3), borderaxespad=0,
+                  ncols=min(len(named), 3), framealpha=0.8)
+    elif named:  # beside the plot, never over it: a column per LEGEND_ROWS entries
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0,
                   ncols=math.ceil(len(named) / LEGEND_ROWS), framealpha=0.8)
 
@@ -146,7 +151,8 @@ def draw(figure, dpi=100):
     rows = math.ceil(n / cols)
     heights = [max(_inches(p, dpi) for p in figure.panels[r * cols:(r + 1) * cols])
                for r in range(rows)]
-    wide = any(p.y_categories for p in figure.panels)  # room for the rows' names
+    # A lone panel of named rows: twice as wide, room for the names and the plot.
+    wide = cols == 1 and any(p.y_categories for p in figure.panels)
     fig, axes = plt.subplots(rows, cols, squeeze=False,
                              figsize=(PANEL_SIZE[0] * cols * (2 if wide else 1), sum(heights)),
                              gridspec_kw={"height_ratios": heights})

@@ -460,8 +460,8 @@ def environment(runs, labels):
                      num(h.get("tasks_per_node")),
                      text(", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more"
                                                   if len(hosts) > 8 else "")),
-                     text(f"{fs.get('type', '-')} {fs.get('mount', '')} ({fs.get('path', '')})"
-                          if fs else None),
+                     # the path is in the command line
+                     text(f"{fs.get('type', '-')} at {fs.get('mount', '')}" if fs else None),
                      text(slurm.get("job_id")), text(" ".join(h.get("command_line", [])),
                                                      "text code")])
     table = Table("environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
@@ -527,7 +527,7 @@ def build_comparison(sources, campaigns):
                                                          if k else [])
     rows = []
     for r in matched:
-        row = [text(r.label), text(r.unit)]
+        row = [text(r.short, "name", tip=r.label), text(r.unit, "name")]
         for k, values in enumerate(r.values):
             row += [num(r.means[k]), num(min(values) if values else None),
                     num(max(values) if values else None)]
