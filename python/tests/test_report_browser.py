@@ -66,7 +66,7 @@ def check_page(path, page, seconds):
         assert b.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         # The tables sort on a click of a column title (by the exact values).
         ordered = b.evaluate("""(() => {
-            const t = document.querySelector('table.sortable'); const th = t.tHead.rows[0].cells;
+            const t = document.querySelector('table#runs'); const th = t.tHead.rows[0].cells;
             const col = Array.from(th).findIndex(h => h.textContent === 'ranks');
             th[col].click(); th[col].click();
             return Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[col].dataset.value));
