@@ -284,7 +284,9 @@ def measurement_row(m, run=None):
         "iteration": m.get("iteration"),
         "bytes": m.get("bytes"),
         "seconds": m.get("seconds"),
-        "bandwidth_mib_s": m.get("bandwidth_mib_s"),
+        # A phase that moved no bytes (mdtest's directory phases, find) has no bandwidth: it
+        # is missing, not 0 MiB/s.
+        "bandwidth_mib_s": m.get("bandwidth_mib_s") if m.get("bytes") else None,
         "ops": m.get("ops"),
         "ops_per_s": m.get("ops_per_s"),
         "rank_min_s": per_rank.get("min"),

@@ -4,14 +4,15 @@ run by sonde-suite here): the runs counted with the failed ones, each failure wi
 the suite gave (a launch it stopped keeps "timed out after N s"), failed launches read "failed"
 in the Rules table, and no headline figure comes from a run that failed."""
 
+import csv
 import json
 import tempfile
 from pathlib import Path
 
 import pytest
-from golden import run_suite
+from golden import run_suite, stdout_of
 
-from sonde import report
+from sonde import report, results
 
 FAILING = Path(__file__).resolve().parent / "data" / "failing.toml"
 
@@ -58,3 +59,29 @@ def test_no_headline_from_a_failed_run(page):
     headlines = next(t for t in page.tables() if t.id == "headlines")
     assert {row[0].text for row in headlines.rows} == {"ior"}  # the timed-out mdtest is out
     assert [row[1].text for row in headlines.rows] == ["write", "read"]
+
+
+def test_metadata_has_rates_not_zero_bandwidth(quick_pair):
+    """mdtest and find moved no bytes in most phases: their bandwidth is missing (not 0.0) in
+    the data layer, and sonde-suite prints them in their own table of operations per second
+    (metadata-summary.csv), never as rows of 0.000 MiB/s."""
+    run_dir = quick_pair[0]
+    df = results.to_dataframe(run_dir)
+    meta = df[df["workload"].isin(["mdtest", "find"])]
+    assert not meta.empty
+    moved_nothing = meta[meta["bytes"] == 0]
+    assert len(moved_nothing) > 0 and moved_nothing["bandwidth_mib_s"].isna().all()
+    summary = (run_dir / "summary.csv").read_text()
+    assert "mdtest" not in summary and "find" not in summary
+    rows = list(csv.DictReader(open(run_dir / "metadata-summary.csv")))
+    # Oracle: the records' own rates, averaged here.
+    raw = [json.loads(line) for f in sorted(run_dir.glob("*/results.jsonl"))
+           for line in f.read_text().splitlines()]
+    for row in rows:
+        rates = [r["ops_per_s"] for r in raw if r["type"] == "measurement"
+                 and r["workload"] in ("mdtest", "find") and r["phase"] == row["phase"]]
+        assert float(row["ops_mean_per_s"]) == pytest.approx(sum(rates) / len(rates))
+    printed = stdout_of(run_dir).read_text()
+    table = printed.split("Metadata (operations per second):")[1].split("\n\n")[0]
+    assert [line.split("|")[4].strip() for line in table.strip().splitlines()[2:]] == \
+        [row["phase"] for row in rows]
