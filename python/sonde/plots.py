@@ -28,7 +28,7 @@ from .figures import (
     Panel,
     Series,
 )
-from .names import COLL, FIND, MDTEST, MIB, COLLExtra, Measurement
+from .names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
 
 MIB_BYTES = 2**20
 MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
@@ -92,9 +92,12 @@ def _by_workload(runs):
     return out
 
 
-def _more(n_runs):
-    return (f" The first {MAX_PANELS} of {n_runs} runs are drawn; the table lists every one."
-            if n_runs > MAX_PANELS else "")
+def _more(group, labels):
+    """What the cap on panels left out, by name (never silently)."""
+    if len(group) <= MAX_PANELS:
+        return ""
+    return (f" The first {MAX_PANELS} of {len(group)} runs are drawn; left out (in the table): "
+            + "; ".join(labels(r) for r in group[MAX_PANELS:]) + ".")
 
 
 def _spans(values, factor):
@@ -126,7 +129,7 @@ def bandwidth(runs, labels):
             "together). Iteration 0, open markers, is the first touch of files and caches and is "
             "left out of the dashed mean of the other iterations. The vertical bar spans the "
             "figure the slowest and the fastest rank's phase time imply: a long bar is a rank "
-            "spread (drawn only with more than one rank)." + _more(len(group)),
+            "spread (drawn only with more than one rank)." + _more(group, labels),
             panels, columns=2 if len(panels) > 1 else 1, section=workload))
     return out
 
@@ -207,6 +210,16 @@ def _axes_of(run):
     return {"ranks": h.get("ranks"), "nodes": h.get("nodes")}
 
 
+# Parameters whose values are codes of a choice, not quantities: a sweep over them is drawn on
+# a categorical axis, each value by its name where the report has one.
+CATEGORICAL = {("btio", str(BTIO.METHOD)): words.BTIO_METHODS, ("mpiio", str(MPIIO.TYPE)): {},
+               ("ior", str(IOR.API)): {}}
+
+
+def _category(names, x):
+    return names.get(_number(x), str(x)) if names else str(x)
+
+
 def scaling(runs, labels):
     """Per workload and axis (ranks, nodes, or a parameter the suite swept): the mean figure of
     each phase against the axis, one line per benchmark and phase, the band spanning every
@@ -234,14 +247,17 @@ def scaling(runs, labels):
             if len(by_x) < 2:
                 continue
             xs = sorted(by_x, key=lambda x: (_number(x) is None, _number(x) or 0, str(x)))
-            numeric = all(_number(x) is not None for x in xs)
+            named = CATEGORICAL.get((workload, axis))
+            numeric = named is None and all(_number(x) is not None for x in xs)
             unit = units[(axis, line)]
             key = (axis, unit)
             if panels[key] is None:
                 panels[key] = Panel(f"{unit} against {axis}", axis, unit,
-                                    x_categories=None if numeric else [str(x) for x in xs])
+                                    x_categories=None if numeric else [])
             p = panels[key]
-            px = [_number(x) for x in xs] if numeric else [str(x) for x in xs]
+            px = [_number(x) for x in xs] if numeric else [_category(named, x) for x in xs]
+            if not numeric:
+                p.x_categories += [x for x in px if x not in p.x_categories]
             means = [sum(by_x[x]) / len(by_x[x]) for x in xs]
             c = len([s for s in p.series if s.kind == LINE])
             p.series.append(Series(LINE, line, px, means, color=c, markers=True,

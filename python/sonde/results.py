@@ -284,9 +284,7 @@ def measurement_row(m, run=None):
         "iteration": m.get("iteration"),
         "bytes": m.get("bytes"),
         "seconds": m.get("seconds"),
-        # A phase that moved no bytes (mdtest's directory phases, find) has no bandwidth: it
-        # is missing, not 0 MiB/s.
-        "bandwidth_mib_s": m.get("bandwidth_mib_s") if m.get("bytes") else None,
+        "bandwidth_mib_s": m.get("bandwidth_mib_s"),
         "ops": m.get("ops"),
         "ops_per_s": m.get("ops_per_s"),
         "rank_min_s": per_rank.get("min"),
@@ -344,6 +342,8 @@ def to_dataframe(paths):
         for k, v in row.items():
             if isinstance(v, (list, dict)):
                 row[k] = json.dumps(v)
+        if not row["bytes"]:  # moved no bytes (mdtest's directory phases, find): no bandwidth,
+            row["bandwidth_mib_s"] = None  # missing, not the record's 0.0 MiB/s
     df = pd.DataFrame.from_records(rows)
     if df.empty:
         return pd.DataFrame(columns=[c for c in CSV_COLUMNS if c not in _JSON_COLUMNS])

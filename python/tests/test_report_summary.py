@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from golden import run_suite, stdout_of
 
-from sonde import report, results
+from sonde import report, results, words
 
 FAILING = Path(__file__).resolve().parent / "data" / "failing.toml"
 
@@ -85,3 +85,15 @@ def test_metadata_has_rates_not_zero_bandwidth(quick_pair):
     table = printed.split("Metadata (operations per second):")[1].split("\n\n")[0]
     assert [line.split("|")[4].strip() for line in table.strip().splitlines()[2:]] == \
         [row["phase"] for row in rows]
+
+
+def test_a_sweep_over_a_choice_is_categorical(quick_pair):
+    """The quick suite sweeps BTIO's method (0, 3): codes of a choice, drawn as named
+    categories, never as a number line from 0 to 3."""
+    runs = [r for r in results.load(quick_pair[0]) if r.workload == "btio"]
+    methods = sorted(r.header["params"]["method"] for r in runs)
+    assert len(methods) == 2
+    [fig] = [f for f in report.build([str(quick_pair[0])]).figures() if f.name == "btio-scaling"]
+    [panel] = fig.panels
+    assert panel.x_categories == [words.BTIO_METHODS[m] for m in methods]
+    assert all(s.x == panel.x_categories for s in panel.series)
