@@ -182,6 +182,8 @@ def _bandwidth_panel(run, title, colours):
             panel.series.append(Series(
                 RANGE, f"{phase}, slowest to fastest rank", [x for x, _ in ranges],
                 lo=[r[0] for _, r in ranges], hi=[r[1] for _, r in ranges], color=c))
+    if _spans([v for _, v, _ in rows], 100):  # mdtest's phases: tens to a million ops/s
+        panel.y_log = 10
     return panel
 
 

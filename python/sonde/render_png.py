@@ -32,6 +32,7 @@ HIGHLIGHT_COLOUR = "#d62728"
 MUTED_COLOUR = "#b0b0b0"
 PANEL_SIZE = (5.2, 3.6)  # inches per panel
 LEGEND_ROWS = 18  # legend entries a column holds beside a panel
+MIN_PLOT = 220  # pixels of a plot's width, whatever its legend takes
 
 
 def colour(c, k):
@@ -116,7 +117,7 @@ def _draw_panel(fig, ax, panel):
           ax.set_xscale)
     _axis(ax.yaxis, panel.y_log, panel.y_ticks, ax.set_yscale, panel.y_integer)
     if cats:
-        long = max(len(c) for c in cats) > 6 or len(cats) > 8
+        long = sum(len(c) + 2 for c in cats) > 70 or len(cats) > 8  # not side by side
         ax.set_xlim(-0.6, len(cats) - 0.4)
         for t in ax.get_xticklabels():
             t.set(rotation=35 if long else 0, ha="right" if long else "center", fontsize=7)
@@ -168,6 +169,12 @@ def draw(figure, dpi=100):
     fig.canvas.draw()
     below = (title.get_window_extent().height + 10) / fig.bbox.height
     fig.tight_layout(rect=(0, 0, 1, 1 - below))
+    # A long legend beside a panel takes its width from the plot: widen the image by what the
+    # narrowest plot lacks, so that every plot keeps MIN_PLOT pixels.
+    lack = MIN_PLOT - min(ax.bbox.width for ax in fig.axes if ax.axison)
+    if lack > 0:
+        fig.set_size_inches(fig.get_figwidth() + cols * lack / dpi, fig.get_figheight())
+        fig.tight_layout(rect=(0, 0, 1, 1 - below))
     return fig
 
 

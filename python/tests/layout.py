@@ -130,6 +130,9 @@ def png_problems(figure):
     bad += [f"text over text: {a!r} / {b!r}"
             for (a, ba), (b, bb) in itertools.combinations(shown, 2) if overlap(ba, bb)]
     areas = [_box(ax.bbox) for ax in plots]
+    bad += [f"plot area {ax.bbox.width:.0f} x {ax.bbox.height:.0f} px: {ax.get_title()!r}"
+            for ax in plots if not ax.get_label() == "<colorbar>"
+            and min(ax.bbox.width, ax.bbox.height) < MIN_PLOT * 0.8]
     for ax in plots:
         if ax.get_legend():
             leg = _box(ax.get_legend().get_window_extent(r))
