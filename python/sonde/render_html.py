@@ -122,7 +122,7 @@ def _panel(panel, width, height):
             p.add_tools(HoverTool(renderers=r, tooltips=tips + extra))
         if s.name and s.kind != HEATMAP:
             items.setdefault(s.name, []).extend(r)
-    if cats and (len(cats) > 6 or max(len(c) for c in cats) > 8):
+    if cats and sum(len(c) + 2 for c in cats) * 7 > width * 0.8:  # not side by side
         p.xaxis.major_label_orientation = 0.7
     for axis, log, ticks in ((p.xaxis, panel.x_log, panel.x_ticks),
                              (p.yaxis, panel.y_log, panel.y_ticks)):

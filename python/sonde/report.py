@@ -392,8 +392,10 @@ def summary_facts(runs, labels, dirs, campaigns, name=None):
               + (f" ({f[2].text})" if f[2].text not in ("-", f[1].text) else "") + "."
               for f in failed]
     several = len(campaigns) > 1
-    facts += [f"{of}verdicts{f' of {c.name}' if several else ''}: {verdict_counts(c)}."
-              for c in campaigns if c.verdicts]
+    for c in campaigns:
+        if c.verdicts:
+            said = f"verdicts{f' of {c.name}' if several else ''}: {verdict_counts(c)}."
+            facts.append(of + said if of else said[0].upper() + said[1:])
     return facts + score_lines(campaigns)
 
 
