@@ -1,14 +1,25 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Matching measurements across campaigns (sonde-report --compare A B [C ...]): two
 measurements match when they are the same workload, phase, shape (ranks, nodes) and
-parameters (paths aside: the same benchmark on another file system matches), so mib runs with
-different call sizes or collectives of different sizes never match each other."""
+parameters that define the experiment, so mib runs with different call sizes or collectives of
+different sizes never match each other. Left out of the match: paths (the same benchmark on
+another file system matches) and the seeds of SEEDS (they pick one sample of the same random
+experiment; mdtest draws its data seed from the clock when -G is not given, so two runs of one
+suite never had the same)."""
 
 import json
 from dataclasses import dataclass
 
 from . import plots, words
-from .names import COLL, COLLExtra, Measurement
+from .names import COLL, IOR, MDTEST, MIB, COLLExtra, Measurement
+
+# Parameters that are seeds of a random choice, not part of the experiment: mdtest's data seed
+# (data_seed, the seed the run used; random_buffer_offset, its -G as given) and the seed of its
+# random order (-R), mib's seed of random reads, IOR's seeds of random offsets and of the random
+# reordering of tasks.
+SEEDS = frozenset(str(n) for n in (MDTEST.DATA_SEED, MDTEST.RANDOM_BUFFER_OFFSET,
+                                   MDTEST.RANDOM_SEED, MIB.SEED, IOR.RANDOM_OFFSET_SEED,
+                                   IOR.REORDER_TASKS_RANDOM_SEED))
 
 
 def figure_of(m):
@@ -18,21 +29,36 @@ def figure_of(m):
         return m[Measurement.EXTRA].get(COLLExtra.AVG_US), "µs"
     return plots.figure_of(m)
 
+# Units of time (latency, duration): less is better. Anything else is a rate: more is better.
+LOWER_IS_BETTER = frozenset(("µs", "us", "ms", "s"))
+ONE_SAMPLE = "one sample, no range"
+
 
 def key_of(run, m):
     params = {k: v for k, v in sorted((m.get(Measurement.PARAMS) or {}).items())
-              if not (isinstance(v, str) and "/" in v)}
+              if not (isinstance(v, str) and "/" in v) and k not in SEEDS}
     h = run.header or {}
     return (run.workload, m[Measurement.PHASE], h.get("ranks"), h.get("nodes"),
             json.dumps(params, sort_keys=True, default=str))
 
 
-def label_of(run, m):
+def _what(run, m):
     p = m.get(Measurement.PARAMS) or {}
     what = m[Measurement.PHASE]
     if run.workload == COLL.workload and p.get(COLL.SIZE) is not None:
         what = f"{what} {words.size(p[COLL.SIZE])}"
-    return f"{words.label(run)}: {what}"
+    return what
+
+
+def label_of(run, m):
+    return f"{words.label(run)}: {_what(run, m)}"
+
+
+def short_label_of(run, m):
+    """The measurement in a few words: the suite launch id, else the workload and ranks."""
+    launch = (run.launch or {}).get("id") or \
+        f"{words.name(run)} {words.shape((run.header or {}).get('ranks'), None)}"
+    return f"{launch}: {_what(run, m)}"
 
 
 @dataclass
@@ -43,6 +69,8 @@ class Matched:
     label: str
     unit: str
     values: list
+    workload: str = ""
+    short: str = ""  # the label in a line of an axis: launch id (or workload) and what
 
     @property
     def means(self):
@@ -52,27 +80,43 @@ class Matched:
         a, b = self.means[0], self.means[k]
         return b / a if a and b is not None else None
 
+    def sampled(self, k):
+        """Both campaigns have a range (two values or more): a difference can be judged
+        against the spread of the iterations."""
+        return len(self.values[0]) > 1 and len(self.values[k]) > 1
+
     def within_noise(self, k):
         """The two campaigns' ranges of values overlap (a difference inside the iterations'
         own spread); False with a single value on either side, which has no range."""
         a, b = self.values[0], self.values[k]
-        if len(a) < 2 or len(b) < 2:
+        if not self.sampled(k):
             return False
         return max(min(a), min(b)) <= min(max(a), max(b))
 
     def better(self, k):
         """Whether campaign k is better than the first (more bandwidth or rate, less
-        latency), None when there is no ratio or the difference is within noise."""
+        latency), None when there is no ratio, no range to judge it by (one sample on either
+        side) or the difference is within noise."""
         r = self.ratio(k)
-        if r is None or self.within_noise(k) or r == 1:
+        if r is None or not self.sampled(k) or self.within_noise(k) or r == 1:
             return None
-        return r < 1 if self.unit == "µs" else r > 1
+        return r < 1 if self.unit in LOWER_IS_BETTER else r > 1
+
+    def judgement(self, k):
+        """What can be said of campaign k against the first, in words."""
+        if self.ratio(k) is None:
+            return "no ratio"
+        if not self.sampled(k):
+            return ONE_SAMPLE
+        if self.within_noise(k):
+            return "within noise"
+        return {True: "better", False: "worse", None: "same"}[self.better(k)]
 
 
 def match(campaigns):
     """[Matched] over campaigns (each a list of runs), in first-seen order; only measurements
     present in the first campaign and at least one other."""
-    table, labels, units = {}, {}, {}
+    table, labels, units, shorts, workloads = {}, {}, {}, {}, {}
     for k, runs in enumerate(campaigns):
         for run in runs:
             for m in run.measurements:
@@ -82,17 +126,20 @@ def match(campaigns):
                 key = key_of(run, m)
                 table.setdefault(key, [[] for _ in campaigns])[k].append(v)
                 labels.setdefault(key, label_of(run, m))
+                shorts.setdefault(key, short_label_of(run, m))
+                workloads.setdefault(key, run.workload)
                 units[key] = unit
     out = []
     seen = {}
     for key, values in table.items():
         if not values[0] or not any(values[1:]):
             continue
-        text = labels[key]
-        seen[text] = seen.get(text, 0) + 1
-        if seen[text] > 1:  # same words, other parameters: keep them apart on the axis
-            text = f"{text} ({seen[text]})"
-        out.append(Matched(text, units[key], values))
+        said = []
+        for text in (labels[key], shorts[key]):
+            seen[text] = seen.get(text, 0) + 1
+            # same words, other parameters: keep them apart on the axis
+            said.append(text if seen[text] == 1 else f"{text} ({seen[text]})")
+        out.append(Matched(said[0], units[key], values, workloads[key], said[1]))
     return out
 
 

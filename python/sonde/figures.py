@@ -15,7 +15,8 @@ RANGE = "range"  # a vertical segment from lo to hi at each x
 QUADS = "quads"  # bars from left to right, 0 to y (histograms with true bucket widths)
 HEATMAP = "heatmap"  # z[row][column] over the extent x0..x1, y0..y1
 HLINE = "hline"  # a horizontal line at y
-KINDS = (LINE, POINTS, BAND, RANGE, QUADS, HEATMAP, HLINE)
+VLINE = "vline"  # a vertical line at x
+KINDS = (LINE, POINTS, BAND, RANGE, QUADS, HEATMAP, HLINE, VLINE)
 
 HIGHLIGHT = "highlight"  # the colour of what needs attention (stragglers)
 MUTED = "muted"  # the colour of background context
@@ -44,6 +45,9 @@ class Series:
         assert self.kind in KINDS, self.kind
 
 
+ROW_PIXELS = 18  # height of one row of a categorical y axis
+
+
 @dataclass
 class Panel:
     title: str
@@ -53,6 +57,8 @@ class Panel:
     x_log: int | None = None  # None, 2 or 10
     y_log: int | None = None
     x_categories: list | None = None  # a categorical x axis, in this order
+    y_categories: list | None = None  # a categorical y axis, the first at the top; the panel
+    # is as tall as its rows need (ROW_PIXELS each)
     x_ticks: list | None = None  # [(value, label)], e.g. message sizes in binary units
     y_ticks: list | None = None
     y_integer: bool = False  # whole-number ticks (task numbers)

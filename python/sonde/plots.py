@@ -23,11 +23,12 @@ from .figures import (
     POINTS,
     QUADS,
     RANGE,
+    VLINE,
     Figure,
     Panel,
     Series,
 )
-from .names import COLL, FIND, MDTEST, MIB, COLLExtra, Measurement
+from .names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
 
 MIB_BYTES = 2**20
 MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
@@ -91,9 +92,12 @@ def _by_workload(runs):
     return out
 
 
-def _more(n_runs):
-    return (f" The first {MAX_PANELS} of {n_runs} runs are drawn; the table lists every one."
-            if n_runs > MAX_PANELS else "")
+def _more(group, labels):
+    """What the cap on panels left out, by name (never silently)."""
+    if len(group) <= MAX_PANELS:
+        return ""
+    return (f" The first {MAX_PANELS} of {len(group)} runs are drawn; left out (in the table): "
+            + "; ".join(labels(r) for r in group[MAX_PANELS:]) + ".")
 
 
 def _spans(values, factor):
@@ -125,7 +129,7 @@ def bandwidth(runs, labels):
             "together). Iteration 0, open markers, is the first touch of files and caches and is "
             "left out of the dashed mean of the other iterations. The vertical bar spans the "
             "figure the slowest and the fastest rank's phase time imply: a long bar is a rank "
-            "spread (drawn only with more than one rank)." + _more(len(group)),
+            "spread (drawn only with more than one rank)." + _more(group, labels),
             panels, columns=2 if len(panels) > 1 else 1, section=workload))
     return out
 
@@ -178,6 +182,8 @@ def _bandwidth_panel(run, title, colours):
             panel.series.append(Series(
                 RANGE, f"{phase}, slowest to fastest rank", [x for x, _ in ranges],
                 lo=[r[0] for _, r in ranges], hi=[r[1] for _, r in ranges], color=c))
+    if _spans([v for _, v, _ in rows], 100):  # mdtest's phases: tens to a million ops/s
+        panel.y_log = 10
     return panel
 
 
@@ -204,6 +210,16 @@ def _axes_of(run):
         return swept
     h = run.header or {}
     return {"ranks": h.get("ranks"), "nodes": h.get("nodes")}
+
+
+# Parameters whose values are codes of a choice, not quantities: a sweep over them is drawn on
+# a categorical axis, each value by its name where the report has one.
+CATEGORICAL = {("btio", str(BTIO.METHOD)): words.BTIO_METHODS, ("mpiio", str(MPIIO.TYPE)): {},
+               ("ior", str(IOR.API)): {}}
+
+
+def _category(names, x):
+    return names.get(_number(x), str(x)) if names else str(x)
 
 
 def scaling(runs, labels):
@@ -233,14 +249,17 @@ def scaling(runs, labels):
             if len(by_x) < 2:
                 continue
             xs = sorted(by_x, key=lambda x: (_number(x) is None, _number(x) or 0, str(x)))
-            numeric = all(_number(x) is not None for x in xs)
+            named = CATEGORICAL.get((workload, axis))
+            numeric = named is None and all(_number(x) is not None for x in xs)
             unit = units[(axis, line)]
             key = (axis, unit)
             if panels[key] is None:
                 panels[key] = Panel(f"{unit} against {axis}", axis, unit,
-                                    x_categories=None if numeric else [str(x) for x in xs])
+                                    x_categories=None if numeric else [])
             p = panels[key]
-            px = [_number(x) for x in xs] if numeric else [str(x) for x in xs]
+            px = [_number(x) for x in xs] if numeric else [_category(named, x) for x in xs]
+            if not numeric:
+                p.x_categories += [x for x in px if x not in p.x_categories]
             means = [sum(by_x[x]) / len(by_x[x]) for x in xs]
             c = len([s for s in p.series if s.kind == LINE])
             p.series.append(Series(LINE, line, px, means, color=c, markers=True,
@@ -276,6 +295,9 @@ def _latency_rows(run):
             if (m.get("latency") or {}).get("count", 0) > 1 and m["latency"]["p50"] is not None]
 
 
+MAX_COLUMNS = 8  # categories an x axis takes; more are rows of a y axis
+
+
 def latency(runs, labels):
     """Per run with per-call latencies (not coll: its own view): the p50/p90/p99/max of every
     phase and iteration; the CDF and the histogram of each phase over its iterations (log2
@@ -290,12 +312,18 @@ def latency(runs, labels):
         cats = [f"{m[Measurement.PHASE]}" + (f" #{m[Measurement.ITERATION]}"
                                                if m[Measurement.ITERATION] >= 0 else "")
                 for m in rows]
-        pct = Panel("Percentiles per phase and iteration", "phase", "call latency (µs)",
-                    x_categories=cats, y_log=10)
+        # Many phases and iterations (mdtest's ten phases): a row each, named on the y axis,
+        # instead of as many rotated names under a plot they would squeeze flat.
+        rows_of = len(cats) > MAX_COLUMNS
+        pct = Panel("Percentiles per phase and iteration", *(
+            ("call latency (µs)", "") if rows_of else ("phase", "call latency (µs)")),
+            y_categories=cats if rows_of else None, x_categories=None if rows_of else cats,
+            x_log=10 if rows_of else None, y_log=None if rows_of else 10)
         for k, (key, name) in enumerate(PERCENTILES):
             edge = " (log2 bucket edge)" if bucketed and key != "max" else ""
-            pct.series.append(Series(POINTS, name + edge, cats,
-                                     [m["latency"][key] * 1e6 for m in rows], color=k,
+            values = [m["latency"][key] * 1e6 for m in rows]
+            pct.series.append(Series(POINTS, name + edge, *((values, cats) if rows_of
+                                                            else (cats, values)), color=k,
                                      hover={"calls": [m["latency"]["count"] for m in rows]}))
         cdf = Panel("Cumulative distribution per phase", "call latency (µs)",
                     "fraction of calls", x_log=10)
@@ -490,42 +518,58 @@ def collectives(runs, labels):
 
 
 def _pow2_ticks(values):
-    """A few powers of two over the values' range, for a readable size axis."""
+    """A few powers of two over the values' range, for a readable size axis (at most six)."""
     lo, hi = min(values), max(values)
     exps = range(int(math.floor(math.log2(lo))), int(math.ceil(math.log2(hi))) + 1)
-    step = max(1, -(-len(exps) // 8))
+    step = max(1, -(-len(exps) // 5))  # five labels fit a panel of a row of three
     return [2**e for e in exps[::step]]
 
 
 # ---- comparison -----------------------------------------------------------------------------
 
+# How a later campaign's mean compares with the first's (sonde.compare.Matched.judgement):
+# its colour and whether the marker is open.
+JUDGED = (("better", 2, False), ("worse", HIGHLIGHT, False), ("same", MUTED, False),
+          ("within noise", MUTED, True), ("one sample, no range", 0, True))
+
+
 def comparison(rows, names):
     """The ratio of each later campaign to the first for every matched measurement (rows from
-    sonde.compare.match), on a log axis around 1; filled where the runs' ranges do not overlap,
-    open where the difference is within the iterations' noise."""
+    sonde.compare.match): a dot plot per workload, one row per measurement with its name on
+    the y axis, the ratio on a log x axis around 1; coloured by what can be said of it
+    (better, worse, within noise, one sample with no range to judge by)."""
     if not rows or len(names) < 2:
         return []
-    cats = [r.label for r in rows]
-    panel = Panel(f"Ratio to {names[0]}", "measurement", "ratio (1: the same)",
-                  x_categories=cats, y_log=10)
-    panel.series.append(Series(HLINE, "same as " + names[0], y=[1.0], color=MUTED, dash=True))
-    for k, name in enumerate(names[1:], start=1):
-        for noisy in (False, True):
-            pts = [(r.label, r.ratio(k), r) for r in rows
-                   if r.ratio(k) is not None and r.within_noise(k) == noisy]
-            if pts:
-                panel.series.append(Series(
-                    POINTS, f"{name}" + (", within noise" if noisy else ""),
-                    [p[0] for p in pts], [p[1] for p in pts], color=k - 1, hollow=noisy,
-                    hover={"unit": [p[2].unit for p in pts],
-                           names[0]: [p[2].means[0] for p in pts],
-                           name: [p[2].means[k] for p in pts]}))
+    by_workload = {}
+    for r in rows:
+        by_workload.setdefault(r.workload, []).append(r)
+    panels = []
+    for workload, mine in by_workload.items():
+        cats = [r.short for r in mine]
+        panel = Panel(f"{workload}: ratio to {names[0]} ({words.plural(len(mine), 'measurement')})",
+                      f"ratio to {names[0]} (1: the same)", "", y_categories=cats, x_log=10)
+        panel.series.append(Series(VLINE, "", x=[1.0], color=MUTED, dash=True))
+        for k, name in enumerate(names[1:], start=1):
+            for said, colour, hollow in JUDGED:
+                pts = [r for r in mine if r.judgement(k) == said]
+                if pts:
+                    panel.series.append(Series(
+                        POINTS, f"{name}: {said}" if len(names) > 2 else said,
+                        [r.ratio(k) for r in pts], [r.short for r in pts], color=colour,
+                        hollow=hollow,
+                        hover={"measurement": [r.label for r in pts],
+                               "unit": [r.unit for r in pts],
+                               names[0]: [r.means[0] for r in pts],
+                               name: [r.means[k] for r in pts]}))
+        panels.append(panel)
     return [Figure("comparison-ratios", f"Ratios to {names[0]}",
                    "Every matched measurement's mean over iterations, divided by the same "
-                   f"measurement's mean in {names[0]}. Above 1 is more: better for MiB/s and "
-                   "operations/s, worse for latency (the unit is in the hover and the table). "
-                   "An open marker is within noise: the two runs' iteration ranges overlap.",
-                   [panel], section="compare")]
+                   f"measurement's mean in {names[0]}, one row each, a panel per workload. "
+                   "Right of 1 is more: better for MiB/s and operations/s, worse for latency "
+                   "(µs, seconds). Green is better, red worse, grey the same or within noise "
+                   "(the two runs' iteration ranges overlap); an open marker has one sample on "
+                   "a side, with no range to judge the difference by.",
+                   panels, section="compare")]
 
 
 ALL = (bandwidth, scaling, latency, timelines, collectives)

@@ -23,7 +23,7 @@ from bokeh.palettes import Viridis256
 from bokeh.plotting import figure as bokeh_figure
 from bokeh.resources import Resources
 
-from .figures import BAND, HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE
+from .figures import BAND, HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE, ROW_PIXELS, VLINE
 from .render_png import colour, wrap
 
 PAGE_WIDTH = 1060  # pixels a figure of the page may take
@@ -40,7 +40,7 @@ def _source(s, panel):
     data = {}
     for member in ("x", "y", "lo", "hi", "left", "right"):
         values = getattr(s, member)
-        if values is not None and s.kind != HLINE:
+        if values is not None and s.kind not in (HLINE, VLINE):
             data[member] = list(values)
     n = len(next(iter(data.values()))) if data else 0
     hover = []
@@ -54,12 +54,15 @@ def _source(s, panel):
 def _panel(panel, width, height):
     cats = panel.x_categories
     kwargs = dict(width=width, height=height, tools=TOOLS, toolbar_location="above",
-                  title=wrap(panel.title, width // 8), x_axis_label=panel.x_label,
+                  title=wrap(panel.title, (width - (140 if panel.y_categories else 0)) // 8),
+                  x_axis_label=panel.x_label,
                   y_axis_label=panel.y_label)
     if cats:
         kwargs["x_range"] = FactorRange(*cats)
     elif panel.x_log:
         kwargs["x_axis_type"] = "log"
+    if panel.y_categories:  # the first row at the top
+        kwargs["y_range"] = FactorRange(*reversed(panel.y_categories))
     if panel.y_log:
         kwargs["y_axis_type"] = "log"
     p = bokeh_figure(**kwargs)
@@ -70,17 +73,18 @@ def _panel(panel, width, height):
         col = colour(s.color, k)
         src, extra = _source(s, panel)
         x_tip = ("x", "@x") if cats else (panel.x_label, "@x{0.[000]}")
+        y_tip = (panel.y_label, "@y" if panel.y_categories else "@y{0.[000]}")
         tips = [("", s.name)] if s.name else []
         if s.kind == LINE:
             r = [p.line("x", "y", source=src, color=col, line_width=2,
                         line_dash="dashed" if s.dash else "solid")]
             if s.markers:
                 r.append(p.scatter("x", "y", source=src, color=col, size=5))
-            tips += [x_tip, (panel.y_label, "@y{0.[000]}")]
+            tips += [x_tip, y_tip]
         elif s.kind == POINTS:
             r = [p.scatter("x", "y", source=src, size=8, line_color=col, line_width=2,
                            fill_color=None if s.hollow else col)]
-            tips += [x_tip, (panel.y_label, "@y{0.[000]}")]
+            tips += [x_tip, y_tip]
         elif s.kind == BAND:
             r = [p.varea("x", "lo", "hi", source=src, fill_color=col, fill_alpha=0.2)]
             tips += [x_tip, ("from", "@lo{0.[000]}"), ("to", "@hi{0.[000]}")]
@@ -95,6 +99,10 @@ def _panel(panel, width, height):
                      (panel.y_label, "@y")]
         elif s.kind == HLINE:
             r = [p.hspan(y=[s.y[0]], line_color=col, line_width=1.5,
+                         line_dash="dashed" if s.dash else "solid")]
+            tips = []
+        elif s.kind == VLINE:
+            r = [p.vspan(x=[s.x[0]], line_color=col, line_width=1.5,
                          line_dash="dashed" if s.dash else "solid")]
             tips = []
         elif s.kind == HEATMAP:
@@ -114,7 +122,7 @@ def _panel(panel, width, height):
             p.add_tools(HoverTool(renderers=r, tooltips=tips + extra))
         if s.name and s.kind != HEATMAP:
             items.setdefault(s.name, []).extend(r)
-    if cats and (len(cats) > 6 or max(len(c) for c in cats) > 8):
+    if cats and sum(len(c) + 2 for c in cats) * 7 > width * 0.8:  # not side by side
         p.xaxis.major_label_orientation = 0.7
     for axis, log, ticks in ((p.xaxis, panel.x_log, panel.x_ticks),
                              (p.yaxis, panel.y_log, panel.y_ticks)):
@@ -135,11 +143,20 @@ def _panel(panel, width, height):
     return p
 
 
+def height(panel):
+    """Pixels of a panel: a categorical y axis gets ROW_PIXELS a row, and room for its axes."""
+    if panel.y_categories:
+        return max(320, 110 + ROW_PIXELS * len(panel.y_categories))
+    return 320
+
+
 def layout(figure):
     """The figure's panels in a grid, one toolbar for all."""
     cols = max(1, min(figure.columns, len(figure.panels)))
     width = max(320, min(560, PAGE_WIDTH // cols))
-    plots = [_panel(p, width, 320) for p in figure.panels]
+    if any(p.y_categories for p in figure.panels):  # room for the rows' names
+        width = PAGE_WIDTH // cols
+    plots = [_panel(p, width, height(p)) for p in figure.panels]
     return gridplot(plots, ncols=cols, merge_tools=True, toolbar_location="above")
 
 

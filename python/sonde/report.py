@@ -25,6 +25,7 @@ from . import compare as _compare
 from . import plots, render_html, render_png, scores, systems, words
 from . import results as _results
 from . import rules as _rules
+from . import summary as _summary
 from .cli import EXIT_USAGE
 from .names import COLL, COLLExtra
 from .page import Cell, Page, Section, Table, num, text
@@ -46,6 +47,55 @@ def run_status(run):
     return f"exit {run.end['exit_code']}: {run.end.get('reason', '?')}", "bad"
 
 
+def launch_entry(run):
+    """The manifest's entry of a suite launch's run (its status, exit code and reason as
+    sonde-suite saw them: "timed out after 300 s"), or None."""
+    d = _campaign.dir_of(run)
+    launch_id = (run.launch or {}).get("id")
+    if d is None or launch_id is None:
+        return None
+    return next((e for e in (_manifest(d) or {}).get("launches", [])
+                 if e.get("id") == launch_id), None)
+
+
+NO_RESULTS = " (suite launch, no results)"
+
+
+def suite_reason(entry):
+    """The reason sonde-suite gives for a launch that failed ("timed out after 300 s"), when it
+    says more than the run's own end record (which a stopped run may not have)."""
+    if entry.get("status") in (None, "ok", "pending") or not entry.get("reason"):
+        return None
+    return entry["reason"] if not entry["reason"].startswith("exit code") else None
+
+
+def failures(runs, labels, dirs):
+    """[(run cell, result, why, path, failing rank)] of every run that did not end with exit
+    code 0 and every suite launch that left no results. A run without an end record takes its
+    suite launch's reason (a launch sonde-suite stopped after its timeout keeps "timed out
+    after N s")."""
+    failed = []
+    for run in runs:
+        status, cls = run_status(run)
+        if cls != "bad":
+            continue
+        end, entry = run.end or {}, launch_entry(run) or {}
+        why = end.get("error") or (None if end else
+                                   "no end record: the run was killed or is still running")
+        if suite_reason(entry):  # the suite stopped it: its reason first, the run's after
+            status, why = entry["reason"], "; ".join(w for w in (status, why) if w)
+        failed.append((_run_cell(run, labels), text(status, "bad"), text(why),
+                       text(end.get("path")), num(end.get("rank"))))
+    for d in dirs:
+        for e in (_manifest(d) or {}).get("launches", []):
+            if e.get("status") not in ("ok", "pending") and not (d / e["id"] /
+                                                                  "results.jsonl").exists():
+                failed.append((text(f"{e['id']}{NO_RESULTS}"),
+                               text(f"{e.get('status')}: exit {e.get('exit_code')}", "bad"),
+                               text(e.get("reason")), text(None), num(None)))
+    return failed
+
+
 def overview(runs, labels, dirs):
     facts = []
     versions = sorted({f"{h['sonde_version']} ({h.get('git_describe', '?')})"
@@ -56,7 +106,9 @@ def overview(runs, labels, dirs):
     hosts = sorted({h for r in runs for h in (r.header or {}).get("hostnames", [])})
     ranks = [(r.header or {}).get("ranks") for r in runs if r.header]
     starts = sorted((r.header or {}).get("start_time") for r in runs if r.header)
-    facts.append(f"{words.plural(len(runs), 'run')} of "
+    failed = failures(runs, labels, dirs)
+    facts.append((f"{run_count(runs, failed)}," if failed else words.plural(len(runs), "run"))
+                 + " of "
                  f"{', '.join(dict.fromkeys(r.workload for r in runs))}"
                  + (f", {min(ranks)} to {max(ranks)} ranks" if ranks and min(ranks) != max(ranks)
                     else f", {words.plural(ranks[0], 'rank')} each" if ranks else "")
@@ -70,35 +122,21 @@ def overview(runs, labels, dirs):
     for run in runs:
         h = run.header or {}
         status, cls = run_status(run)
-        rows.append([text(labels(run), tip=f"run id {run.run_id}"), text(run.workload),
+        status = suite_reason(launch_entry(run) or {}) or status
+        rows.append([_run_cell(run, labels), text(run.workload),
                      num(h.get("ranks")), num(h.get("nodes")), text(h.get("start_time")),
                      num((run.end or {}).get("elapsed_seconds")),
                      num(len(run.measurements)), text(status, cls)])
     ran = Table("runs", "What ran", ["run", "workload", "ranks", "nodes", "start (UTC)",
                                       "seconds", "measurements", "result"], rows)
-    failed = []
-    for run in runs:
-        status, cls = run_status(run)
-        if cls == "bad":
-            end = run.end or {}
-            failed.append([text(labels(run), tip=f"run id {run.run_id}"), text(status, "bad"),
-                           text(end.get("error") or ("no end record: the run was killed or "
-                                                      "is still running" if not end else "")),
-                           text(end.get("path")), num(end.get("rank"))])
-    for d in dirs:
-        manifest = _manifest(d)
-        for e in (manifest or {}).get("launches", []):
-            if e.get("status") not in ("ok", "pending") and not (d / e["id"] /
-                                                                  "results.jsonl").exists():
-                failed.append([text(f"{e['id']} (suite launch, no results)"),
-                               text(f"{e.get('status')}: exit {e.get('exit_code')}", "bad"),
-                               text(e.get("reason")), text(None), num(None)])
     tables = [ran]
     if failed:
         tables.append(Table("failures", "What failed and why",
-                            ["run", "result", "why", "path", "failing rank"], failed,
+                            ["run", "result", "why", "path", "failing rank"],
+                            [list(f) for f in failed],
                             "From each run's end record (its reason, the one-line error, the "
-                            "path and rank it concerns), and the suite launches that left no "
+                            "path and rank it concerns), the suite's reason for a run it "
+                            "stopped (its timeout), and the suite launches that left no "
                             "results."))
     else:
         facts.append("Every run finished with exit code 0.")
@@ -151,6 +189,25 @@ def _run_cell(run, labels):
     return text(labels(run), tip=f"run id {run.run_id}")
 
 
+def _short_run_cell(run, labels):
+    """The run in one line (wide tables of numbers, like the seed's): its whole label and id
+    on hover."""
+    return text(labels.short(run), "name", tip=f"{labels(run)} (run id {run.run_id})")
+
+
+def drop_empty_columns(table, optional):
+    """The table without those of the optional columns where no row has a figure: a column
+    of "-" says nothing (p50 and p99 of collectives timed without per-call timing)."""
+    _drop(table, [k for k, c in enumerate(table.columns)
+                  if c in optional and all(row[k].text == "-" for row in table.rows)])
+    return table
+
+
+def _drop(table, gone):
+    table.columns = [c for k, c in enumerate(table.columns) if k not in gone]
+    table.rows = [[cell for k, cell in enumerate(row) if k not in gone] for row in table.rows]
+
+
 def io_summary(df, by_id, labels):
     rows = []
     for (run_id, phase), g in df.groupby(["run_id", "phase"], sort=False):
@@ -182,7 +239,8 @@ def coll_summary(df, by_id, labels):
         for r in ordered.astype(object).where(ordered.notna(), None).to_dict("records"):
             per_call = r[f"param.{COLL.TIMING}"] == "per-call"
             n = r[size]
-            rows.append([_run_cell(by_id[run_id], labels), text(r["phase"]), text(r[comm]),
+            rows.append([_short_run_cell(by_id[run_id], labels), text(r["phase"], "name"),
+                         text(r[comm], "name"),
                          Cell(words.size(n), float(n) if n is not None else None),
                          num(r["ops"]), num(_value(r[f"extra.{COLLExtra.AVG_US}"])),
                          num(_value(r[f"extra.{COLLExtra.MIN_US}"])),
@@ -191,13 +249,14 @@ def coll_summary(df, by_id, labels):
                          num(_value(r["lat_p99_s"], 1e6) if per_call else None),
                          text(words.COLL_TIMING.get(r[f"param.{COLL.TIMING}"],
                                                     r[f"param.{COLL.TIMING}"]))])
-    return Table("coll-summary", "Latency per operation and message size",
+    return drop_empty_columns(Table("coll-summary", "Latency per operation and message size",
                  ["run", "operation", "communicator", "message size", "iterations",
                   "mean µs", "fastest rank µs", "slowest rank µs", "p50 µs", "p99 µs",
                   "timing"], rows,
                  "Mean, fastest and slowest rank: mpiBench's figures (each rank's mean time "
                  "per call, averaged, least and greatest over ranks). p50 and p99 are of "
-                 "every call, with per-call timing only.")
+                 "every call, with per-call timing only (their columns are left out when no "
+                 "run timed per call)."), ("p50 µs", "p99 µs"))
 
 
 def workload_sections(runs, labels, figures):
@@ -245,8 +304,8 @@ def procurement(runs, labels, campaigns):
                  if _campaign.dir_of(run) is None and run.workload == "ior" and run.summaries]
     if ior_rows:
         cols = _rules.IOR_TABLE
-        rows = [[text(labels(run), tip=f"run id {run.run_id}")]
-                + ([text(name)] if several else [])
+        rows = [[_short_run_cell(run, labels)]
+                + ([text(name, "name")] if several else [])
                 + [text(r[c]) if c == "api" else num(r[c]) for c in cols]
                 + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
                    systems.status_cell(r["status"])] for name, run, r in ior_rows]
@@ -256,16 +315,11 @@ def procurement(runs, labels, campaigns):
                             rows, "MiB/s and seconds over each run's iterations, from IOR's "
                             "Summary of all tests (the run's summary records); the status is "
                             "the verdict of the run's own campaign."))
-    for c in campaigns:
-        if scores.JUPITER in c.score_sets():
-            intro.append(jupiter_score_line(c.name if several else None,
-                                            [r for _, r in c.ior_rows()]))
-    said, io500 = io500_tables(campaigns)
-    intro += said
-    tables += io500
+    intro += score_lines(campaigns)
+    tables += io500_tables(campaigns)[1]
     rows = [([text(c.name)] if several else [])
-            + [text(launch), systems.status_cell(v["status"]), text(_campaign.why(v))]
-            for c in campaigns for launch, v in c.verdicts.items()]
+            + [text(launch, "name"), status, why]
+            for c in campaigns for launch, (status, why) in launch_verdicts(c).items()]
     if rows:
         tables.append(Table("verdicts", "Rules", (["campaign"] if several else [])
                             + ["launch", "status", "why"], rows,
@@ -275,6 +329,94 @@ def procurement(runs, labels, campaigns):
     if not tables:
         return None
     return Section("procurement", "Procurement tables", intro, tables)
+
+
+FAILED = "failed"
+
+
+def launch_verdicts(c):
+    """{launch id: (status cell, why cell)} of a campaign: its rules' verdict, or "failed" with
+    the suite's reason for a launch that failed (a launch that timed out is not "no rules")."""
+    entries = {e.get("id"): e for e in c.manifest.get("launches", [])}
+    out = {}
+    for launch, v in c.verdicts.items():
+        e = entries.get(launch) or {}
+        if e.get("status") not in (None, "ok", "pending"):
+            out[launch] = (text(FAILED, "bad"),
+                           text(e.get("reason") or f"exit code {e.get('exit_code')}"))
+        else:
+            out[launch] = (systems.status_cell(v["status"]), text(_campaign.why(v)))
+    return out
+
+
+def verdict_counts(c):
+    """"10 compliant, 2 failed": how many launches of the campaign have each status."""
+    counts = {}
+    for status, _ in launch_verdicts(c).values():
+        counts[status.text] = counts.get(status.text, 0) + 1
+    return ", ".join(f"{n} {status}" for status, n in counts.items())
+
+
+def score_lines(campaigns):
+    """Each campaign's score sentences: JUPITER's where its suite carries it, IO500's."""
+    several = len(campaigns) > 1
+    said = [jupiter_score_line(c.name if several else None, [r for _, r in c.ior_rows()])
+            for c in campaigns if scores.JUPITER in c.score_sets()]
+    return said + io500_tables(campaigns)[0]
+
+
+def summary(runs, labels, dirs, campaigns):
+    """The first section of every report: how many runs and how many failed (each with its
+    reason), the launches' verdicts, the scores, and the headline figures per workload."""
+    facts = summary_facts(runs, labels, dirs, campaigns)
+    headlines = _summary.headlines(*succeeded_frame(runs, labels))
+    return Section("summary", "Summary", facts,
+                   [_summary.table([headlines], [None])] if headlines else [])
+
+
+def run_count(runs, failed):
+    """"22 runs, 2 failed": the runs and the suite launches that left none, and how many of
+    them failed."""
+    no_results = sum(1 for f in failed if f[0].text.endswith(NO_RESULTS))
+    return (f"{words.plural(len(runs) + no_results, 'run')}, "
+            + (f"{len(failed)} failed" if failed else "none failed")
+            + (f" ({no_results} of them left no results)" if no_results else ""))
+
+
+def summary_facts(runs, labels, dirs, campaigns, name=None):
+    """The summary's sentences of one campaign (name: its name when the page compares)."""
+    failed = failures(runs, labels, dirs)
+    of = f"{name}: " if name else ""
+    facts = [of + run_count(runs, failed) + "."]
+    facts += [f"{of}failed: {f[0].text}: {f[1].text}"
+              + (f" ({f[2].text})" if f[2].text not in ("-", f[1].text) else "") + "."
+              for f in failed]
+    several = len(campaigns) > 1
+    for c in campaigns:
+        if c.verdicts:
+            said = f"verdicts{f' of {c.name}' if several else ''}: {verdict_counts(c)}."
+            facts.append(of + said if of else said[0].upper() + said[1:])
+    return facts + score_lines(campaigns)
+
+
+def comparison_summary(names, sources, campaigns):
+    """The summary of each campaign, side by side: its sentences, and one headline table with
+    a group of columns per campaign."""
+    facts, per_campaign = [], []
+    for name, source, runs in zip(names, sources, campaigns, strict=True):
+        labels = words.Labels(runs)
+        facts += summary_facts(runs, labels, _dirs([source]),
+                               _campaign.of_runs(runs, [source]), name)
+        per_campaign.append(_summary.headlines(*succeeded_frame(runs, labels)))
+    return Section("summary", "Summary", facts,
+                   [_summary.table(per_campaign, names)] if any(per_campaign) else [])
+
+
+def succeeded_frame(runs, labels):
+    """(measurements_frame of the runs that ended with exit code 0, a run id's short name): a
+    figure of a run that failed is never a headline."""
+    ok = [r for r in runs if run_status(r)[1] != "bad"]
+    return measurements_frame(ok), {r.run_id: labels.short(r) for r in ok}.get
 
 
 def io500_tables(campaigns):
@@ -305,26 +447,44 @@ def io500_tables(campaigns):
 # ---- environment ----------------------------------------------------------------------------
 
 def environment(runs, labels):
+    """Every run's environment; what is the same for every run (sonde, MPI, hosts, ...) is
+    said once above the table instead of repeated in a column of long identical cells."""
     rows = []
     for run in runs:
         h = run.header or {}
         fs = h.get("filesystem") or {}
         slurm = h.get("slurm") or {}
         hosts = h.get("hostnames", [])
-        rows.append([text(run.run_id), text(labels(run)), text(h.get("start_time")),
+        rows.append([text(run.run_id, "name"), _short_run_cell(run, labels),
+                     text(h.get("start_time"), "name"),
                      text(f"{h.get('sonde_version', '-')} ({h.get('git_describe', '-')})"),
                      text(h.get("mpi_library")), num(h.get("ranks")),
                      num(h.get("tasks_per_node")),
                      text(", ".join(hosts[:8]) + (f" and {len(hosts) - 8} more"
                                                   if len(hosts) > 8 else "")),
-                     text(f"{fs.get('type', '-')} {fs.get('mount', '')} ({fs.get('path', '')})"
-                          if fs else None),
+                     # the path is in the command line
+                     text(f"{fs.get('type', '-')} at {fs.get('mount', '')}" if fs else None),
                      text(slurm.get("job_id")), text(" ".join(h.get("command_line", [])),
                                                      "text code")])
-    return Section("environment", "Run environment", [], [Table(
-        "environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
-                                     "ranks", "tasks per node", "hosts", "file system",
-                                     "Slurm job", "command line"], rows)])
+    table = Table("environment", "Every run", ["run id", "run", "start (UTC)", "sonde", "MPI",
+                                               "ranks", "tasks per node", "hosts",
+                                               "file system", "Slurm job", "command line"],
+                  rows)
+    return Section("environment", "Run environment",
+                   common_columns(table, ("sonde", "MPI", "hosts", "Slurm job")), [table])
+
+
+def common_columns(table, candidates):
+    """Takes out of the table those of the candidate columns whose cells all read the same,
+    when there are several rows; returns them as sentences ("MPI: Open MPI 4.1.4.")."""
+    said, gone = [], []
+    for k, c in enumerate(table.columns):
+        values = {row[k].text for row in table.rows}
+        if c in candidates and len(table.rows) > 1 and len(values) == 1:
+            said.append(f"{c} (every run): {values.pop()}.")
+            gone.append(k)
+    _drop(table, gone)
+    return said
 
 
 # ---- the page -------------------------------------------------------------------------------
@@ -339,8 +499,10 @@ def build(sources, runs=None):
     labels = words.Labels(runs)
     figures = [f for view in plots.ALL for f in view(runs, labels)]
     dirs = _dirs(sources)
-    sections = [overview(runs, labels, dirs)] + workload_sections(runs, labels, figures)
-    proc = procurement(runs, labels, _campaign.of_runs(runs, sources))
+    campaigns = _campaign.of_runs(runs, sources)
+    sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \
+        + workload_sections(runs, labels, figures)
+    proc = procurement(runs, labels, campaigns)
     if proc:
         sections.append(proc)
     sections.append(environment(runs, labels))
@@ -348,6 +510,9 @@ def build(sources, runs=None):
     title = "sonde report" + (f": suite {', '.join(n for n in names if n)}"
                               if any(names) else "")
     return Page(title, [str(s) for s in sources], sections)
+
+
+JUDGEMENT_CLASS = {"better": "good", "worse": "bad", "same": "text"}
 
 
 def build_comparison(sources, campaigns):
@@ -360,35 +525,37 @@ def build_comparison(sources, campaigns):
     matched = _compare.match(campaigns)
     cols = ["measurement", "unit"]
     for k, n in enumerate(names):
-        cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}"] if k else [])
+        cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}", f"{n} is"]
+                                                         if k else [])
     rows = []
     for r in matched:
-        row = [text(r.label), text(r.unit)]
+        row = [text(r.short, "name", tip=r.label), text(r.unit, "name")]
         for k, values in enumerate(r.values):
             row += [num(r.means[k]), num(min(values) if values else None),
                     num(max(values) if values else None)]
             if k:
-                ratio = num(r.ratio(k))
-                better = r.better(k)
-                ratio.cls = ("muted" if r.within_noise(k) else
-                             "" if better is None else "good" if better else "bad")
-                ratio.tip = "within noise: the ranges overlap" if r.within_noise(k) else None
-                row.append(ratio)
+                ratio, said = num(r.ratio(k)), r.judgement(k)
+                ratio.cls = JUDGEMENT_CLASS.get(said, "muted")
+                row += [ratio, text(said, JUDGEMENT_CLASS.get(said, "muted"))]
         rows.append(row)
     unmatched = _compare.unmatched(campaigns)
     intro = [f"{n}: {words.plural(len(c), 'run')} ({s}), {unmatched[k]} measurements without a "
              "match" for k, (n, c, s) in enumerate(zip(names, campaigns, sources, strict=True))]
     table = Table("compare", "Matched measurements", cols, rows,
                   "A measurement matches when workload, phase, ranks, nodes and parameters "
-                  "(paths aside) are the same. Mean, min and max over its iterations; the ratio "
-                  "is green where the later campaign is better (more MiB/s or operations/s, "
-                  "fewer µs), red where worse, grey where within noise (the ranges overlap).")
+                  "are the same (paths and random seeds aside: "
+                  f"{', '.join(sorted(_compare.SEEDS))}). Mean, min and max over its "
+                  "iterations; the ratio is green where the later campaign is better (more "
+                  "MiB/s or operations/s, fewer µs or seconds), red where worse, grey where "
+                  "within noise (the ranges overlap) or where either side has one sample, "
+                  "which has no range to judge a difference by.")
     section = Section("compare", "Comparison", intro, [table],
                       plots.comparison(matched, names))
     all_runs = [r for c in campaigns for r in c]
     side_by_side = systems.section(systems.of_sources(names, sources, campaigns))
     return Page(f"sonde comparison: {' / '.join(names)}", [str(s) for s in sources],
-                [section] + ([side_by_side] if side_by_side else [])
+                [comparison_summary(names, sources, campaigns), section]
+                + ([side_by_side] if side_by_side else [])
                 + [environment(all_runs, words.Labels(all_runs))])
 
 

@@ -361,6 +361,8 @@ def to_dataframe(paths):
         for k, v in row.items():
             if isinstance(v, (list, dict)):
                 row[k] = json.dumps(v)
+        if not row["bytes"]:  # moved no bytes (mdtest's directory phases, find): no bandwidth,
+            row["bandwidth_mib_s"] = None  # missing, not the record's 0.0 MiB/s
     df = pd.DataFrame.from_records(rows)
     if df.empty:
         return pd.DataFrame(columns=[c for c in CSV_COLUMNS if c not in _JSON_COLUMNS])

@@ -51,11 +51,12 @@ def of_sources(names, sources, loaded):
     return out
 
 
-def status_cell(status):
-    """A launch's status, coloured: compliant green, not-compliant red, no rules grey."""
+def status_cell(status, why=None):
+    """A launch's status, coloured: compliant green, not-compliant red, no rules grey; why
+    (its reasons) on hover."""
     cls = {_rules.COMPLIANT: "good", _rules.NOT_COMPLIANT: "bad",
            _rules.NO_RULES: "muted"}.get(status, "")
-    return text(status, cls)
+    return text(status, cls, tip=why)
 
 
 def ior_table(k, system):
@@ -67,15 +68,16 @@ def ior_table(k, system):
         verdict = c.verdicts.get(r["launch"]) if c else None
         why = _campaign.why(verdict) if verdict else (
             "no verdict: not a suite run" if c is None else "no verdict in verdicts.json")
-        rows.append([text(f"{c.name}: {launch}" if several and c else launch,
+        rows.append([text(f"{c.name}: {launch}" if several and c else launch, "name",
                           tip=f"run id {run.run_id}")]
                     + [text(r[col]) if col == "api" else num(r[col]) for col in cols]
                     + [num(r["nodes"]), num(r["ranks"]), num(r["tasks_per_node"]),
-                       status_cell(r["status"]), text(why)])
+                       status_cell(r["status"], why)])
     return Table(f"ior-table-{k}", f"IOR results of {system.name} (the JUPITER table)",
-                 ["launch"] + cols + ["nodes", "ranks", "tasks per node", "status", "why"],
+                 ["launch"] + cols + ["nodes", "ranks", "tasks per node", "status"],
                  rows, f"{system.source}: MiB/s and seconds from IOR's Summary of all tests; "
-                       "status and why are this system's own verdicts (verdicts.json).")
+                       "the status is this system's own verdict (verdicts.json), why on hover "
+                       "(one line per run, like the seed's table).")
 
 
 def _ratio(values, k):

@@ -11,13 +11,18 @@ from . import defaults as _defaults
 from . import results as _results
 from . import rules as _rules
 from . import scores
-from .names import COLL, IOR, COLLExtra, Measurement
+from .names import COLL, FIND, IOR, MDTEST, COLLExtra, Measurement
 
+METADATA_WORKLOADS = (MDTEST.workload, FIND.workload)
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
                    "bw_mean_mib_s", "bw_max_mib_s", "bw_min_mib_s", "mean_s", "status",
                    "params"]
 # Collectives have no bandwidth worth averaging over message sizes: their table gives the
 # latency (mpiBench's average over ranks, microseconds) at the smallest and the largest size.
+# Metadata workloads (mdtest, find): their figure is operations per second; the bandwidth of
+# a phase that moved no bytes does not exist, so it is not a column of 0.0.
+METADATA_COLUMNS = ["launch", "step", "ranks", "nodes", "phase", "iterations",
+                    "ops_mean_per_s", "ops_max_per_s", "ops_min_per_s", "mean_s", "status"]
 COLL_COLUMNS = ["launch", "step", "ranks", "nodes", "operation", "timing", "sizes",
                 "smallest_bytes", "smallest_us", "largest_bytes", "largest_us", "status"]
 
@@ -69,10 +74,25 @@ def binary_defaults(suite, sonde):
     return out
 
 
+def metadata_rows(run, base):
+    """One row per phase of an mdtest or find run: operations per second over its
+    iterations."""
+    rows = []
+    for phase in dict.fromkeys(m[Measurement.PHASE] for m in run.measurements):
+        ms = [m for m in run.measurements if m[Measurement.PHASE] == phase]
+        rates = [m["ops_per_s"] for m in ms if m.get("ops") and m.get("ops_per_s") is not None]
+        rows.append(dict(base, phase=phase, iterations=len(ms),
+                         ops_mean_per_s=sum(rates) / len(rates) if rates else None,
+                         ops_max_per_s=max(rates, default=None),
+                         ops_min_per_s=min(rates, default=None),
+                         mean_s=sum(m[Measurement.SECONDS] for m in ms) / len(ms)))
+    return rows
+
+
 def evaluate(suite, manifest):
-    """Summary rows, IOR rows and per-launch verdicts of a run directory (coll launches in
-    coll rows, whose figure is latency)."""
-    summary, ior, verdicts, coll = [], [], {}, []
+    """Summary rows, IOR rows, per-launch verdicts, coll rows (whose figure is latency) and
+    metadata rows (mdtest, find: operations per second) of a run directory."""
+    summary, ior, verdicts, coll, metadata = [], [], {}, [], []
     defaults = binary_defaults(suite, manifest.data.get("sonde"))
     for ln in suite.launches:
         if ln.touch:
@@ -87,6 +107,9 @@ def evaluate(suite, manifest):
                 "status": status, "params": params}
         if ln.workload == COLL.workload:
             coll.extend(coll_rows(run, base) if run else [])
+            continue
+        if ln.workload in METADATA_WORKLOADS and run is not None and run.measurements:
+            metadata.extend(metadata_rows(run, base))
             continue
         phases = []
         for m in run.measurements if run else []:
@@ -105,7 +128,7 @@ def evaluate(suite, manifest):
                                 bw_max_mib_s=None, bw_min_mib_s=None, mean_s=None))
         if ln.workload == "ior" and run is not None:
             ior.append(dict(_rules.ior_table_row(ln, run, status), params=params))
-    return summary, ior, verdicts, coll
+    return summary, ior, verdicts, coll, metadata
 
 
 def _cell(v):
@@ -139,7 +162,7 @@ IOR_EXTRA = ["launch", "variant", "nodes", "ranks", "tasks_per_node", "status", 
 def report(suite, manifest, out):
     """Prints the tables and the JUPITER score when the suite carries its rules (scores.py),
     and saves the tables and verdicts beside the manifest."""
-    summary, ior, verdicts, coll = evaluate(suite, manifest)
+    summary, ior, verdicts, coll, metadata = evaluate(suite, manifest)
     run_dir = manifest.run_dir
     write_csv(summary, SUMMARY_COLUMNS, run_dir / "summary.csv")
     (run_dir / "verdicts.json").write_text(json.dumps(verdicts, indent=1) + "\n")
@@ -147,6 +170,10 @@ def report(suite, manifest, out):
           + (f" at scale {suite.scale} (reduced scale: not compliant)"
              if suite.reduced_scale else ""), file=out)
     print(format_table(summary, SUMMARY_COLUMNS), file=out)
+    if metadata:
+        write_csv(metadata, METADATA_COLUMNS, run_dir / "metadata-summary.csv")
+        print("\nMetadata (operations per second):", file=out)
+        print(format_table(metadata, METADATA_COLUMNS), file=out)
     if coll:
         write_csv(coll, COLL_COLUMNS, run_dir / "coll-summary.csv")
         print("\nCollectives (latency in microseconds, mean over ranks, at the smallest and the "

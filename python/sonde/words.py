@@ -128,3 +128,9 @@ class Labels:
 
     def __call__(self, run):
         return self.of.get(id(run)) or label(run)
+
+    def short(self, run):
+        """A name that fits one line of a wide table: the suite launch id (the Rules table's
+        name of it), else the workload with the variant or step; the whole label goes in the
+        cell's tooltip."""
+        return (run.launch or {}).get("id") or name(run)

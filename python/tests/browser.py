@@ -15,7 +15,7 @@ import time
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--remote-debugging-pipe", "--hide-scrollbars", "--window-size=1200,900"]
+         "--remote-debugging-pipe", "--hide-scrollbars"]
 
 
 def find():
@@ -32,7 +32,7 @@ class BrowserError(RuntimeError):
 class Browser:
     """One headless Chromium with a fresh profile; use as a context manager."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, width=1200, height=900):
         self.profile = tempfile.mkdtemp(prefix="sonde-chromium-")
         to_chrome_r, self.to_chrome = os.pipe()
         self.from_chrome, from_chrome_w = os.pipe()
@@ -44,7 +44,8 @@ class Browser:
             os.dup2(to_chrome_r, 3)
             os.dup2(from_chrome_w, 4)
 
-        self.proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={self.profile}",
+        self.proc = subprocess.Popen([binary, *FLAGS, f"--window-size={width},{height}",
+                                      f"--user-data-dir={self.profile}",
                                       "about:blank"], preexec_fn=fds, pass_fds=(3, 4),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)

@@ -14,6 +14,7 @@ from golden import (  # noqa: E402,F401  (fixtures)
     io500_campaign,
     ior_file,
     mib_profile_file,
+    quick_pair,
     record,
 )
 from skip_policy import (  # noqa: E402,F401  (pytest's hooks: skips listed, unexpected ones fail CI)

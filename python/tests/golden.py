@@ -177,10 +177,11 @@ def record(golden_records):
 CAMPAIGN = Path(__file__).resolve().parent / "data" / "campaign.toml"
 
 
-def run_suite(suite_text, out, scratch):
+def run_suite(suite_text, out, scratch, failing=False):
     """A sonde-suite run directory of suite_text (its scratch moved to scratch), run with the
-    binary under test; the suite's own output on failure. What it printed is kept beside the
-    directory (stdout_of)."""
+    binary under test; the suite's own output on failure (on success, when failing: a suite
+    some of whose launches fail on purpose). What it printed is kept beside the directory
+    (stdout_of)."""
     suite = out.parent / f"{out.name}.toml"
     suite.write_text(suite_text.replace('scratch = "/tmp/sonde-report-test"',
                                         f'scratch = "{scratch}"'))
@@ -189,7 +190,7 @@ def run_suite(suite_text, out, scratch):
     proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
                            str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
                           timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (proc.returncode != 0) == failing, proc.stdout[-3000:] + proc.stderr[-3000:]
     stdout_of(out).write_text(proc.stdout)
     return out
 
@@ -206,6 +207,24 @@ def campaign():
         pytest.fail(f"{SONDE} is not built (make build, or set SONDE_BIN)")
     with tempfile.TemporaryDirectory(prefix="sonde-campaign-") as d:
         yield run_suite(CAMPAIGN.read_text(), Path(d) / "run", Path(d) / "scratch")
+
+
+QUICK = REPO / "suites" / "quick.toml"
+QUICK_SEED = '"-G", "5", '  # mdtest's data seed in the quick suite
+
+
+@pytest.fixture(scope="session")
+def quick_pair():
+    """Two run directories of the shipped quick suite (suites/quick.toml) on this machine, one
+    after the other, as two identical campaigns; mdtest draws its data seed from the clock (no
+    -G, as in a suite that does not give one), so the two differ in that seed only by design."""
+    text = QUICK.read_text()
+    assert QUICK_SEED in text
+    text = text.replace(QUICK_SEED, "")
+    with tempfile.TemporaryDirectory(prefix="sonde-quick-") as d:
+        yield [run_suite(text.replace('scratch = "/tmp/sonde-quick"',
+                                      f'scratch = "{Path(d) / f"{name}-scratch"}"'),
+                         Path(d) / name, None) for name in ("A", "B")]
 
 
 # The shipped IO500 suite with small sizes and a one-second stonewall (its tunables only).

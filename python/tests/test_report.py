@@ -40,10 +40,10 @@ def test_every_view_of_the_campaign(page):
     assert any(t.startswith("Per-call timeline of the read phase: mib") for t in titles)
     assert "Collective latency against message size" in titles
     assert any(t.startswith("btio") for t in titles) and any(t.startswith("mpiio") for t in titles)
-    # Organised by question: overview, one section per workload, procurement, environment.
+    # Organised by question: summary, overview, one section per workload, procurement, environment.
     ids = [s.id for s in page.sections]
-    assert ids[0] == "overview" and ids[-2:] == ["procurement", "environment"]
-    assert set(ids[1:-2]) == {"ior", "mib", "mpiio", "btio", "coll"}
+    assert ids[:2] == ["summary", "overview"] and ids[-2:] == ["procurement", "environment"]
+    assert set(ids[2:-2]) == {"ior", "mib", "mpiio", "btio", "coll"}
 
 
 def test_no_run_id_in_any_words_of_a_figure(page):
@@ -223,9 +223,11 @@ def test_compare_keeps_every_row_and_marks_noise(golden, tmp_path):
     units = {r[1].text for r in table.rows}
     assert units == {"µs", "MiB/s"}
     [fig] = page.figures()
-    assert fig.panels[0].y_label == "ratio (1: the same)"  # one unitless axis, never mixed
+    # a unitless axis, never mixed; a panel per workload, a row per measurement
+    assert {p.x_label for p in fig.panels} == {"ratio to A (1: the same)"}
+    assert sum(len(p.y_categories) for p in fig.panels) == len(matched)
     for m, row in zip(matched, table.rows, strict=True):
-        ratio = row[-1]
+        ratio = row[-2]
         assert ratio.value == pytest.approx(m.means[1] / m.means[0])
         if m.within_noise(1):
             assert ratio.cls == "muted"

@@ -8,11 +8,12 @@ import io
 import os
 import subprocess
 
+import layout
 import pytest
 from browser import Browser, find
 from golden import SONDE, env, launcher
 
-from sonde import report
+from sonde import report, results
 
 # Bounds on this shared 2-core machine, far above what a quiet one takes (about a second):
 # they catch a report that stops drawing or grows without bound, not a slow day.
@@ -65,7 +66,7 @@ def check_page(path, page, seconds):
         assert b.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         # The tables sort on a click of a column title (by the exact values).
         ordered = b.evaluate("""(() => {
-            const t = document.querySelector('table.sortable'); const th = t.tHead.rows[0].cells;
+            const t = document.querySelector('table#runs'); const th = t.tHead.rows[0].cells;
             const col = Array.from(th).findIndex(h => h.textContent === 'ranks');
             th[col].click(); th[col].click();
             return Array.from(t.tBodies[0].rows).map(r => parseFloat(r.cells[col].dataset.value));
@@ -105,3 +106,34 @@ def test_large_profile_report_in_a_browser(tmp_path):
     out = report.write(page, tmp_path / "large.html")
     assert out.stat().st_size < 4 << 20  # the page does not grow with the calls
     check_page(out, page, LARGE_SECONDS)
+
+
+@pytest.fixture(scope="module")
+def quick_pages(quick_pair, tmp_path_factory):
+    """The quick suite's report and the comparison of two runs of it, written once."""
+    out = tmp_path_factory.mktemp("quick-pages")
+    one = report.build([str(quick_pair[0])])
+    both = report.build_comparison([str(d) for d in quick_pair],
+                                   [results.load(d) for d in quick_pair])
+    return [(one, report.write(one, out / "report.html")),
+            (both, report.write(both, out / "compare.html"))]
+
+
+def test_quick_suite_pages_are_readable(quick_pages):
+    """At 1400 px, as a storage team's meeting screen shows them: every table one line per
+    run (no cell narrower than its longest word, nothing cut at the right), every plot area at
+    least 200 px each way, no legend over its plot or over what follows the figure."""
+    with Browser(browser_or_skip(), width=1400) as b:
+        for page, path in quick_pages:
+            b.open(path.as_uri(), READY, timeout=CAMPAIGN_SECONDS * 2)
+            assert b.problems() == []
+            assert layout.page_problems(b) == [], path.name
+            assert len(b.evaluate(layout.PLOTS)) > len(page.figures())
+
+
+def test_quick_suite_pngs_are_readable(quick_pages):
+    """The PNGs beside the pages: matplotlib's layout succeeded, no text over text or outside
+    the image, no legend or title over a plot."""
+    problems = {f.name: layout.png_problems(f) for page, _ in quick_pages
+                for f in page.figures()}
+    assert {k: v for k, v in problems.items() if v} == {}

@@ -151,16 +151,52 @@ def test_tables_are_the_records(any_written):
         result = io500_module.evaluate_run_dir(Path(page.sources[0]))
         io500 = {"io500-0": [[r["value"], r["seconds"]] for r in result.rows()]}
         check_rows(tables["io500-0"], io500["io500-0"])
+    check_rows(tables["headlines"], headlines(runs))
     # Every table of the page was checked above (or holds words only).
-    checked = {"runs", "ior-table", "environment", "verdicts"} | set(io500)
+    checked = {"runs", "ior-table", "environment", "verdicts", "headlines"} | set(io500)
     checked |= {f"{w}-summary" for w in by_workload}
     assert set(tables) == checked
-    facts = page.sections[0].intro
+    facts = next(s for s in page.sections if s.id == "overview").intro
     ranks = [r["header"]["ranks"] for r in runs]
     shape = (f"{min(ranks)} to {max(ranks)} ranks" if min(ranks) < max(ranks) else
              f"{ranks[0]} ranks each")
     assert facts[0].startswith(f"{len(runs)} runs of ") and \
         f", {shape}, on 1 node, from " in facts[0]
+
+
+def headlines(runs):
+    """The summary's numbers per workload and phase in first-seen order, over the runs that
+    ended with exit code 0: runs, best (the lowest latency for collectives), mean (none for
+    collectives), p99 call latency in seconds, the largest spread of one run's iterations in
+    percent."""
+    groups = defaultdict(list)
+    for r in runs:
+        if r["end"] and r["end"]["exit_code"] == 0:
+            for m in r["measurement"]:
+                groups[(r["header"]["workload"], m["phase"])].append((r["header"]["run_id"]
+                                                                      if "run_id" in r["header"]
+                                                                      else id(r), m))
+    want = []
+    for (workload, _), ms in groups.items():
+        coll = workload == "coll"
+        values = [(run, m["extra"]["avg_us"] if coll else value_of(m), m) for run, m in ms]
+        values = [v for v in values if v[1] is not None]
+        if not values:
+            continue
+        figures = [v for _, v, _ in values]
+        p99 = [m["latency"]["p99"] for _, _, m in values
+               if (not coll or m["params"]["timing"] == "per-call")
+               and (m.get("latency") or {}).get("p99") is not None]
+        spreads = []
+        for run in dict.fromkeys(run for run, _, _ in values):
+            v = [f for r, f, _ in values if r == run]
+            if len(v) > 1:
+                spreads.append(100 * (max(v) - min(v)) / mean(v))
+        want.append([len({run for run, _, _ in values}),
+                     min(figures) if coll else max(figures), None if coll else mean(figures),
+                     max(p99) if p99 else None,
+                     max(spreads) if spreads and not coll else None])
+    return want
 
 
 def panel(fig, title):

@@ -246,11 +246,14 @@ def test_dataframe_has_typed_columns_with_units(golden):
     for c in ("seconds", "bandwidth_mib_s", "rank_min_s", "lat_p50_s", "extra.avg_us"):
         assert dtypes[c] == "float64", c
     assert dtypes["verify_checked"] == "boolean" and dtypes["workload"] == "string"
-    # Every value is the record's (NaN for null), row by row.
+    # Every value is the record's (NaN for null), row by row; a measurement that moved no
+    # bytes (a Barrier) has no bandwidth, NaN rather than the record's 0.0.
     for i, row in enumerate(rows):
         for k, v in row.items():
             got = df.at[i, k]
-            if v is None:
+            if k == "bandwidth_mib_s" and not row["bytes"]:
+                assert v == 0 and pd.isna(got), (i, v, got)
+            elif v is None:
                 assert pd.isna(got), (i, k, got)
             elif isinstance(v, list):
                 assert json.loads(got) == v

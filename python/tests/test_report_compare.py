@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""sonde-report --compare of two real runs of the shipped quick suite (golden.quick_pair): every
+measurement finds its partner, mdtest included, although mdtest drew a different data seed in
+each; a measurement with one sample on a side is never judged; latency is better when lower."""
+
+import json
+
+import pytest
+
+from sonde import compare, report, results
+from sonde.names import COLL, MDTEST, Measurement
+
+
+@pytest.fixture(scope="module")
+def pair(quick_pair):
+    return [results.load(d) for d in quick_pair]
+
+
+@pytest.fixture(scope="module")
+def comparison(quick_pair, pair):
+    return report.build_comparison([str(d) for d in quick_pair], pair)
+
+
+def measurements(runs, workload):
+    return [m for r in runs if r.workload == workload for m in r.measurements]
+
+
+def test_two_runs_of_the_quick_suite_match_every_measurement(pair):
+    # The case: the two campaigns' mdtest runs really used different data seeds.
+    seeds = [{m[Measurement.PARAMS][str(MDTEST.DATA_SEED)]
+              for m in measurements(runs, MDTEST.workload)} for runs in pair]
+    assert len(seeds[0]) == len(seeds[1]) == 1 and seeds[0] != seeds[1], seeds
+    assert compare.unmatched(pair) == [0, 0]
+    matched = compare.match(pair)
+    # Oracle: every measurement of the records with a figure, counted apart from sonde's keys:
+    # (workload, phase, coll operation and size) of the first campaign, iterations folded.
+    expected = {(r.workload, m[Measurement.PHASE], r.launch["id"],
+                 json.dumps(m[Measurement.PARAMS].get(COLL.SIZE)))
+                for r in pair[0] for m in r.measurements if compare.figure_of(m)[0] is not None}
+    assert len(matched) == len(expected)
+    mdtest_phases = {m[Measurement.PHASE] for m in measurements(pair[0], MDTEST.workload)}
+    assert len(mdtest_phases) >= 8
+    assert {r.label.split(": ")[-1] for r in matched if r.workload == MDTEST.workload} \
+        == mdtest_phases
+    for r in matched:
+        assert all(r.values), r.label  # a value on both sides
+
+
+def test_one_sample_is_not_judged(comparison, pair):
+    table = next(t for t in comparison.tables() if t.id == "compare")
+    said = table.columns.index("B is")
+    ratio = table.columns.index("B/A")
+    workloads = [r.workload for r in compare.match(pair)]
+    assert len(workloads) == len(table.rows)
+    coll = [row for w, row in zip(workloads, table.rows, strict=True) if w == COLL.workload]
+    assert len(coll) == len(measurements(pair[0], COLL.workload))
+    for row in coll:  # mpiBench gives one figure per size: no range to judge a difference by
+        assert row[said].text == compare.ONE_SAMPLE
+        assert row[ratio].cls == row[said].cls == "muted"
+    judged = [row for w, row in zip(workloads, table.rows, strict=True) if w == "ior"]
+    assert judged and all(row[said].text in ("better", "worse", "same", "within noise")
+                          for row in judged)
+
+
+def slowed(matched, factor):
+    """A matched measurement whose second campaign took factor times the first's figures: the
+    first's real values, with a deliberate change on the second side only."""
+    return compare.Matched(matched.label, matched.unit,
+                           [matched.values[0], [v * factor for v in matched.values[0]]])
+
+
+def test_direction_lower_latency_is_better(pair):
+    matched = compare.match(pair)
+    bcast = [r for r in matched if r.workload == COLL.workload
+             and r.label.endswith(("Bcast 1 KiB", "Bcast 2 KiB"))]
+    # Two real latencies of campaign A as the two samples of one measurement (µs).
+    latency = compare.Matched("Bcast", "µs", [[b.values[0][0] for b in bcast], []])
+    assert len(latency.values[0]) == 2
+    slower = slowed(latency, 3.0)
+    assert slower.ratio(1) == pytest.approx(3.0)
+    assert slower.judgement(1) == "worse" and slower.better(1) is False
+    assert slowed(latency, 1 / 3).judgement(1) == "better"
+    # The same numbers as a rate: more is better.
+    rate = next(r for r in matched if r.unit == "MiB/s" and len(r.values[0]) > 1)
+    assert slowed(rate, 3.0).judgement(1) == "better"
+    assert slowed(rate, 1 / 3).judgement(1) == "worse"
+    assert report.JUDGEMENT_CLASS["worse"] == "bad" and report.JUDGEMENT_CLASS["better"] == "good"
