@@ -39,9 +39,11 @@ MANIFEST = "manifest.json"
 # ---- what ran, what failed ------------------------------------------------------------------
 
 def run_status(run):
-    """(text, cls): "ok", "exit N: reason", "did not finish" (no end record)."""
+    """(text, cls): "ok", "exit N: reason", or for a run without an end record how it ended
+    (Run.ending: killed by the launcher)."""
     if run.end is None:
-        return ("did not finish" + (" (file cut short)" if run.truncated else ""), "bad")
+        return ((run.ending or "did not finish") + (" (file cut short)" if run.truncated
+                                                    else ""), "bad")
     if run.end["exit_code"] == 0:
         return "ok", "good"
     return f"exit {run.end['exit_code']}: {run.end.get('reason', '?')}", "bad"
@@ -81,7 +83,8 @@ def failures(runs, labels, dirs):
             continue
         end, entry = run.end or {}, launch_entry(run) or {}
         why = end.get("error") or (None if end else
-                                   "no end record: the run was killed or is still running")
+                                   "the launcher killed it (SIGKILL: srun turns its own SIGTERM "
+                                   "into one), or it is still running")
         if suite_reason(entry):  # the suite stopped it: its reason first, the run's after
             status, why = entry["reason"], "; ".join(w for w in (status, why) if w)
         failed.append((_run_cell(run, labels), text(status, "bad"), text(why),

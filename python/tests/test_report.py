@@ -305,8 +305,10 @@ def test_what_failed_and_why(golden, tmp_path):
     usage = rows["exit 2: usage"]
     assert usage[2].text == end["error"] and usage[3].text == end["path"]
     assert usage[4].value == end["rank"] == 0
-    gone = rows["did not finish"]
-    assert gone[2].text.startswith("no end record")
+    # SIGKILLed, as srun and Hydra end tasks: a header and no end record
+    gone = rows["killed by the launcher (no end record)"]
+    assert gone[2].text.startswith("the launcher killed it")
     assert len(table.rows) == 2  # the coll run finished: not a failure
     ran = next(t for t in page.tables() if t.id == "runs")
-    assert [r[-1].text for r in ran.rows] == ["exit 2: usage", "did not finish", "ok"]
+    assert [r[-1].text for r in ran.rows] == ["exit 2: usage",
+                                              "killed by the launcher (no end record)", "ok"]
