@@ -27,6 +27,19 @@ pytestmark = MULTI_NODE
 # phases (honest I/O time: no -d to pad the wall time; test_suite_jupiter_gamed.py shows a
 # delay failing). The "hard" step breaks four rules on purpose (two its command line decides:
 # FULL_SUITE, below).
+# The seed's table of the easy variant, with the 64 KiB transfers these small runs use.
+EASY_FIXED = """[step.fixed]
+api = "POSIX"
+repetitions = 3
+intraTestBarriers = true
+reorderTasks = true
+writeFile = true
+readFile = true
+verbose = 1
+filePerProc = true
+transferSize = "64k"
+segmentCount = 1
+"""
 SUITE = """
 [suite]
 name = "jupiter-mini"
@@ -47,18 +60,7 @@ mkdir = ["{{scratch}}/easy-{{nodes}}"]
 args = ["-a", "POSIX", "-C", "-Q", "{{tasks_per_node}}", "-g", "-i", "3", "-w", "-r", "-v",
         "-F", "-t", "64k", "-b", "{{block_kib}}k", "-s", "1",
         "-o", "{{scratch}}/easy-{{nodes}}/testFileA"]
-[step.fixed]
-api = "POSIX"
-repetitions = 3
-intraTestBarriers = true
-reorderTasks = true
-writeFile = true
-readFile = true
-verbose = 1
-filePerProc = true
-transferSize = "64k"
-segmentCount = 1
-[step.sweep]
+""" + EASY_FIXED + """[step.sweep]
 nodes = [1, 2]
 [step.params]
 block_kib = 16384

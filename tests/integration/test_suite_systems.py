@@ -40,18 +40,7 @@ nodes = {nodes}
 mkdir = ["{{scratch}}/easy{nodes}"]
 args = ["-a", "POSIX", "-C", "-Q", "2", "-g", "-i", "3", "-w", "-r", "-v", "-F",
         "-t", "64k", "-b", "{mib}m", "-s", "1", "-o", "{{scratch}}/easy{nodes}/testFileA"]
-[step.fixed]
-api = "POSIX"
-repetitions = 3
-intraTestBarriers = true
-reorderTasks = true
-writeFile = true
-readFile = true
-verbose = 1
-filePerProc = true
-transferSize = "64k"
-segmentCount = 1
-"""
+""" + jupiter.EASY_FIXED
 EASY1, EASY2 = "000-easy1_r0", "001-easy2_r0"
 # system -> (block MiB of easy1, of easy2) and the launch of each that passes every rule
 SYSTEMS = {"sysA": ((8, 16), EASY2), "sysB": ((16, 8), EASY1)}
