@@ -75,20 +75,24 @@ class Tables(HTMLParser):
     def __init__(self, html):
         super().__init__()
         self.tables, self._table, self._cell = {}, None, None
+        self.titles, self._titles = {}, None  # each cell's hover text (title), by table
         self.feed(html)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "table" and attrs.get("id"):
             self._table = self.tables.setdefault(attrs["id"], [])
+            self._titles = self.titles.setdefault(attrs["id"], [])
         elif tag == "tr" and self._table is not None:
             self._table.append([])
+            self._titles.append([])
         elif tag in ("td", "th") and self._table is not None:
             self._cell = []
+            self._titles[-1].append(attrs.get("title"))
 
     def handle_endtag(self, tag):
         if tag == "table":
-            self._table = None
+            self._table = self._titles = None
         elif tag in ("td", "th") and self._cell is not None:
             self._table[-1].append("".join(self._cell).strip())
             self._cell = None
@@ -145,13 +149,17 @@ def test_report_of_both_shows_each_campaign_s_status(systems, tmp_path, order):
 @pytest.mark.parametrize("order", [("sysA", "sysB"), ("sysB", "sysA")])
 def test_compare_pairs_each_system_s_best_run(systems, tmp_path, order):
     dirs = [systems[name][0] for name in order]
-    tables, _ = report(tmp_path, "--compare", *dirs)
+    tables, html = report(tmp_path, "--compare", *dirs)
+    titles = Tables(html).titles
     # both directories are named run: the systems are A and B, in the order given
     for k, d in enumerate(dirs):
         table = tables[f"ior-table-{k}"]
         assert by_column(table, "launch", "status") == statuses(d)
         verdicts = json.loads((d / "verdicts.json").read_text())
-        why = by_column(table, "launch", "why")
+        # why a run has its status: on hover over the status (one line per run in the table)
+        column = table[0].index("status")
+        why = {row[0]: t[column] for row, t in zip(table[1:], titles[f"ior-table-{k}"][1:],
+                                                   strict=True)}
         for launch, v in verdicts.items():
             failed = [r for r in v["rules"] if not r["ok"]]
             if failed:
