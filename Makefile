@@ -64,10 +64,11 @@ setup-demo:
 setup-bench:
 	@scripts/setup.sh bench
 
+# BUILD_TARGETS: only these CMake targets (make install builds what it installs, not the tests)
 build:
 	cmake -S . -B build $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
 		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-	cmake --build build -j$(JOBS)
+	cmake --build build -j$(JOBS) $(if $(BUILD_TARGETS),--target $(BUILD_TARGETS))
 
 # GCC's maybe-uninitialized analysis gives false positives under the sanitizers' instrumentation
 # (GCC's manual says so); the normal build keeps it an error, here it stays a warning.
@@ -162,7 +163,8 @@ bench-smoke: setup-bench build
 # The program, its manual pages and completion, the suites, the Python tools in a venv under
 # PREFIX/lib/sonde and an Lmod module; uninstall removes exactly what install created (its
 # manifest: PREFIX/share/sonde/install-manifest). README.md, "Installing on a cluster".
-install: build
+install:
+	$(MAKE) build BUILD_TARGETS="sonde sonde_docs"
 	scripts/install.sh "$(PREFIX)" build
 
 uninstall:
