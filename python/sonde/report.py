@@ -20,16 +20,17 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from . import campaign as _campaign
-from . import compare as _compare
-from . import plots, render_html, render_png, scores, systems, words
 from . import results as _results
-from . import rules as _rules
-from . import summary as _summary
+from .campaign import rules as _rules
+from .campaign import scores
 from .cli import EXIT_USAGE
-from .names import COLL, COLLExtra
-from .page import Cell, Page, Section, Table, num, text
 from .results import ResultsError, load
+from .results.names import COLL, COLLExtra
+from .views import campaign as _campaign
+from .views import compare as _compare
+from .views import plots, render_html, render_png, systems, words
+from .views import summary as _summary
+from .views.page import Cell, Page, Section, Table, num, text
 
 PROG = "sonde-report"
 VERSION = "0.1.0"

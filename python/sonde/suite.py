@@ -21,7 +21,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import (
+from .campaign import (
     io500,
     io500_config,
     io500_ini,

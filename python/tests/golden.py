@@ -25,6 +25,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from launch_env import launch_env  # noqa: E402 (after the path is set)
 
+from sonde.campaign.placement import mpi_flavor, mpirun_for  # noqa: E402
+
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
 
 
@@ -35,8 +37,6 @@ def env():
 def launcher(ranks):
     """The command that starts ranks processes of the binary under test: the launcher of the
     MPI it is built with, oversubscribing this small machine."""
-    from sonde.placement import mpi_flavor, mpirun_for
-
     mpirun = mpirun_for(SONDE)
     extra = ["--oversubscribe"] if mpi_flavor(mpirun) == "openmpi" else []
     return [mpirun, "-n", str(ranks), *extra]

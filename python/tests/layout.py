@@ -8,7 +8,7 @@ the title over a plot."""
 import itertools
 import warnings
 
-from sonde import render_png
+from sonde.views import render_png
 
 MIN_PLOT = 200  # pixels of a plot area, either way
 

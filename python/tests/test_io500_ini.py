@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sonde import io500_config, io500_ini, io500_phases, suitefile
+from sonde.campaign import io500_config, io500_ini, io500_phases, suitefile
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "suites" / "io500.toml"
 NOW = datetime(2026, 11, 27, 9, 30, 5)

@@ -6,7 +6,8 @@ until sonde.names follows)."""
 import pytest
 from golden import WORKLOAD_RUNS, records_of
 
-from sonde import names, results
+from sonde import results
+from sonde.results import names
 
 
 def check_params(params, expected, where):

@@ -7,10 +7,13 @@ import re
 
 import numpy as np
 import pytest
+from bokeh.models import ColumnDataSource
 from golden import IOR_NO_FILE, IOR_WAITING, WORKLOAD_RUNS, records_of
 
-from sonde import compare, figures, plots, profiles, report, results, words
-from sonde.figures import HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE
+from sonde import report, results
+from sonde.campaign import io500
+from sonde.views import compare, figures, plots, profiles, render_html, render_png, words
+from sonde.views.figures import HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE
 
 RUN_ID = re.compile(r"\d{8}T\d{6}Z-\d+")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -163,8 +166,6 @@ def test_written_page_and_pngs(campaign, tmp_path, capsys):
     assert all(not RUN_ID.search(p.name) for p in pngs)
     # Self-contained: BokehJS inline (the browser test checks that nothing is fetched; its
     # MathJax loader, which this page never calls, names an address), nothing else linked.
-    from sonde import render_html
-
     bokeh_js = render_html.javascript()
     assert bokeh_js in html
     assert not re.search(r"""(src|href)=["']https?://""", html.replace(bokeh_js, ""))
@@ -175,10 +176,6 @@ def test_written_page_and_pngs(campaign, tmp_path, capsys):
 
 def test_renderers_draw_the_spec_numbers(page):
     """The page's figures (Bokeh) and the PNGs (matplotlib) draw the spec's own numbers."""
-    from bokeh.models import ColumnDataSource
-
-    from sonde import render_html, render_png
-
     for fig in page.figures():
         grid = render_html.layout(fig)
         sources = [m for m in grid.references() if isinstance(m, ColumnDataSource)]
@@ -269,8 +266,6 @@ def test_histogram_buckets():
 
 
 def test_io500_table_is_io500_s_result(io500_campaign):
-    from sonde import io500
-
     page = report.build([str(io500_campaign)])
     result = io500.evaluate_run_dir(io500_campaign)
     [table] = [t for t in page.tables() if t.id.startswith("io500")]

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from sonde import compare, report, results
-from sonde.names import COLL, MDTEST, Measurement
+from sonde import report, results
+from sonde.results.names import COLL, MDTEST, Measurement
+from sonde.views import compare
 
 
 @pytest.fixture(scope="module")

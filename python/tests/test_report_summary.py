@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from golden import run_suite, stdout_of
 
-from sonde import report, results, words
+from sonde import report, results
+from sonde.views import words
 
 FAILING = Path(__file__).resolve().parent / "data" / "failing.toml"
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from sonde import report
+from sonde.campaign import io500 as io500_module
 
 MIB = 2**20
 
@@ -146,8 +147,6 @@ def test_tables_are_the_records(any_written):
                                        for r in runs])
     io500 = {}
     if which == "io500_campaign":
-        from sonde import io500 as io500_module
-
         result = io500_module.evaluate_run_dir(Path(page.sources[0]))
         io500 = {"io500-0": [[r["value"], r["seconds"]] for r in result.rows()]}
         check_rows(tables["io500-0"], io500["io500-0"])

@@ -9,7 +9,7 @@ import pytest
 from golden import IOR_WAITING, WORKLOAD_RUNS, records_of
 
 from sonde import results
-from sonde.schema import SchemaError
+from sonde.results.schema import SchemaError
 
 
 def of_type(records, kind):

@@ -8,8 +8,10 @@ from dataclasses import replace
 import pytest
 from golden import IOR_WAITING, JUPITER_65, JUPITER_65_OUTPUT, SONDE
 
-from sonde import names, results, rules, suitefile
-from sonde.defaults import binary_defaults
+from sonde import results
+from sonde.campaign import rules, suitefile
+from sonde.campaign.defaults import binary_defaults
+from sonde.results import names
 
 SEED = rules.settings_of()
 KIB = 1 << 10

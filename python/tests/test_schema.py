@@ -4,7 +4,7 @@ import signal
 import pytest
 from golden import IOR_NO_FILE, IOR_WAITING, WORKLOAD_RUNS, records_of
 
-from sonde import schema
+from sonde.results import schema
 
 # Every name below comes from the schema itself; every record from the binary (conftest.py).
 DEFS = schema.schema()["$defs"]

@@ -10,7 +10,8 @@ import re
 import pytest
 from golden import REPO, stdout_of
 
-from sonde import io500, report, results, scores, suitefile
+from sonde import report, results
+from sonde.campaign import io500, scores, suitefile
 
 
 def suite(name):

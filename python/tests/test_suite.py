@@ -12,7 +12,8 @@ import textwrap
 import pytest
 from golden import SONDE
 
-from sonde import placement, results, rules, runner, submit, suite, suitefile, tables
+from sonde import results, suite
+from sonde.campaign import placement, rules, runner, submit, suitefile, tables
 
 BASIC = """
 [suite]

@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from bounded import run_bounded
-from sonde.placement import mpirun_for
+from sonde.campaign.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))

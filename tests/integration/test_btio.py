@@ -21,7 +21,7 @@ from btio_util import (
     value,
 )
 from conftest import read_jsonl
-from sonde.names import BTIO
+from sonde.results.names import BTIO
 
 GRID = (12, 13, 14)  # uneven on 4 and 9 ranks, every dimension different
 

@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 from conftest import REPO, read_jsonl, run_sonde
-from sonde.names import COLL
+from sonde.results.names import COLL
 
 
 def coll(args, **kw):

@@ -15,7 +15,7 @@ from bounded import run_bounded
 from conftest import REPO, SONDE, mpi_env, read_jsonl
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import io500, suitefile  # noqa: E402
+from sonde.campaign import io500, suitefile  # noqa: E402
 
 FILES = 300  # per rank, mdtest-easy and mdtest-hard
 RESULT = re.compile(r"^\[(RESULT|      )\] +([A-Za-z0-9-]+) +([\d.]+) (GiB/s|kIOPS) : "

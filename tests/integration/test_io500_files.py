@@ -19,7 +19,7 @@ from conftest import REPO, read_jsonl
 from test_io500 import FILES, run_suite, small_suite
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import io500, io500_ini, suitefile  # noqa: E402
+from sonde.campaign import io500, io500_ini, suitefile  # noqa: E402
 
 FIXTURE = REPO / "tests" / "integration" / "fixtures" / "io500-verified"
 VERIFY = os.environ.get("IO500_VERIFY")

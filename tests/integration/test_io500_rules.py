@@ -13,7 +13,8 @@ from bounded import run_bounded
 from conftest import MULTI_NODE, REPO, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import io500, io500_phases, results, runner, suitefile  # noqa: E402
+from sonde import results  # noqa: E402
+from sonde.campaign import io500, io500_phases, runner, suitefile  # noqa: E402
 
 FILES = 120  # per rank: enough for mdtest's names to hold "01" (file.mdtest.0.101)
 

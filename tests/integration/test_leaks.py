@@ -13,7 +13,7 @@ from bounded import run_bounded
 from conftest import REPO, launch_command, mpi_env
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import suitefile
+from sonde.campaign import suitefile
 
 QUICK = suitefile.load(REPO / "suites" / "quick.toml")
 pytestmark = pytest.mark.skipif(os.environ.get("SONDE_LEAK_CHECK") != "1",

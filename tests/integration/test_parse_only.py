@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 from conftest import SONDE, read_jsonl, run_sonde
-from sonde import argcheck
+from sonde.campaign import argcheck
 
 # An -f script of two tests: the header holds the first test's parameters, which start from the
 # command line's options.

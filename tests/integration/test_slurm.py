@@ -19,7 +19,7 @@ import pytest
 from conftest import MPIRUN, REPO, SIGNAL_GRACE, SONDE, mpi_env, read_jsonl, run_sonde
 
 sys.path.insert(0, str(REPO / "python"))
-from sonde import suitefile
+from sonde.campaign import suitefile
 
 QUICK = suitefile.load(REPO / "suites" / "quick.toml")
 

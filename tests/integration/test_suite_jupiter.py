@@ -13,8 +13,10 @@ import sys
 import pytest
 from bounded import run_bounded
 from conftest import MPIRUN, MULTI_NODE, REPO, SONDE, UTS_AGENT, mpi_env, read_jsonl
-from sonde import names, preflight, results, rules, suitefile
-from sonde.defaults import binary_defaults
+from sonde import results
+from sonde.campaign import preflight, rules, suitefile
+from sonde.campaign.defaults import binary_defaults
+from sonde.results import names
 
 FIXTURE = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
 

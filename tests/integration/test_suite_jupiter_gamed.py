@@ -11,8 +11,10 @@ import textwrap
 import time
 
 from conftest import MULTI_NODE, SONDE, run_sonde
-from sonde import names, results, rules, suitefile
-from sonde.defaults import binary_defaults
+from sonde import results
+from sonde.campaign import rules, suitefile
+from sonde.campaign.defaults import binary_defaults
+from sonde.results import names
 
 pytestmark = MULTI_NODE
 

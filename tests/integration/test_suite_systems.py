@@ -16,7 +16,7 @@ import pytest
 import test_suite_jupiter as jupiter
 from bounded import run_bounded
 from conftest import MULTI_NODE
-from sonde.systems import BEST_RUN
+from sonde.views.systems import BEST_RUN
 from test_suite_jupiter import ior_summary, suite_env
 
 pytestmark = MULTI_NODE

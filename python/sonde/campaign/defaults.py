@@ -6,8 +6,8 @@ the binary itself (`sonde --parse-only`, sonde.argcheck), never copied into Pyth
 
 from functools import cache
 
+from ..results.names import IOR
 from . import argcheck
-from .names import IOR
 
 # sonde ior refuses a command line that neither writes nor reads, so no one command line shows
 # every default: each probe sets a few parameters (named here), and a parameter's default is

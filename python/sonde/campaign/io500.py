@@ -23,8 +23,9 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import results as _results
+from ..results.names import End, FindExtra, Header, IORWriteExtra, Measurement
 from . import io500_files, io500_ini
-from . import results as _results
 from .io500_phases import PHASE_NAMES, PHASES, STONEWALL
 from .io500_validity import (
     campaign_stonewall,
@@ -34,7 +35,6 @@ from .io500_validity import (
     placement_problems,
     shared_problems,
 )
-from .names import End, FindExtra, Header, IORWriteExtra, Measurement
 
 GIB = 1 << 30
 

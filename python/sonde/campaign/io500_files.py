@@ -22,9 +22,17 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import results as _results
+from ..results.names import (
+    FIND,
+    IOR,
+    MDTEST,
+    FindExtra,
+    Header,
+    MdtestCreateStonewallExtra,
+    Measurement,
+)
 from . import io500_ini
-from . import results as _results
-from .names import FIND, IOR, MDTEST, FindExtra, Header, MdtestCreateStonewallExtra, Measurement
 from .runner import Manifest
 
 _OPTIONAL = ("find-easy", "find-hard", "mdworkbench", "mdworkbench-create", "mdworkbench-bench",

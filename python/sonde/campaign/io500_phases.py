@@ -21,7 +21,7 @@ is not valid in an IO500 campaign until its rule is written here.
 
 from dataclasses import dataclass, field
 
-from .names import FIND, IOR, MDTEST
+from ..results.names import FIND, IOR, MDTEST
 
 STONEWALL = 300  # seconds: IO500's stonewall, and the least time a write phase may take
 

@@ -12,6 +12,7 @@ import json
 import os
 from collections import Counter
 
+from ..results.names import Header
 from .io500_phases import (
     BY_NAME,
     FREE,
@@ -22,7 +23,6 @@ from .io500_phases import (
     TUNABLE,
     FilePerProc,
 )
-from .names import Header
 
 
 def phase_params(run):

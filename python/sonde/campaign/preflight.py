@@ -13,10 +13,10 @@ on the suite as written: the scaled sizes are the user's announced choice, and t
 checks every scaled command line.
 """
 
+from ..results import Run
+from ..results.names import Header
 from . import argcheck, rules, runner, suitefile
 from .defaults import binary_defaults
-from .names import Header
-from .results import Run
 
 # The rules a header made of the parse decides: they read only params, ranks and tasks per
 # node. The others need what the run did (its end record, its measurements).

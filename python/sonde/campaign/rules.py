@@ -18,7 +18,16 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
-from .names import IOR, End, Header, IORExtra, IORReadExtra, IORSummary, Measurement, params_of
+from ..results.names import (
+    IOR,
+    End,
+    Header,
+    IORExtra,
+    IORReadExtra,
+    IORSummary,
+    Measurement,
+    params_of,
+)
 
 GIB = 1 << 30
 

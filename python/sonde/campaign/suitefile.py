@@ -49,8 +49,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..results import names as _names
 from . import io500_phases
-from . import names as _names
 from . import rules as _rules
 
 SUITE_KEYS = {"name", "description", "ranks", "nodes", "tasks_per_node", "repetitions",

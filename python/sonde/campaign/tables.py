@@ -7,11 +7,11 @@ import json
 import subprocess
 from pathlib import Path
 
+from .. import results as _results
+from ..results.names import COLL, FIND, IOR, MDTEST, COLLExtra, Measurement
 from . import defaults as _defaults
-from . import results as _results
 from . import rules as _rules
 from . import scores
-from .names import COLL, FIND, IOR, MDTEST, COLLExtra, Measurement
 
 METADATA_WORKLOADS = (MDTEST.workload, FIND.workload)
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..campaign.runner import MANIFEST
 from . import schema as _schema
-from .runner import MANIFEST
 
 # The CSV columns, in the order sonde writes them (src/core/results.c); measurement_rows() uses
 # the same names, with params and extra flattened into "param.<key>" and "extra.<key>".

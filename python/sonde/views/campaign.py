@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import io500, scores, words
-from . import rules as _rules
-from .names import Header
+from ..campaign import io500, scores
+from ..campaign import rules as _rules
+from ..results.names import Header
+from . import words
 
 MANIFEST = "manifest.json"
 VERDICTS = "verdicts.json"

@@ -10,8 +10,8 @@ suite never had the same)."""
 import json
 from dataclasses import dataclass
 
+from ..results.names import COLL, IOR, MDTEST, MIB, COLLExtra, Measurement
 from . import plots, words
-from .names import COLL, IOR, MDTEST, MIB, COLLExtra, Measurement
 
 # Parameters that are seeds of a random choice, not part of the experiment: mdtest's data seed
 # (data_seed, the seed the run used; random_buffer_offset, its -G as given) and the seed of its

@@ -12,6 +12,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..results.names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
 from . import profiles, words
 from .figures import (
     BAND,
@@ -28,7 +29,6 @@ from .figures import (
     Panel,
     Series,
 )
-from .names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
 
 MIB_BYTES = 2**20
 MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
@@ -195,7 +195,7 @@ def _number(v):
         return None
     if isinstance(v, (int, float)):
         return v
-    from .rules import parse_size
+    from ..campaign.rules import parse_size
     try:
         return parse_size(v)
     except ValueError:
@@ -204,7 +204,7 @@ def _number(v):
 
 def _axes_of(run):
     """{axis: value} a run can be placed on: its suite sweep's keys, else ranks and nodes."""
-    from .results import sweep_values
+    from ..results import sweep_values
     swept = sweep_values(run.launch)
     if swept:
         return swept

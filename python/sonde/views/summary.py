@@ -4,8 +4,8 @@ figure (MiB/s, operations/s, or latency for collectives), the p99 call latency a
 iterations of one run spread; one table, with a group of columns per campaign when several are
 compared side by side."""
 
+from ..results.names import COLL, COLLExtra
 from . import words
-from .names import COLL, COLLExtra
 from .page import Cell, Table, num, text
 
 

@@ -14,9 +14,10 @@ shown as a figure."""
 
 from dataclasses import dataclass
 
+from ..campaign import rules as _rules
+from ..campaign import scores
 from . import campaign as _campaign
-from . import rules as _rules
-from . import scores, words
+from . import words
 from .page import Section, Table, num, text
 
 

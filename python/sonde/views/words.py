@@ -3,7 +3,7 @@
 storage administrator uses ("ior easy, 2 ranks on 1 node, POSIX, 16 MiB transfers"), never
 a run id (ids go in tooltips and the environment table)."""
 
-from .names import BTIO, COLL, IOR, MIB, MPIIO
+from ..results.names import BTIO, COLL, IOR, MIB, MPIIO
 
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 BTIO_METHODS = {0: "MPI-IO collective", 1: "MPI-IO independent", 2: "PnetCDF blocking",
