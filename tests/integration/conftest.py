@@ -115,9 +115,9 @@ def run_sonde(args, np=1, cwd=None, env=None, timeout=180, check=True, hosts=Non
 
 def read_jsonl(path):
     """Records of a JSON Lines results file, each validated against the results schema
-    (python/sonde/results.schema.json, docs/results-schema.md): an invalid record fails the
-    test that reads it."""
-    schema = json.loads((REPO / "python" / "sonde" / "results.schema.json").read_text())
+    (python/sonde/results/results.schema.json, docs/results-schema.md): an invalid record fails
+    the test that reads it."""
+    schema = json.loads((REPO / "python" / "sonde" / "results" / "results.schema.json").read_text())
     validator = jsonschema.Draft202012Validator(schema)
     records = []
     with open(path) as f:

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Validation of result records against the results JSON Schema (docs/results-schema.md).
 
-The schema file ships inside this package (sonde/results.schema.json); docs/results.schema.json
-is a link to it, so there is one copy."""
+The schema file ships inside this package (sonde/results/results.schema.json);
+docs/results.schema.json is a link to it, so there is one copy."""
 
 import functools
 import json
@@ -20,7 +20,7 @@ class SchemaError(ValueError):
 @functools.cache
 def schema():
     """The results JSON Schema as a dict."""
-    text = resources.files("sonde").joinpath("results.schema.json").read_text()
+    text = resources.files(__package__).joinpath("results.schema.json").read_text()
     return json.loads(text)
 
 
