@@ -10,7 +10,6 @@ build() and build_comparison() make a Page (tables of cells, figures of numbers:
 check against the records); write() renders it."""
 
 import argparse
-import json
 import multiprocessing
 import os
 import sys
@@ -25,6 +24,7 @@ from .campaign import rules as _rules
 from .campaign import scores
 from .cli import EXIT_USAGE
 from .results import ResultsError, load
+from .results.manifest import Manifest, ManifestError
 from .results.names import COLL, COLLExtra
 from .views import campaign as _campaign
 from .views import compare as _compare
@@ -34,7 +34,6 @@ from .views.page import Cell, Page, Section, Table, num, text
 
 PROG = "sonde-report"
 VERSION = "0.1.0"
-MANIFEST = "manifest.json"
 
 
 # ---- what ran, what failed ------------------------------------------------------------------
@@ -50,15 +49,16 @@ def run_status(run):
     return f"exit {run.end['exit_code']}: {run.end.get('reason', '?')}", "bad"
 
 
+def _manifest(d):
+    """The manifest of a source directory as a dict, {} when it is not a suite run directory."""
+    found = Manifest.find(d)
+    return found.data if found else {}
+
+
 def launch_entry(run):
     """The manifest's entry of a suite launch's run (its status, exit code and reason as
     sonde-suite saw them: "timed out after 300 s"), or None."""
-    d = _campaign.dir_of(run)
-    launch_id = (run.launch or {}).get("id")
-    if d is None or launch_id is None:
-        return None
-    return next((e for e in (_manifest(d) or {}).get("launches", [])
-                 if e.get("id") == launch_id), None)
+    return run.launch if _campaign.dir_of(run) is not None else None
 
 
 NO_RESULTS = " (suite launch, no results)"
@@ -91,7 +91,7 @@ def failures(runs, labels, dirs):
         failed.append((_run_cell(run, labels), text(status, "bad"), text(why),
                        text(end.get("path")), num(end.get("rank"))))
     for d in dirs:
-        for e in (_manifest(d) or {}).get("launches", []):
+        for e in _manifest(d).get("launches", []):
             if e.get("status") not in ("ok", "pending") and not (d / e["id"] /
                                                                   "results.jsonl").exists():
                 failed.append((text(f"{e['id']}{NO_RESULTS}"),
@@ -145,13 +145,6 @@ def overview(runs, labels, dirs):
     else:
         facts.append("Every run finished with exit code 0.")
     return Section("overview", "Overview", facts, tables)
-
-
-def _manifest(d):
-    try:
-        return json.loads((d / MANIFEST).read_text())
-    except (OSError, ValueError):
-        return None
 
 
 # ---- per workload ---------------------------------------------------------------------------
@@ -425,8 +418,8 @@ def succeeded_frame(runs, labels):
 
 def io500_tables(campaigns):
     """(sentences, tables) of each IO500 campaign: its score line and one row per phase, from
-    sonde.io500.evaluate_run_dir (the result's bw, md, score, valid and reasons, and rows():
-    phase, group, value, unit, seconds, valid, reasons)."""
+    sonde.campaign.io500.evaluate_run_dir (the result's bw, md, score, valid and reasons, and
+    rows(): phase, group, value, unit, seconds, valid, reasons)."""
     said, tables = [], []
     for c in campaigns:
         result = c.io500()
@@ -510,7 +503,7 @@ def build(sources, runs=None):
     if proc:
         sections.append(proc)
     sections.append(environment(runs, labels))
-    names = [(_manifest(d) or {}).get("suite_name") for d in dirs]
+    names = [_manifest(d).get("suite_name") for d in dirs]
     title = "sonde report" + (f": suite {', '.join(n for n in names if n)}"
                               if any(names) else "")
     return Page(title, [str(s) for s in sources], sections)
@@ -624,12 +617,17 @@ def main(argv=None):
         p.error("--compare needs at least two campaigns")
     if not args.compare and not args.inputs:
         p.error("give a run directory or results files (or --compare A B)")
-    sources = args.compare or args.inputs
     try:
-        loaded = [load(s) for s in sources] if args.compare else [load(*sources)]
-    except ResultsError as e:
+        return report(args)
+    except (ResultsError, ManifestError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def report(args):
+    """Writes the page main's arguments ask for; its exit status."""
+    sources = args.compare or args.inputs
+    loaded = [load(s) for s in sources] if args.compare else [load(*sources)]
     for src, runs in zip(args.compare or [" ".join(sources)], loaded, strict=True):
         if not any(r.header for r in runs):
             why = " (cut inside its first record)" if any(r.truncated for r in runs) else ""

@@ -34,6 +34,7 @@ from .campaign import (
     tables,
 )
 from .cli import EXIT_USAGE
+from .results.manifest import Manifest, ManifestError, holds_run
 
 PROG = "sonde-suite"
 REPO = Path(__file__).resolve().parents[2]
@@ -164,7 +165,7 @@ def cmd_run(args):
             else:
                 print(shlex.join(launcher.command(ln, sonde, out / ln.id / "results.jsonl")))
         return 0
-    if (run_dir / runner.MANIFEST).exists():
+    if holds_run(run_dir):
         return error(f"{run_dir} already holds a run; resume it with '{PROG} resume "
                      f"{run_dir}' or choose another --out")
     problem = make_scratch(suite, own=not args.scratch)
@@ -193,7 +194,7 @@ def execute(suite, manifest, launcher, sonde, show_output=False):
     scores.save(manifest.run_dir, scores.document(suite, verdicts, ior, io500_result))
     remove_scratch(manifest, failed)
     if failed:
-        print(f"{PROG}: {failed} launch(es) failed (see {manifest.run_dir / runner.MANIFEST}); "
+        print(f"{PROG}: {failed} launch(es) failed (see {manifest.path}); "
               f"rerun them with: {PROG} resume {manifest.run_dir}", file=sys.stderr)
         return 1
     return 0
@@ -262,7 +263,7 @@ def cmd_io500(args):
         return error(str(e))
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) if args.dry_run else made.run_dir
-        if not args.dry_run and (where / runner.MANIFEST).exists():
+        if not args.dry_run and holds_run(where):
             return error(f"{where} already holds a run; choose another resultdir or --out")
         where.mkdir(parents=True, exist_ok=True)
         if not args.dry_run:  # kept as IO500 keeps it in its result directory
@@ -277,8 +278,8 @@ def cmd_io500(args):
 def cmd_resume(args):
     run_dir = Path(args.run_dir)
     try:
-        manifest = runner.Manifest.load(run_dir)
-    except (FileNotFoundError, ValueError) as e:
+        manifest = Manifest.load(run_dir)
+    except ManifestError as e:
         return error(str(e))
     data = manifest.data
     suite_path = Path(data["suite"])

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The IO500 campaign (github.com/IO500/io500, standard mode) run as a sonde suite: its score,
 its [RESULT]/[SCORE ] lines and result files, and what makes a run invalid. The phases and what
-each may run with are sonde.io500_phases; the judging of the parameters, the shared keys and the
-ranks is sonde.io500_validity; an IO500 .ini becomes the campaign in sonde.io500_ini.
+each may run with are io500_phases; the judging of the parameters, the shared keys and the
+ranks is io500_validity; an IO500 .ini becomes the campaign in io500_ini.
 
 A suite is an IO500 campaign when its [suite] table says ``score = "io500"`` and its step
 names are IO500's phase names (suites/io500.toml). After the run, ``evaluate_run_dir(dir)``
 returns an :class:`Io500Result`; sonde-suite prints its lines and writes IO500's result files
-beside the manifest (python/sonde/io500_files.py: result.txt, result_summary.txt, config.ini,
+beside the manifest (io500_files.py: result.txt, result_summary.txt, config.ini,
 the per-phase output, which io500-verify accepts); sonde-report renders ``Io500Result.rows()``.
 
 Scores, as IO500's calc_score computes them:
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import results as _results
+from ..results.manifest import Manifest
 from ..results.names import End, FindExtra, Header, IORWriteExtra, Measurement
 from . import io500_files, io500_ini
 from .io500_phases import PHASE_NAMES, PHASES, STONEWALL
@@ -221,8 +222,6 @@ def _load_run(path):
 def evaluate_run_dir(run_dir):
     """The IO500 result of a sonde-suite run directory, or None when its suite is not an
     IO500 campaign. Each phase is the last launch of the step of that name."""
-    from .runner import Manifest
-
     manifest = Manifest.load(run_dir)
     if manifest.data.get("score") != "io500":
         return None
@@ -236,7 +235,7 @@ def evaluate_run_dir(run_dir):
 
 def report(run_dir, out):
     """Prints IO500's lines for a finished run directory and writes IO500's result files
-    beside its manifest (sonde.io500_files). Returns the Io500Result (None: not an IO500
+    beside its manifest (io500_files). Returns the Io500Result (None: not an IO500
     run)."""
     result = evaluate_run_dir(run_dir)
     if result is None:
@@ -251,8 +250,6 @@ def report(run_dir, out):
     except io500_ini.IniError as e:
         print(f"IO500's result files are not written: {e}", file=out)
     print(f"\nThe result files are stored in the directory: {run_dir}", file=out)
-    from .runner import Manifest
-
     # A campaign with a failed phase keeps its data, for sonde-suite resume to read.
     if all(e["status"] == "ok" for e in Manifest.load(run_dir).data["launches"]):
         removed = purge(result)

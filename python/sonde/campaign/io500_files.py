@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The result directory of an IO500 campaign in IO500's own layout, which IO500's verifier
-(``io500-verify config.ini result.txt``) accepts (python/sonde/io500_ini.py: the hashes):
+(``io500-verify config.ini result.txt``) accepts (io500_ini.py: the hashes):
 
   config.ini          the configuration the campaign ran, in IO500's sections and keys, every
                       option of IO500's table (what sonde does not decide keeps IO500's default)
@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import results as _results
+from ..results.manifest import Manifest
 from ..results.names import (
     FIND,
     IOR,
@@ -33,7 +34,6 @@ from ..results.names import (
     Measurement,
 )
 from . import io500_ini
-from .runner import Manifest
 
 _OPTIONAL = ("find-easy", "find-hard", "mdworkbench", "mdworkbench-create", "mdworkbench-bench",
              "mdworkbench-delete", "ior-rnd4K-easy-read")  # phases of IO500's extended mode

@@ -4,6 +4,7 @@ its command line, stdout, stderr and JSON results, and a manifest that says what
 failed and why, so that an interrupted campaign can be resumed.
 
     RUN_DIR/manifest.json          suite, launcher, every launch with its status
+                                   (sonde.results.manifest)
     RUN_DIR/<launch id>/command.txt, stdout.txt, stderr.txt, results.jsonl
     RUN_DIR/summary.csv            one row per launch and phase, with the rules' verdict
     RUN_DIR/ior-table.csv          the IOR README's result table, when the suite runs IOR
@@ -11,7 +12,6 @@ failed and why, so that an interrupted campaign can be resumed.
 
 import dataclasses
 import hashlib
-import json
 import os
 import shutil
 import signal
@@ -21,9 +21,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..results.manifest import Manifest
 from . import suitefile
-
-MANIFEST = "manifest.json"
 
 
 def now_iso():
@@ -44,35 +43,8 @@ def slurm_allocation():
             "nodelist": os.environ.get("SLURM_JOB_NODELIST", "")}
 
 
-class Manifest:
-    def __init__(self, run_dir, data):
-        self.run_dir = Path(run_dir)
-        self.data = data
-
-    @classmethod
-    def load(cls, run_dir):
-        path = Path(run_dir) / MANIFEST
-        try:
-            return cls(run_dir, json.loads(path.read_text()))
-        except OSError as e:
-            raise FileNotFoundError(f"{path}: cannot read: {e.strerror}") from None
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}: not a sonde-suite manifest: {e}") from None
-
-    def save(self):
-        tmp = self.run_dir / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1) + "\n")
-        os.replace(tmp, self.run_dir / MANIFEST)
-
-    def entry(self, launch_id):
-        for e in self.data["launches"]:
-            if e["id"] == launch_id:
-                return e
-        raise KeyError(launch_id)
-
-
 def new_manifest(run_dir, suite, launcher, sonde_bin):
-    """launcher: a sonde.placement.Launcher."""
+    """launcher: a placement.Launcher."""
     data = {
         "suite": str(Path(suite.path).resolve()),
         "suite_name": suite.name,
@@ -110,9 +82,9 @@ class Interrupted(Exception):
 
 
 def run_launches(suite, manifest, launcher, sonde_bin, out=sys.stderr, echo=None):
-    """Runs every launch not yet done with launcher (a sonde.placement.Launcher); returns the
-    number that failed. echo: a stream that gets each launch's own output (the workload's
-    human tables) after it ends."""
+    """Runs every launch not yet done with launcher (a placement.Launcher);
+    returns the number that failed. echo: a stream that gets each launch's own output (the
+    workload's human tables) after it ends."""
     todo = [ln for ln in suite.launches if manifest.entry(ln.id)["status"] != "ok"]
     total = len(suite.launches)
     done_before = total - len(todo)

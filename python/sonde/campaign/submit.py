@@ -16,7 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import preflight, runner, suitefile
+from ..results.manifest import holds_run
+from . import preflight, suitefile
 
 # Minutes for what sonde-suite does besides the launches: start, mkdir, tables, report.
 MARGIN_MINUTES = 5
@@ -210,7 +211,7 @@ def prepare(args, sonde, run_dir):
     check_fits(suite, part, oversubscribe)
     shape = job_shape(suite, part, oversubscribe)
     minutes, how = time_limit(suite, part, args.time)
-    if (run_dir / runner.MANIFEST).exists():
+    if holds_run(run_dir):
         raise SubmitError(f"{run_dir} already holds a run; choose another --out")
     try:
         preflight.check(suite, sonde, run_dir.resolve())

@@ -17,8 +17,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..campaign.runner import MANIFEST
+import numpy as np
+import pandas as pd
+
 from . import schema as _schema
+from .manifest import Manifest
 
 # The CSV columns, in the order sonde writes them (src/core/results.c); measurement_rows() uses
 # the same names, with params and extra flattened into "param.<key>" and "extra.<key>".
@@ -109,7 +112,9 @@ class Run:
 def load(*paths, validate=False):
     """Runs from JSON Lines files and directories (searched recursively for *.jsonl), in the
     order given (files of a directory sorted by path). validate=True checks every record
-    against the schema and raises sonde.schema.SchemaError on the first invalid one."""
+    against the schema and raises sonde.results.schema.SchemaError on the first invalid one.
+    A run of a suite run directory gets its launch's manifest entry (sonde.results.manifest),
+    and a manifest there that cannot be read raises its ManifestError."""
     runs = []
     manifests = {}
     for p in paths:
@@ -124,14 +129,12 @@ def load(*paths, validate=False):
 
 
 def _suite_launch(path, manifests):
-    """The manifest entry of the sonde-suite launch whose results file path is, or None."""
+    """The manifest entry of the sonde-suite launch whose results file path is, or None.
+    Raises ManifestError when RUN_DIR holds a manifest that cannot be read."""
     run_dir = Path(path).resolve().parent.parent
     if run_dir not in manifests:
-        try:
-            data = json.loads((run_dir / MANIFEST).read_text())
-            manifests[run_dir] = {e["id"]: e for e in data.get("launches", [])}
-        except (OSError, ValueError, TypeError, KeyError):
-            manifests[run_dir] = {}
+        manifest = Manifest.find(run_dir)
+        manifests[run_dir] = manifest.entries() if manifest else {}
     return manifests[run_dir].get(Path(path).resolve().parent.name)
 
 
@@ -246,9 +249,6 @@ def _matrix(text):
     """[[a,b],[c,d],...] (numbers and null) as a rows x columns float array, or None. pandas'
     C parser reads the numbers (each a "line" ended by a comma): 2-3 times as fast as numpy's
     text reader."""
-    import numpy as np
-    import pandas as pd
-
     rows = text.count(b"],[") + 1
     flat = text.translate(None, b"[]")
     count = flat.count(b",") + 1
@@ -266,8 +266,6 @@ def _matrix(text):
 def _rectangular(text, rows, per_row):
     """Every row of [[...],[...]] holds per_row values: the commas before each row's closing
     bracket are those of the rows before it (and the separators between them)."""
-    import numpy as np
-
     b = np.frombuffer(text, dtype=np.uint8)
     closes = np.flatnonzero(b == ord("]"))[:-1]  # the last one closes the whole array
     if closes.size != rows:
@@ -349,8 +347,6 @@ def to_dataframe(paths):
         df.to_csv("campaign.csv", index=False)
         df.to_parquet("campaign.parquet")   # needs pyarrow: pip install 'sonde[parquet]'
     """
-    import pandas as pd
-
     if isinstance(paths, (str, Path)):
         paths = [paths]
     items = list(paths)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from ..campaign import io500, scores
 from ..campaign import rules as _rules
+from ..results.manifest import Manifest, holds_run
 from ..results.names import Header
 from . import words
 
-MANIFEST = "manifest.json"
 VERDICTS = "verdicts.json"
 
 
@@ -100,12 +100,12 @@ def of_runs(runs, sources=()):
     and each source directory that holds a manifest (a campaign whose every launch failed
     left no runs). Each holds its own runs only."""
     found = {}
-    for d in [Path(s).resolve() for s in sources if (Path(s) / MANIFEST).exists()]:
+    for d in [Path(s).resolve() for s in sources if holds_run(s)]:
         found.setdefault(d, [])
     for run in runs:
         d = dir_of(run)
         if d is not None:
             found.setdefault(d, []).append(run)
     dirs = list(found)
-    return [Campaign(d, name, _json(d / MANIFEST) or {}, _json(d / VERDICTS) or {}, found[d])
+    return [Campaign(d, name, Manifest.load(d).data, _json(d / VERDICTS) or {}, found[d])
             for d, name in zip(dirs, names_of(dirs), strict=True)]
