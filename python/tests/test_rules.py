@@ -11,7 +11,7 @@ from golden import IOR_WAITING, JUPITER_65, JUPITER_65_OUTPUT, SONDE
 from sonde import results
 from sonde.campaign import rules, suitefile
 from sonde.campaign.defaults import binary_defaults
-from sonde.results import names
+from sonde.results import names, units
 
 SEED = rules.settings_of()
 KIB = 1 << 10
@@ -425,19 +425,19 @@ def test_score_is_the_best_easy_posix_run_on_more_than_64_nodes(small, big):
 @pytest.mark.parametrize("text,seconds", [("60s", 60), ("30m", 1800), ("4h", 14400),
                                           ("1h30m", 5400), (90, 90), (1.5, 1.5), ("2.5m", 150)])
 def test_durations(text, seconds):
-    assert rules.parse_duration(text) == seconds
+    assert units.parse_duration(text) == seconds
 
 
 @pytest.mark.parametrize("text", ["1x", "", "h", "-5", True, -1, "1h 2x"])
 def test_bad_durations(text):
     with pytest.raises(ValueError):
-        rules.parse_duration(text)
+        units.parse_duration(text)
 
 
 @pytest.mark.parametrize("text,size", [("128GiB", 128 << 30), ("16m", 16 << 20), ("4k", 4096),
                                        (4096, 4096), ("1.5k", 1536), ("2TB", 2 << 40)])
 def test_sizes(text, size):
-    assert rules.parse_size(text) == size
+    assert units.parse_size(text) == size
 
 
 def test_settings_and_loosened():

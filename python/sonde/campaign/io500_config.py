@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The sonde campaign an IO500 .ini makes: suites/io500.toml with the .ini's values in its
 [step.params] (sonde-suite io500 CONFIG.ini). The file is read as IO500 reads it
-(sonde.io500_ini); each key either changes the campaign as IO500 would, or, when sonde cannot
+(io500_ini); each key either changes the campaign as IO500 would, or, when sonde cannot
 do what it asks, is refused with one line naming it; a key left at IO500's default changes
 nothing and is accepted.
 """
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..results.units import parse_size
 from .io500_ini import SECTIONS, IniError, parse
 from .io500_phases import PHASES
 
@@ -24,7 +25,9 @@ FAMILY = {p.name: p.family for p in PHASES if p.family}
 # The backend options sonde's ior and mdtest take, from IO500's API key ("POSIX --posix.odirect")
 API_OPTIONS = {"--posix.odirect"}
 BACKENDS = {"ior": ("POSIX", "MPIIO"), "mdtest": ("POSIX",)}
-SIZE = re.compile(r"^(\d+)([kmgtp]?)$", re.IGNORECASE)
+# How IO500 spells a size: a whole number with at most one unit letter; another spelling is
+# refused, since IOR's reading of it differs from sonde's (IOR takes "1.5m" as 1 byte).
+IO500_SIZE = re.compile(r"^\d+[kmgtp]?$", re.IGNORECASE)
 MIB = 1 << 20
 
 
@@ -105,10 +108,9 @@ def _api(cfg, phase, workload):
 
 def _size(cfg, section, name):
     value = cfg.get(section, name)
-    m = SIZE.match(value)
-    if not m:
+    if not IO500_SIZE.match(value):
         raise cfg.refuse(section, name, "a size is a number with k, m, g, t or p")
-    return int(m.group(1)) * 1024 ** " kmgtp".index(m.group(2).lower() or " ")
+    return parse_size(value)
 
 
 def _bool(cfg, section, name, phase=None):
@@ -206,7 +208,8 @@ def _table(head, table):
 def dump(doc):
     """TOML text of a suite document (tables of strings, numbers, booleans and lists)."""
     lines = ["# SPDX-License-Identifier: BSD-3-Clause",
-             "# Made by sonde-suite io500 from an IO500 .ini (python/sonde/io500_config.py)", ""]
+             "# Made by sonde-suite io500 from an IO500 .ini "
+             "(python/sonde/campaign/io500_config.py)", ""]
     lines += _table("[suite]", doc["suite"])
     for step in doc["step"]:
         lines += [""] + _table("[[step]]", step)

@@ -3,7 +3,7 @@
 runs and the score (the rules of the JUPITER IOR benchmark, JSC's jubench-ior README; every
 rule is described in docs/suites.md).
 
-A rule reads the records the launch wrote (sonde.names spells every member it reads) and
+A rule reads the records the launch wrote (sonde.results.names spells every member it reads) and
 answers with a Verdict: pass or fail with the figures that decided, or error when the records
 lack what it needs (naming the missing member: a rule that cannot be evaluated never passes).
 An advisory rule answers warning instead of fail: it is reported, and does not make the run
@@ -15,7 +15,6 @@ easier ones, is "judged by N of M seed rules" and never scored. A run at reduced
 """
 
 import os
-import re
 from dataclasses import dataclass, field, replace
 
 from ..results.names import (
@@ -28,6 +27,7 @@ from ..results.names import (
     Measurement,
     params_of,
 )
+from ..results.units import parse_duration, parse_size
 
 GIB = 1 << 30
 
@@ -75,46 +75,6 @@ class Missing(Exception):
 
 
 # ---- settings: the thresholds a suite may set ([suite.settings]) -----------------------------
-
-DURATION = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*m)?\s*"
-                      r"(?:(\d+(?:\.\d+)?)\s*s?)?\s*$")
-SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
-
-
-def parse_duration(value):
-    """Seconds of a duration: a number of seconds, or text like "90s", "30m", "4h", "1h30m"."""
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a duration")
-    if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError(f"{value!r} is negative")
-        return float(value)
-    m = DURATION.match(str(value)) if str(value).strip() else None
-    if not m or not any(m.groups()):
-        raise ValueError(f"{value!r} is not a duration (seconds, or a number with h, m or s: "
-                         "90, \"90s\", \"30m\", \"4h\", \"1h30m\")")
-    h, mi, s = (float(g) if g else 0.0 for g in m.groups())
-    return h * 3600 + mi * 60 + s
-
-
-def parse_size(value):
-    """Bytes of a size: a number of bytes, or text with a binary unit: "128GiB", "16m", "4k"."""
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a size")
-    if isinstance(value, int):
-        if value < 0:
-            raise ValueError(f"{value!r} is negative")
-        return value
-    m = SIZE.match(str(value))
-    if not m:
-        raise ValueError(f"{value!r} is not a size (bytes, or a number with k, m, g, t or p: "
-                         "4096, \"16m\", \"128GiB\")")
-    scale = 1 << (10 * "kmgtp".find(m.group(2).lower()) + 10) if m.group(2) else 1
-    n = float(m.group(1)) * scale
-    if n != int(n):
-        raise ValueError(f"{value!r} is not a whole number of bytes")
-    return int(n)
-
 
 @dataclass(frozen=True)
 class Setting:
@@ -493,7 +453,7 @@ def with_defaults(settings, defaults):
 
 def evaluate(launch, run, settings, reduced_scale=False, defaults=None):
     """Verdicts of every rule of the launch (exit_ok always), and the run's status. defaults:
-    workload -> the binary's defaults of its parameters (sonde.defaults.binary_defaults), or
+    workload -> the binary's defaults of its parameters (defaults.binary_defaults), or
     the error that kept them from being read; fixed_parameters compares an ior run's params
     with them."""
     judged = with_defaults(settings, defaults)

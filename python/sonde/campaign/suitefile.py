@@ -32,7 +32,7 @@ docs/suites.md is the reference; in short, a TOML file with a [suite] table of d
 A step may instead touch files (`touch = ["{run_dir}/timestampfile"]`, no workload or args):
 sonde-suite makes them, or refreshes their times, when the step's turn comes (IO500's timestamp
 between its phases). `score = "io500"` in [suite] makes the campaign an IO500 one
-(python/sonde/io500.py): its steps must be IO500's phases in IO500's order.
+(io500.py): its steps must be IO500's phases in IO500's order.
 
 Placeholders {name} in args and mkdir take sweep and params values, and {scratch}, {ranks},
 {nodes}, {tasks_per_node}; {run_dir} is left for the runner, which puts the run directory
@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..results import names as _names
+from ..results.units import parse_duration
 from . import io500_phases
 from . import rules as _rules
 
@@ -126,7 +127,7 @@ class Suite:
     settings: dict = field(default_factory=dict)  # the rules' thresholds in force, parsed
     oversubscribe: bool = False  # the suite asks for more ranks than cores
     scaled: list = field(default_factory=list)  # (step, param, value, scaled value)
-    score: str | None = None  # "io500": python/sonde/io500.py judges and scores the run
+    score: str | None = None  # "io500": io500.py judges and scores the run
 
     @property
     def reduced_scale(self):
@@ -308,7 +309,7 @@ def _load_step(suite, text, head, step, n, seen):
     rules = value("rules", [])
     _check_rules(rules, workload, where("rules"))
     try:
-        timeout = _rules.parse_duration(value("timeout", DEFAULT_TIMEOUT))
+        timeout = parse_duration(value("timeout", DEFAULT_TIMEOUT))
     except ValueError as e:
         raise where("timeout")(f"timeout: {e}") from None
     if timeout <= 0:

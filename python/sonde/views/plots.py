@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The report's views, computed from loaded runs as sonde.figures.Figure (numbers and words, no
+"""The report's views, computed from loaded runs as figures.Figure (numbers and words, no
 drawing): bandwidth per phase and iteration, scaling over ranks, nodes or any swept parameter,
 per-call latency (percentiles, CDF, histogram), timelines and heatmaps from per-call profiles,
 collective latency against message size, and the ratios of a comparison.
 
-Every figure is titled in words (sonde.words), never with a run id: ids are in the hover.
+Every figure is titled in words (words), never with a run id: ids are in the hover.
 Each view returns a list of figures, empty when the runs hold nothing of its kind."""
 
 import math
@@ -12,7 +12,9 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..results import sweep_values
 from ..results.names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
+from ..results.units import parse_size
 from . import profiles, words
 from .figures import (
     BAND,
@@ -195,7 +197,6 @@ def _number(v):
         return None
     if isinstance(v, (int, float)):
         return v
-    from ..campaign.rules import parse_size
     try:
         return parse_size(v)
     except ValueError:
@@ -204,7 +205,6 @@ def _number(v):
 
 def _axes_of(run):
     """{axis: value} a run can be placed on: its suite sweep's keys, else ranks and nodes."""
-    from ..results import sweep_values
     swept = sweep_values(run.launch)
     if swept:
         return swept
@@ -527,7 +527,7 @@ def _pow2_ticks(values):
 
 # ---- comparison -----------------------------------------------------------------------------
 
-# How a later campaign's mean compares with the first's (sonde.compare.Matched.judgement):
+# How a later campaign's mean compares with the first's (compare.Matched.judgement):
 # its colour and whether the marker is open.
 JUDGED = (("better", 2, False), ("worse", HIGHLIGHT, False), ("same", MUTED, False),
           ("within noise", MUTED, True), ("one sample, no range", 0, True))
@@ -535,7 +535,7 @@ JUDGED = (("better", 2, False), ("worse", HIGHLIGHT, False), ("same", MUTED, Fal
 
 def comparison(rows, names):
     """The ratio of each later campaign to the first for every matched measurement (rows from
-    sonde.compare.match): a dot plot per workload, one row per measurement with its name on
+    compare.match): a dot plot per workload, one row per measurement with its name on
     the y axis, the ratio on a log x axis around 1; coloured by what can be said of it
     (better, worse, within noise, one sample with no range to judge by)."""
     if not rows or len(names) < 2:
