@@ -54,7 +54,8 @@ def mpi_env(yield_when_idle=True):
 @functools.cache
 def mpirun(sonde):
     """The launcher for the sonde binary and the programs built with it (bench/):
-    $SONDE_BENCH_MPIRUN, else the one of the MPI it is built with (sonde.placement.mpirun_for)."""
+    $SONDE_BENCH_MPIRUN, else the one of the MPI it is built with
+    (sonde.campaign.placement.mpirun_for)."""
     return os.environ.get("SONDE_BENCH_MPIRUN") or mpirun_for(str(sonde))
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde.io500_ini: an IO500 .ini read with IO500's rules (sections and keys in any case,
+"""sonde.campaign.io500_ini: an IO500 .ini read with IO500's rules (sections and keys in any case,
 comments, empty values unset), what it sets in the campaign, and the keys refused with the
 key named. The commands an .ini makes are compared with the toml campaign's in
 tests/integration/test_io500_rules.py."""

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde.names against records the binary writes: every name is there with its type, and every
-parameter the binary writes has a name (so an option added or renamed in a C table fails here
-until sonde.names follows)."""
+"""sonde.results.names against records the binary writes: every name is there with its type, and
+every parameter the binary writes has a name (so an option added or renamed in a C table fails
+here until sonde.results.names follows)."""
 
 import pytest
 from golden import WORKLOAD_RUNS, records_of
@@ -16,7 +16,7 @@ def check_params(params, expected, where):
         assert name.typed(params[name]), \
             f"{where}: {name!r} is {params[name]!r}, expected {name.types}"
     unnamed = set(params) - set(expected)
-    assert not unnamed, f"{where}: params not named in sonde.names: {sorted(unnamed)}"
+    assert not unnamed, f"{where}: params not named in sonde.results.names: {sorted(unnamed)}"
 
 
 @pytest.mark.parametrize("workload", sorted(WORKLOAD_RUNS))

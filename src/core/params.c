@@ -2,7 +2,7 @@
 /* The "params" of result records, written from the workload's option table: every parameter
  * under its one name, with the type its option gives it, so no workload lists its parameters a
  * second time and the Python layer reads names the binary is known to write
- * (python/sonde/names.py, checked against records the binary wrote). */
+ * (python/sonde/results/names.py, checked against records the binary wrote). */
 #include <stdio.h>
 #include <stdlib.h>
 

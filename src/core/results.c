@@ -491,7 +491,7 @@ static void csv_number(double v)
 		fputs(",", R.csv);
 }
 
-/* docs/results-schema.md lists them; python/sonde/results.py reads them by these names. */
+/* docs/results-schema.md lists them; python/sonde/results/__init__.py reads them by these names. */
 static void csv_header(void)
 {
 	fputs("run_id,workload,ranks,nodes,tasks_per_node,phase,iteration,bytes,seconds,"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""IO500's result files as sonde writes them (python/sonde/io500_files.py), judged by IO500's
-own verifier: the fixture fixtures/io500-verified/ holds a campaign's files and what
+"""IO500's result files as sonde writes them (python/sonde/campaign/io500_files.py), judged by
+IO500's own verifier: the fixture fixtures/io500-verified/ holds a campaign's files and what
 io500-verify (IO500 at io500_ini.IO500_COMMIT) said of them, unedited and edited; the hashes
 sonde computes must be the ones io500-verify printed. A new campaign's files must have IO500's
 layout, the campaign's configuration in IO500's keys, and hashes that hold together.

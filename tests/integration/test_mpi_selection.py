@@ -95,7 +95,7 @@ def test_launches_use_the_binarys_launcher(switched, tmp_path):
     """The launcher conftest, sonde-suite and bench use is the one `sonde --version` names, and
     with it the ranks form one job (the alternatives' mpirun is the other MPI's here)."""
     env = mpi_env({"PYTHONPATH": str(REPO / "python"), "SONDE_MPIRUN": ""})
-    code = f"from sonde.placement import mpirun_for; print(mpirun_for({SONDE!r}))"
+    code = f"from sonde.campaign.placement import mpirun_for; print(mpirun_for({SONDE!r}))"
     named = run(switched(shlex.join([sys.executable, "-c", code])), env=env).strip()
     assert named == MPIRUN and named != "mpirun"
     results = tmp_path / "r.jsonl"

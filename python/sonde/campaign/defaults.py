@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The defaults of a workload's parameters as the sonde binary sets them, for the rule
 fixed_parameters (every parameter outside the seed's tables must be at its default). Read from
-the binary itself (`sonde --parse-only`, sonde.argcheck), never copied into Python.
+the binary itself (`sonde --parse-only`, argcheck), never copied into Python.
 """
 
 from functools import cache

@@ -2,7 +2,7 @@
 """IO500's configuration file (.ini, github.com/IO500/io500 at IO500_COMMIT) read as IO500 reads
 it, and the two hashes IO500 guards a result with, computed as IO500 computes them, so that its
 verifier, ``io500-verify CONFIG.ini result.txt``, accepts the files sonde writes
-(python/sonde/io500_files.py). python/sonde/io500_config.py makes a campaign of an .ini.
+(io500_files.py). io500_config.py makes a campaign of an .ini.
 
 IO500's rules for the file (src/ini-parse.c): `[section]` and `key = value` lines, `#` or `;`
 comments (a value ends at either), section and key names in any case, an empty value leaves the

@@ -39,7 +39,7 @@ FREE = _Marker("free")
 def binary_defaults(workload):
     """The parameters the binary parses from a command line that gives none (sonde's option
     tables). They are written here until `sonde --parse-only` can say them
-    (sonde.argcheck.parse(sonde, workload, [], 1, 1)); the clean campaign of
+    (argcheck.parse(sonde, workload, [], 1, 1)); the clean campaign of
     tests/integration/test_io500.py checks every one against the records of real launches."""
     return dict(_DEFAULTS[workload])
 

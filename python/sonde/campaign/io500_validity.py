@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What makes an IO500 campaign's phase invalid besides its figures: the parameters it really ran
-with (as the binary parsed them) against what IO500 allows (sonde.io500_phases), the keys the
+with (as the binary parsed them) against what IO500 allows (io500_phases), the keys the
 phases of one .ini section share, the processes every phase runs on, and the stonewall.
 
 Everything is judged on the header record's `params`: the binary writes them from its option
@@ -28,7 +28,7 @@ from .io500_phases import (
 def phase_params(run):
     """The parameters a phase ran with: its header record's params, or None when it wrote no
     records. (A phase that never ran can be judged by what the binary would parse from its
-    command line, `sonde --parse-only`, sonde.argcheck.parse, once that exists.)"""
+    command line, `sonde --parse-only`, argcheck.parse, once that exists.)"""
     if run is None or not run.header:
         return None
     return run.header.get(Header.PARAMS)

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Before a suite launches anything (sonde-suite run, --dry-run and resume): every launch's
-command line as the sonde binary reads it (sonde.argcheck: the binary's own parse, on the
+command line as the sonde binary reads it (argcheck: the binary's own parse, on the
 launch's ranks and tasks per node), and the rules that the reading alone decides.
 
 A command line the binary would refuse (an unknown option, a bad size, IOR's -t larger than -b)
 stops the suite with the binary's own line. So does a launch that breaks one of its rules that
 judge only the parameters and the placement, which the parse gives before the run: a value of
 [step.fixed] the arguments change (fixed_parameters), -Q that is not the tasks per node
-(ior_q_equals_tpn). They are judged by the rules' own code (sonde.rules) on a header made of
+(ior_q_equals_tpn). They are judged by the rules' own code (rules) on a header made of
 the parse, so that the verdict before the run is the one after it. Under --scale they are judged
 on the suite as written: the scaled sizes are the user's announced choice, and the binary still
 checks every scaled command line.

@@ -3,7 +3,7 @@
 
 A campaign is scored by the rule sets of its own suite and by no other:
 
-- IO500's (python/sonde/io500.py) when its suite says score = "io500", and then only IO500's;
+- IO500's (io500.py) when its suite says score = "io500", and then only IO500's;
 - the JUPITER seed's (rules.score) when it is not an IO500 campaign and judges an ior launch
   by one of the seed's IOR rules (the rules made for ior: rules.RULES with "ior" in their
   workloads);

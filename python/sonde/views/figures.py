@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What a figure of the report shows, independent of how it is drawn: panels of series of
-numbers with their axes and words. sonde.plots computes them from the records (numpy, bounded
-to the pixels drawn); sonde.render_html draws them with Bokeh (zoom, hover) inside the page and
-sonde.render_png with matplotlib as the PNGs beside it, so both show the same numbers, and the
+numbers with their axes and words. plots computes them from the records (numpy, bounded
+to the pixels drawn); render_html draws them with Bokeh (zoom, hover) inside the page and
+render_png with matplotlib as the PNGs beside it, so both show the same numbers, and the
 tests check these numbers against the records."""
 
 from dataclasses import dataclass, field

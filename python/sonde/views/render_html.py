@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde.figures.Figure drawn with Bokeh for the page: zoom (box, wheel), pan, hover values on
+"""figures.Figure drawn with Bokeh for the page: zoom (box, wheel), pan, hover values on
 every series, legends that hide a series on click. BokehJS ships inside the bokeh Python
 package and is inlined into the page (only its core bundle, bokeh.min.js, about 1.3 MB), so the
 report works offline from one file (docs/architecture.md says why Bokeh)."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""A sonde.figures.Figure drawn with matplotlib (Agg) as a PNG, for slides: the same numbers as
+"""A figures.Figure drawn with matplotlib (Agg) as a PNG, for slides: the same numbers as
 the interactive figure of the page."""
 
 import io
