@@ -618,14 +618,14 @@ def main(argv=None):
     if not args.compare and not args.inputs:
         p.error("give a run directory or results files (or --compare A B)")
     try:
-        return report(args)
+        return write_report(args)
     except (ResultsError, ManifestError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
 
 
-def report(args):
-    """Writes the page main's arguments ask for; its exit status."""
+def write_report(args):
+    """Writes the page main's arguments ask for; returns the exit status."""
     sources = args.compare or args.inputs
     loaded = [load(s) for s in sources] if args.compare else [load(*sources)]
     for src, runs in zip(args.compare or [" ".join(sources)], loaded, strict=True):
