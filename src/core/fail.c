@@ -7,9 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results.h"
-
 static const char *workload_name = "";
+
+static const struct sonde_fail_hook *hooks[4];
+static int hook_count;
+
+void sonde_fail_register(const struct sonde_fail_hook *hook)
+{
+	for (int i = 0; i < hook_count; i++)
+		if (hooks[i] == hook)
+			return;
+	if (hook_count == (int)(sizeof hooks / sizeof hooks[0])) {
+		fprintf(stderr, "sonde: error: more than %d fail hooks\n", hook_count);
+		abort();
+	}
+	hooks[hook_count++] = hook;
+}
+
+static void failed(int rank, const char *path, const char *message)
+{
+	for (int i = 0; i < hook_count; i++)
+		if (hooks[i]->failure)
+			hooks[i]->failure(rank, path, message);
+}
+
+static int ended(int code)
+{
+	for (int i = 0; i < hook_count; i++)
+		if (hooks[i]->end)
+			code = hooks[i]->end(code);
+	return code;
+}
 
 void sonde_fail_set_workload(const char *name)
 {
@@ -125,8 +153,8 @@ _Noreturn void sonde_fatal(const char *fmt, ...)
 	format_line(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	emit("error", world_size() > 1, msg);
-	sonde_results_note_failure(world_rank(), NULL, msg);
-	sonde_results_close(SONDE_EXIT_RUNTIME);
+	failed(world_rank(), NULL, msg);
+	ended(SONDE_EXIT_RUNTIME);
 	if (mpi_up())
 		MPI_Abort(MPI_COMM_WORLD, SONDE_EXIT_RUNTIME);
 	exit(SONDE_EXIT_RUNTIME);
@@ -144,7 +172,7 @@ static int agree(MPI_Comm comm, struct failure *f, int local_ok)
 	if (!mpi_up() || comm == MPI_COMM_NULL) {
 		if (!local_ok) {
 			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
-			sonde_results_note_failure(-1, f->path[0] ? f->path : NULL, f->msg);
+			failed(-1, f->path[0] ? f->path : NULL, f->msg);
 		}
 		return local_ok != 0;
 	}
@@ -178,7 +206,7 @@ static int agree(MPI_Comm comm, struct failure *f, int local_ok)
 		else
 			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
 		fflush(stderr);
-		sonde_results_note_failure(world_bad, f->path[0] ? f->path : NULL, f->msg);
+		failed(world_bad, f->path[0] ? f->path : NULL, f->msg);
 	}
 	return 0;
 }
@@ -314,7 +342,7 @@ int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage)
 
 _Noreturn void sonde_exit(int code)
 {
-	code = sonde_results_close(code);
+	code = ended(code);
 	fflush(stdout);
 	fflush(stderr);
 	if (mpi_up())

@@ -83,8 +83,23 @@ int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
 int sonde_agree_path(MPI_Comm comm, int err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Finalises MPI if it was initialised (flushing results first) and exits with code. */
+/* Finalises MPI if it was initialised (after the end hooks) and exits with code. */
 _Noreturn void sonde_exit(int code);
+
+/* What must happen when a run fails or ends, registered by the modules above this one (results
+ * registers its end record): fail.c calls them and no module of its own accord. */
+struct sonde_fail_hook {
+	/* A failure that ends the run: the failing rank (-1 when not known), the path (or NULL)
+	 * and the one-line message; called by sonde_fatal and on the rank that prints an agreed
+	 * failure. */
+	void (*failure)(int rank, const char *path, const char *message);
+	/* The run ends with exit_code (sonde_exit, sonde_fatal); returns the code it ends with. */
+	int (*end)(int exit_code);
+};
+
+/* Adds hook (kept, not copied) once: registering it again changes nothing. The hooks run in the
+ * order registered. At most 4; a fifth is a programming error and aborts. */
+void sonde_fail_register(const struct sonde_fail_hook *hook);
 
 /* Name used as the message prefix ("ior", "mib", ...); set by main before a workload runs. */
 void sonde_fail_set_workload(const char *name);

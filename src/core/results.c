@@ -272,9 +272,16 @@ static void install(void (*handler)(int))
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/* A fatal error or sonde_exit notes the cause and writes the end record (fail.h). */
+static const struct sonde_fail_hook at_failure = {
+    .failure = sonde_results_note_failure,
+    .end = sonde_results_close,
+};
+
 int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
                        size_t errlen)
 {
+	sonde_fail_register(&at_failure);
 	R.workload = workload;
 	R.start = sonde_now();
 	clock_gettime(CLOCK_MONOTONIC, &R.start_mono);

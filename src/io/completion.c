@@ -2,21 +2,13 @@
 /* MPI-IO and PnetCDF completion checks (completion.h). */
 #include "completion.h"
 
-#include <aio.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <sched.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 #ifdef SONDE_HAVE_PNETCDF
 #include <pnetcdf.h>
@@ -25,211 +17,14 @@
 #include "backend.h"
 #include "clock.h"
 #include "fail.h"
-
-/* --- the system calls under the MPI library ------------------------------------------------
- * sonde defines these libc entry points itself: the MPI libraries and their plugins (ROMIO,
- * OMPIO's fbtl_posix, PnetCDF through them) then call sonde's, which call the C library's,
- * note the calls that failed on regular files and finish the transfers that came short there
- * (below). Every other call and result passes through untouched. */
-
-static struct {
-	ssize_t (*write)(int, const void *, size_t);
-	ssize_t (*read)(int, void *, size_t);
-	ssize_t (*writev)(int, const struct iovec *, int);
-	ssize_t (*readv)(int, const struct iovec *, int);
-	ssize_t (*pwrite)(int, const void *, size_t, off_t);
-	ssize_t (*pread)(int, void *, size_t, off_t);
-	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
-	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
-	int (*aio_error)(const struct aiocb *);
-} libc;
-
-static volatile unsigned long failures;
-static volatile int failed_errno, failed_fd = -1;
-
-/* Looked up at the first call: other libraries' constructors (UCX's, under MPICH) read files
- * before any constructor of sonde's could run. */
-#define LIBC(name)                                                                                 \
-	(libc.name ? libc.name : (*(void **)&libc.name = dlsym(RTLD_NEXT, #name), libc.name))
-
-static void note(int fd, int err)
-{
-	/* Interrupted or busy calls are retried by whoever made them. */
-	if (err == EINTR || err == EAGAIN || err == EINPROGRESS || err == ECANCELED || err <= 0)
-		return;
-	failed_errno = err;
-	failed_fd = fd;
-	failures++;
-}
-
-/* Sockets and pipes (MPI's own transports) fail and retry for reasons of their own. */
-static int regular(int fd)
-{
-	struct stat st;
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* --- short transfers ---------------------------------------------------------------------------
- * A transfer on a regular file that moved fewer bytes than asked is finished here, at once:
- * the rest is asked for until it is all moved, the system gives its reason (then noted as a
- * failure: a full disk says ENOSPC on the next write), or, for a read, the end of the file.
- * The MPI library then sees one whole transfer, as POSIX allows a write to be. OMPIO 4.1 never
- * asks for the rest: it reported btio's collective write complete over short pwritev calls
- * (245760 of 327680 bytes on disk). A write that moves nothing more and gives no reason is a
- * stall: noted, and a call that moved nothing at all is given to the library as EIO (ROMIO
- * would otherwise ask again forever). */
-
-static volatile unsigned long stalls;
-static struct {
-	int fd;
-	size_t asked, moved;
-	off_t at;
-} stalled;
-
-/* Files of the kernel's pseudo file systems (the MPI libraries and hwloc read /sys and /proc):
- * sysfs gives every file a size of 4096, and a read of it stops where its text does. */
-static int pseudo(int fd)
-{
-	struct statfs fs;
-	return fstatfs(fd, &fs) == 0 &&
-	       (fs.f_type == SYSFS_MAGIC || fs.f_type == PROC_SUPER_MAGIC ||
-	        fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC ||
-	        fs.f_type == DEBUGFS_MAGIC);
-}
-
-/* One scalar transfer of the rest: at < 0 uses the file's own offset. */
-static ssize_t one(int fd, int writing, char *p, size_t n, off_t at)
-{
-	if (writing)
-		return at < 0 ? LIBC(write)(fd, p, n) : LIBC(pwrite)(fd, p, n, at);
-	return at < 0 ? LIBC(read)(fd, p, n) : LIBC(pread)(fd, p, n, at);
-}
-
-/* Moves the bytes of iov (cnt entries) from byte done on, at offset at (+ done) or the file's
- * own; done is what the first call moved. Returns the bytes moved in all. */
-static size_t finish(int fd, int writing, const struct iovec *iov, int cnt, size_t done, off_t at)
-{
-	size_t asked = 0, skip = done;
-	for (int i = 0; i < cnt; i++)
-		asked += iov[i].iov_len;
-	for (int i = 0; i < cnt && done < asked; i++) {
-		if (skip >= iov[i].iov_len) {
-			skip -= iov[i].iov_len;
-			continue;
-		}
-		char *p = (char *)iov[i].iov_base + skip;
-		size_t left = iov[i].iov_len - skip;
-		skip = 0;
-		while (left) {
-			ssize_t n = one(fd, writing, p, left, at < 0 ? -1 : at + (off_t)done);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				note(fd, errno);
-				return done;
-			}
-			if (n == 0) {
-				if (writing) {
-					off_t end =
-					    at < 0 ? lseek(fd, 0, SEEK_CUR) : at + (off_t)done;
-					stalled.fd = fd;
-					stalled.asked = asked;
-					stalled.moved = done;
-					stalled.at = end - (off_t)done;
-					stalls++;
-				}
-				return done; /* a read: the end of the file */
-			}
-			p += n;
-			left -= (size_t)n;
-			done += (size_t)n;
-		}
-	}
-	return done;
-}
-
-/* A finished call: n its result for asked bytes of iov at offset at (-1: the file's own). */
-static ssize_t noted(int fd, ssize_t n, int writing, const struct iovec *iov, int cnt, off_t at)
-{
-	int e = errno;
-	size_t asked = 0;
-	for (int i = 0; i < cnt; i++)
-		asked += iov[i].iov_len;
-	if (n < 0) {
-		if (regular(fd))
-			note(fd, e);
-	} else if ((size_t)n < asked && regular(fd) && !pseudo(fd)) {
-		n = (ssize_t)finish(fd, writing, iov, cnt, (size_t)n, at);
-		if (n == 0 && writing) {
-			errno = EIO;
-			return -1;
-		}
-	}
-	errno = e;
-	return n;
-}
-
-ssize_t write(int fd, const void *buf, size_t n)
-{
-	const struct iovec v = {(void *)(uintptr_t)buf, n};
-	return noted(fd, LIBC(write)(fd, buf, n), 1, &v, 1, -1);
-}
-
-ssize_t read(int fd, void *buf, size_t n)
-{
-	const struct iovec v = {buf, n};
-	return noted(fd, LIBC(read)(fd, buf, n), 0, &v, 1, -1);
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	return noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov, iovcnt, -1);
-}
-
-ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	return noted(fd, LIBC(readv)(fd, iov, iovcnt), 0, iov, iovcnt, -1);
-}
-
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	const struct iovec v = {(void *)(uintptr_t)buf, n};
-	return noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, &v, 1, off);
-}
-
-ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-	const struct iovec v = {buf, n};
-	return noted(fd, LIBC(pread)(fd, buf, n, off), 0, &v, 1, off);
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov, iovcnt, off);
-}
-
-ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)
-{
-	return noted(fd, LIBC(preadv)(fd, iov, iovcnt, off), 0, iov, iovcnt, off);
-}
-
-/* aio_error returns the error of a finished asynchronous request (0 when it succeeded). */
-int aio_error(const struct aiocb *cb)
-{
-	int e = errno;
-	int rc = LIBC(aio_error)(cb);
-	if (rc > 0)
-		note(cb->aio_fildes, rc);
-	errno = e;
-	return rc;
-}
+#include "interpose.h"
 
 /* --- one call -------------------------------------------------------------------------------- */
 
 void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 {
-	op->failures = failures;
-	op->stalls = stalls;
+	op->failures = sonde_interpose_failures();
+	op->stalls = sonde_interpose_stalls();
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(op->what, sizeof op->what, fmt, ap);
@@ -238,7 +33,7 @@ void sonde_mpio_begin(struct sonde_mpio_op *op, const char *fmt, ...)
 
 int sonde_mpio_syscall_errno(const struct sonde_mpio_op *op)
 {
-	return failures != op->failures ? failed_errno : 0;
+	return sonde_interpose_failures() != op->failures ? sonde_interpose_failed_errno() : 0;
 }
 
 /* The MPI library's words for an error code, on one line (MPICH's run over several lines
@@ -285,8 +80,9 @@ static void release_locks(int fd)
  * bytes at offset O (...)") and returns -EIO; 0 when there is none. */
 static int short_transfer(const struct sonde_mpio_op *op, const char *who)
 {
-	if (stalls == op->stalls)
+	if (sonde_interpose_stalls() == op->stalls)
 		return 0;
+	struct sonde_interpose_stall stalled = sonde_interpose_last_stall();
 	release_locks(stalled.fd);
 	sonde_io_set_error("%s: short write: %zu of %zu bytes at offset %lld (%s)", op->what,
 	                   stalled.moved, stalled.asked, (long long)stalled.at, who);
@@ -298,7 +94,7 @@ int sonde_mpio_end(struct sonde_mpio_op *op, int rc, const MPI_Status *st, MPI_D
 {
 	int sys = sonde_mpio_syscall_errno(op);
 	if (sys)
-		release_locks(failed_fd);
+		release_locks(sonde_interpose_failed_fd());
 	if (moved)
 		*moved = 0;
 	if (rc == MPI_ERR_PENDING && sys) {
@@ -350,7 +146,7 @@ int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st)
 	double failing_since = 0;
 	for (;;) {
 		int flag = 0, rc;
-		unsigned long before = failures;
+		unsigned long before = sonde_interpose_failures();
 #ifdef OMPI_MAJOR_VERSION
 		/* Open MPI 4.1: MPI_Test and MPI_Wait on a failed OMPIO request dereference a NULL
 		 * file handle; MPI_Request_get_status does not, and a completed request is then
@@ -373,7 +169,7 @@ int sonde_mpio_wait(struct sonde_mpio_op *op, MPI_Request *req, MPI_Status *st)
 #endif
 		if (rc != MPI_SUCCESS)
 			return rc;
-		if (failures != before) {
+		if (sonde_interpose_failures() != before) {
 			if (!failing++)
 				failing_since = sonde_now();
 			if (failing >= GIVE_UP_POLLS &&
@@ -465,7 +261,7 @@ int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc)
 {
 	int sys = sonde_mpio_syscall_errno(op);
 	if (sys)
-		release_locks(failed_fd);
+		release_locks(sonde_interpose_failed_fd());
 	if (!sys) {
 		int gap = short_transfer(op, nc_rc == NC_NOERR
 		                                 ? "the system wrote no more and gave no reason"

@@ -5,7 +5,7 @@
  *
  * A call is checked by its return code, by its MPI status count, and by the system calls the
  * MPI library made for it: sonde sees the failures of pwrite, pwritev, pread, preadv and
- * aio_error in its own process (completion.c wraps them), because the MPI libraries it runs on
+ * aio_error in its own process (src/interpose wraps them), because the MPI libraries it runs on
  * drop some of them. The same wrappers finish a transfer that came short (OMPIO 4.1 never
  * asks for the rest, and reported a collective write over short pwritev calls complete); a
  * write that then moves nothing and gives no reason fails the call: "short write: N of M

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "fail.h"
-#include "input.h"
 #include "workloads/mpiio/mpiio.h"
 
 #define P(f) SONDE_FIELD(struct mpiio_params, f)
@@ -199,28 +198,6 @@ static void defaults(void *cfg)
 	p->touch = 1;
 	p->chkdata = 1;
 	p->preallocate = -1;
-}
-
-_Noreturn void mpiio_usage_error(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	sonde_error("%s", msg);
-	sonde_exit(SONDE_EXIT_USAGE);
-}
-
-char *mpiio_read_text(MPI_Comm comm, const char *option, const char *path)
-{
-	char why[256];
-	int err;
-	size_t len;
-	char *text = sonde_input_read(comm, path, &len, &err, why, sizeof why);
-	if (!text)
-		mpiio_usage_error("-%s %s: %s", option, path, why);
-	return text;
 }
 
 /* Words as a shell would split them for a command line: blanks separate, double quotes group
