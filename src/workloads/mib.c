@@ -630,11 +630,7 @@ static void setup(struct mib *m, int argc, char **argv)
 	                 (long long)m->p.call_size))
 		sonde_exit(SONDE_EXIT_RUNTIME);
 
-	if (ctx->mpi) {
-		sonde_clock_sync(ctx->comm, 10, &m->clock);
-	} else {
-		m->clock = (struct sonde_clock){.zero = sonde_now()};
-	}
+	m->clock = *sonde_run_clock(ctx->mpi ? ctx->comm : MPI_COMM_NULL);
 	char *pj = params_json(m);
 	sonde_results_header(ctx, pj, m->p.test_dir);
 	free(pj);
