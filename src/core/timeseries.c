@@ -17,7 +17,7 @@ struct sonde_series_now sonde_series_now;
 /* An interval's reduction carries the rank's bytes, calls, whether it was running in the
  * interval, and its histogram, as int64 words summed on rank 0: a histogram merges by summing
  * its counts (stats.h), so one reduction per interval carries everything. */
-enum { WORD_BYTES, WORD_CALLS, WORD_ACTIVE, WORD_HIST };
+enum { WORD_BYTES, WORD_OPS, WORD_ACTIVE, WORD_HIST };
 _Static_assert(sizeof(struct sonde_hist) % sizeof(int64_t) == 0,
                "a histogram travels as int64 counts");
 #define HIST_WORDS  ((int)(sizeof(struct sonde_hist) / sizeof(int64_t)))
@@ -133,11 +133,11 @@ static void emit(int64_t k, const int64_t *w)
 	sonde_json_double(&j, "seconds", seconds);
 	sonde_json_double(&j, "clock_s", start);
 	sonde_json_int(&j, "bytes", w[WORD_BYTES]);
-	sonde_json_int(&j, "ops", w[WORD_CALLS]);
+	sonde_json_int(&j, "ops", w[WORD_OPS]);
 	sonde_json_double(&j, "bandwidth_mib_s",
 	                  seconds > 0 ? (double)w[WORD_BYTES] / (double)SONDE_MIB / seconds : 0);
-	sonde_json_double(&j, "ops_per_s", seconds > 0 ? (double)w[WORD_CALLS] / seconds : 0);
-	if (w[WORD_CALLS] > 0) {
+	sonde_json_double(&j, "ops_per_s", seconds > 0 ? (double)w[WORD_OPS] / seconds : 0);
+	if (w[WORD_OPS] > 0) {
 		sonde_json_double(&j, "latency_p50_s", sonde_hist_percentile(h, 50));
 		sonde_json_double(&j, "latency_p99_s", sonde_hist_percentile(h, 99));
 	} else {
@@ -168,7 +168,7 @@ static struct pending post(MPI_Comm comm, int64_t k)
 	struct sonde_series_bin *b = bin_of(k);
 	if (b) {
 		p.words[WORD_BYTES] = b->bytes;
-		p.words[WORD_CALLS] = b->calls;
+		p.words[WORD_OPS] = b->ops;
 		if (b->hist)
 			memcpy(p.words + WORD_HIST, b->hist, sizeof *b->hist);
 		free(b->hist);

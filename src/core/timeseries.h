@@ -5,7 +5,7 @@
  * Intervals lie on one grid of the run's global clock (sonde_run_clock, the clock of the
  * profiles): interval k covers [k*S, (k+1)*S) seconds after the global zero, so every rank knows
  * which interval a call falls in without asking anyone. Each rank counts, per interval, the bytes
- * and calls it completed in it and a latency histogram of those calls. A phase's records are its
+ * and operations of the calls it completed in it and a latency histogram of those calls. A phase's records are its
  * intervals from the one holding the earliest rank's start to the one holding the last rank's
  * end, the first and the last cut to the phase: they cover the phase without a gap, and since
  * every call counts in exactly one interval they sum to the phase's totals.
@@ -40,7 +40,7 @@ struct sonde_context;
 
 /* One interval's counts on one rank. */
 struct sonde_series_bin {
-	int64_t bytes, calls;
+	int64_t bytes, ops;
 	struct sonde_hist *hist; /* NULL until the interval's first call */
 };
 
@@ -71,8 +71,16 @@ void sonde_series_start(void);
  * calls it when end leaves the current bin. */
 void sonde_series_turn(double end);
 
-/* One completed call: its end (local time, sonde_now), latency in seconds and bytes moved. */
-static inline void sonde_series_call(double end, double latency, int64_t bytes)
+/* Whether a phase is recording now: for a loop that must read the clock only for the series. */
+static inline int sonde_series_recording(void)
+{
+	return sonde_series_now.recording;
+}
+
+/* One completed call: its end (local time, sonde_now), latency in seconds, the bytes it moved
+ * and the operations the phase counts in it (1 for most; MPI-IO test's aggregators move several
+ * objects, its operations, in one call). */
+static inline void sonde_series_call(double end, double latency, int64_t bytes, int64_t ops)
 {
 	struct sonde_series_now *s = &sonde_series_now;
 	if (!s->recording)
@@ -80,7 +88,7 @@ static inline void sonde_series_call(double end, double latency, int64_t bytes)
 	if (end < s->lo || end >= s->hi)
 		sonde_series_turn(end);
 	s->cur->bytes += bytes;
-	s->cur->calls++;
+	s->cur->ops += ops;
 	sonde_hist_add(s->cur->hist, latency);
 }
 

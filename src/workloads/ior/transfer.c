@@ -22,7 +22,7 @@
  * its latency sample and its interval of the time series. */
 static void add_latency(struct ior_run *r, double end, double s, ssize_t n)
 {
-	sonde_series_call(end, s, n > 0 ? (int64_t)n : 0);
+	sonde_series_call(end, s, n > 0 ? (int64_t)n : 0, 1);
 	if (r->nlat == r->caplat) {
 		r->caplat = r->caplat ? 2 * r->caplat : 4096;
 		r->lat = realloc(r->lat, sizeof *r->lat * (size_t)r->caplat);
