@@ -72,10 +72,6 @@ int sonde_series_setup(struct sonde_context *ctx, char *err, size_t errlen)
 		ctx->common.interval = 1;
 	if (ctx->common.interval == 0)
 		return 0;
-	if (!c->json_path && !c->live_path) {
-		snprintf(err, errlen, "--interval writes interval records: give --json or --live");
-		return -1;
-	}
 	S.enabled = 1;
 	S.live = c->live_path != NULL;
 	S.period = ctx->common.interval;

@@ -53,8 +53,8 @@ struct sonde_series_now {
 };
 extern struct sonde_series_now sonde_series_now;
 
-/* Called from sonde_parse_command_line: checks --interval and --live, syncs the run clock and
- * opens the live file (rank 0). Returns 0, or -1 with a one-line reason in err. Collective
+/* Called from sonde_parse_command_line (which refuses --interval without --json or --live): syncs
+ * the run clock and opens the live file (rank 0). Returns 0, or -1 with a one-line reason in err. Collective
  * over ctx->comm when MPI is up. */
 int sonde_series_setup(struct sonde_context *ctx, char *err, size_t errlen);
 

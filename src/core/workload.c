@@ -105,6 +105,10 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 			sonde_options_help(table, stdout);
 		sonde_exit(SONDE_EXIT_OK);
 	}
+	if (!ctx->common.json_path && !ctx->common.live_path && ctx->common.interval > 0) {
+		sonde_error("--interval writes interval records: give --json or --live");
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
 	if (ctx->parse_only)
 		return &workload_set;
 	int ok = sonde_results_open(ctx->workload, ctx->common.json_path, ctx->common.csv_path, err,
