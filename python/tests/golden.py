@@ -133,8 +133,10 @@ WORKLOAD_RUNS = {
     "find": ["{dir}", "-name", "*.jsonl", "-size", "-1M", "-C", "-D", "rates"],
 }
 
-# mib with per-call profiles (-p) on 3 ranks: the profile records of a run.
-MIB_PROFILE_RUN = ["-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p", "{dir}/prof"]
+# mib with per-call profiles (-p) and a time series (--interval) on 3 ranks: the profile and
+# interval records of a run.
+MIB_PROFILE_RUN = ["-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p", "{dir}/prof",
+                   "--interval", "1"]
 # ior reading a file that is not there: exit 2, an end record saying why (rank, path, error).
 IOR_NO_FILE = ["-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file"]
 # ior waiting 30 s before its first write: a run to stop with a signal (Golden.killed).

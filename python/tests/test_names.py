@@ -111,3 +111,17 @@ def test_mdtest_extra_members_match_the_binary(golden):
         extra = m[names.Measurement.EXTRA]
         for name in (v for v in vars(names.MdtestExtra).values() if isinstance(v, names.Name)):
             assert name in extra and name.typed(extra[name]), (name, extra.get(name))
+
+
+def test_interval_members_match_the_binary(golden_records, mib_profile_file):
+    # every member of the binary's interval records is named, with its type, and loading the
+    # file files them under Run.intervals
+    named = [v for v in vars(names.Interval).values() if isinstance(v, names.Name)]
+    recs = golden_records[names.Interval.TYPE]
+    assert recs
+    for r in recs:
+        for name in named:
+            assert name.typed(r.get(name)), (name, r)
+        assert set(r) - {"type", "run_id", "workload"} == set(named)
+    (run,) = results.load(mib_profile_file)
+    assert run.intervals == recs

@@ -19,6 +19,11 @@ double sonde_now(void); /* seconds, local clock */
 /* Collective: estimates offsets (rounds ping-pongs per rank) and sets a common zero. */
 void sonde_clock_sync(MPI_Comm comm, int rounds, struct sonde_clock *c);
 
+/* The run's clock, shared by everything that stamps times on the global zero (profiles, the
+ * --interval time series): synced over comm at the first call (collective then), the same clock
+ * at every later call. MPI_COMM_NULL (a run without MPI): this process's own clock. */
+const struct sonde_clock *sonde_run_clock(MPI_Comm comm);
+
 /* Local time -> seconds since the global zero. */
 static inline double sonde_clock_global(const struct sonde_clock *c, double local)
 {

@@ -31,8 +31,9 @@ struct results_file {
 };
 
 static struct {
-	struct results_file json, csv_out;
-	const char *json_path, *csv_path; /* as given, on every rank (collision checks) */
+	struct results_file json, csv_out, live;
+	/* as given, on every rank (collision checks) */
+	const char *json_path, *csv_path, *live_path;
 	FILE *csv; /* a memory stream: each CSV row is built here, then written whole */
 	char *row;
 	size_t row_len;
@@ -322,9 +323,9 @@ fail:
 
 int sonde_results_collision(const char *path, const char *what, char *err, size_t errlen)
 {
-	const char *const option[2] = {"--json", "--csv"};
-	const char *const mine[2] = {R.json_path, R.csv_path};
-	for (int k = 0; k < 2; k++)
+	const char *const option[3] = {"--json", "--csv", "--live"};
+	const char *const mine[3] = {R.json_path, R.csv_path, R.live_path};
+	for (int k = 0; k < 3; k++)
 		if (path && mine[k] && sonde_same_file(path, mine[k])) {
 			snprintf(err, errlen,
 			         "the %s %s is the results file %s %s: sonde would overwrite its "
@@ -646,10 +647,8 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
 }
 
 /* Members of body (a JSON object) are spliced after the common ones. */
-void sonde_results_record(const char *type, const char *workload, const char *body_json)
+static void build_record(const char *type, const char *workload, const char *body_json)
 {
-	if (!R.json.fd1)
-		return;
 	begin_record(type, workload);
 	const char *body = body_json ? body_json : "{}";
 	while (*body == ' ' || *body == '\n')
@@ -662,7 +661,49 @@ void sonde_results_record(const char *type, const char *workload, const char *bo
 	} else {
 		sonde_json_raw_text_append(&R.rec, "}");
 	}
+}
+
+void sonde_results_record(const char *type, const char *workload, const char *body_json)
+{
+	if (!R.json.fd1)
+		return;
+	build_record(type, workload, body_json);
 	write_record();
+}
+
+int sonde_results_open_live(const char *path, char *err, size_t errlen)
+{
+	R.live_path = path;
+	if (!R.rank0 || !path)
+		return 0;
+	/* A live file is JSON Lines too: the same format check as --json. */
+	if (open_append(&R.live, "live", path, err, errlen) < 0 ||
+	    check_format(&R.live, 1, err, errlen) < 0) {
+		close_file(&R.live);
+		return -1;
+	}
+	const char *const option[2] = {"--json", "--csv"};
+	const struct results_file *other[2] = {&R.json, &R.csv_out};
+	struct stat a, b;
+	for (int k = 0; k < 2; k++)
+		if (other[k]->fd1 && fstat(R.live.fd1 - 1, &a) == 0 &&
+		    fstat(other[k]->fd1 - 1, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino) {
+			snprintf(err, errlen, "--live %s and %s %s are the same file", path,
+			         option[k], other[k]->path);
+			close_file(&R.live);
+			return -1;
+		}
+	return 0;
+}
+
+void sonde_results_live(const char *type, const char *workload, const char *body_json)
+{
+	if (!R.live.fd1)
+		return;
+	build_record(type, workload, body_json);
+	sonde_json_raw_text_append(&R.rec, "\n");
+	write_line(&R.live, R.rec.buf, R.rec.len);
 }
 
 void sonde_results_note_failure(int rank, const char *path, const char *message)
@@ -712,6 +753,7 @@ int sonde_results_close(int exit_code)
 	}
 	close_file(&R.json);
 	close_file(&R.csv_out);
+	close_file(&R.live);
 	if (R.csv) {
 		fclose(R.csv);
 		R.csv = NULL;

@@ -57,6 +57,13 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
  * members are added after "type", "run_id" and "workload". */
 void sonde_results_record(const char *type, const char *workload, const char *body_json);
 
+/* Rank 0: opens --live FILE for appending, as --json (after sonde_results_open; the other
+ * ranks only note the path for sonde_results_collision). Returns 0, or -1 with err. */
+int sonde_results_open_live(const char *path, char *err, size_t errlen);
+
+/* Rank 0: one record to the --live file, the line sonde_results_record writes to --json. */
+void sonde_results_live(const char *type, const char *workload, const char *body_json);
+
 /* Rank 0: the cause of the failure that ends the run, for the end record: the failing rank (-1
  * when not known), the path (or NULL) and the one-line message. The first note wins. */
 void sonde_results_note_failure(int rank, const char *path, const char *message);

@@ -7,6 +7,7 @@
 
 #include "fail.h"
 #include "results.h"
+#include "timeseries.h"
 #include "units.h"
 
 /* --progress-interval SECONDS: lines every SECONDS, and --progress with it. */
@@ -27,6 +28,23 @@ static int parse_progress_interval(void *cfg, const char *value, char *err, size
 	return 0;
 }
 
+/* --interval SECONDS: at least SONDE_SERIES_MIN_INTERVAL, since each interval costs every rank a
+ * latency histogram. */
+static int parse_interval(void *cfg, const char *value, char *err, size_t errlen)
+{
+	struct sonde_common *c = cfg;
+	double seconds;
+	if (sonde_parse_double(value, &seconds, err, errlen) < 0)
+		return -1;
+	if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
+		snprintf(err, errlen, "'%s' is shorter than %g seconds", value,
+		         SONDE_SERIES_MIN_INTERVAL);
+		return -1;
+	}
+	c->interval = seconds;
+	return 0;
+}
+
 static const struct sonde_option common_options[] = {
     {0, "json", SONDE_OPT_STRING, offsetof(struct sonde_common, json_path), "FILE",
      "append JSON Lines result records to FILE (never truncated)"},
@@ -39,6 +57,13 @@ static const struct sonde_option common_options[] = {
      "--progress as a line on stderr every SECONDS (0: at every step), never redrawn, even on a "
      "terminal (a log kept with tee)",
      .parse = parse_progress_interval},
+    {0, "interval", SONDE_OPT_CALLBACK, 0, "SECONDS",
+     "time series: one \"interval\" record per SECONDS of each I/O phase (bytes, calls, rate, "
+     "p50/p99 latency, ranks active), reduced after the phase; needs --json or --live",
+     .parse = parse_interval},
+    {0, "live", SONDE_OPT_STRING, offsetof(struct sonde_common, live_path), "FILE",
+     "append the interval records to FILE (rank 0) while the phase runs, once every rank has "
+     "left the interval (--interval 1 unless given)"},
     {0, "strict", SONDE_OPT_FLAG, offsetof(struct sonde_common, strict), NULL,
      "refuse, before any I/O, a run whose data cannot fit in the file system's free space "
      "(without it: a warning); sonde-suite passes it"},
@@ -80,10 +105,17 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 			sonde_options_help(table, stdout);
 		sonde_exit(SONDE_EXIT_OK);
 	}
+	if (!ctx->common.json_path && !ctx->common.live_path && ctx->common.interval > 0) {
+		sonde_error("--interval writes interval records: give --json or --live");
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
 	if (ctx->parse_only)
 		return &workload_set;
 	int ok = sonde_results_open(ctx->workload, ctx->common.json_path, ctx->common.csv_path, err,
 	                            sizeof err) == 0;
+	if (!sonde_agree(ctx->comm, ok, "%s", err))
+		sonde_exit(SONDE_EXIT_USAGE);
+	ok = sonde_series_setup(ctx, err, sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
 	return &workload_set;

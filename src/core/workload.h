@@ -17,6 +17,8 @@ struct sonde_common {
 	int progress_lines;
 	double progress_interval;
 	int strict; /* --strict: a run predicted to fail (no room for its data) is refused */
+	double interval;       /* --interval: seconds per time-series interval; 0: off */
+	const char *live_path; /* --live FILE: interval records as they are produced */
 };
 
 struct sonde_context {

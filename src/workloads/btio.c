@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "results.h"
 #include "space.h"
+#include "timeseries.h"
 #include "workload.h"
 #include "workloads/btio/btio.h"
 
@@ -218,7 +219,16 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	if (!writing)
 		btio_poison(L);
 
+	/* this rank's bytes in one dump (its cells' points, 5 doubles each), in the calls the
+	 * record counts per dump */
+	int64_t dump_bytes = 0;
+	for (int k = 0; k < L->n; k++)
+		dump_bytes += L->cells[k].size[0] * L->cells[k].size[1] * L->cells[k].size[2] * 5 *
+		              (int64_t)sizeof(double);
+	int calls = s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1;
+	sonde_series_begin(ctx->comm, writing ? "write" : "read", 0);
 	MPI_Barrier(ctx->comm);
+	sonde_series_start();
 	double t0 = MPI_Wtime();
 	int err = ops->open(&j);
 	if (err < 0) {
@@ -249,6 +259,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		post += in_post;
 		wait += in_wait;
 		per_dump[d] = in_post + in_wait;
+		sonde_series_call(sonde_now(), per_dump[d], j.err ? 0 : dump_bytes, calls);
 		if (!writing && verify && !j.err) {
 			t = MPI_Wtime();
 			btio_check_dump(L, d, path, &j.data, ctx->rank, &chk);
@@ -259,6 +270,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	sonde_progress_end(&live);
 	ops->close(&j);
 	double elapsed = MPI_Wtime() - t0 - untimed;
+	sonde_series_stop();
 	/* A phase with a failure has no figures: one line names it. */
 	err = sonde_agree_path(ctx->comm, j.err, path, "%s", j.why);
 	if (err) {
@@ -289,7 +301,6 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		sonde_json_int(&extra, "striping_count", j.striping_factor);
 		sonde_json_int(&extra, "striping_size", j.striping_unit);
 		sonde_json_object_end(&extra);
-		int calls = s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1;
 		struct sonde_measurement m = {
 		    .phase = writing ? "write" : "read",
 		    .iteration = 0, /* BTIO runs each phase once */
@@ -313,6 +324,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		btio_print_block(s, writing, ctx->size, &t, s->dumps, ops->banner,
 		                 j.striping_factor, j.striping_unit);
 	}
+	sonde_series_report();
 	if (total[1]) {
 		sonde_error("verification failed: %lld of the %lld values read from %s differ (the "
 		            "first ones are listed above with their (dump, z, y, x, f) index)",

@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "results.h"
 #include "stats.h"
+#include "timeseries.h"
 #include "workload.h"
 #include "workloads/find/find.h"
 
@@ -69,6 +70,7 @@ struct walker {
 	enum color token_color;
 	uint64_t rng;
 	double start, deadline;
+	double last_scan; /* when the previous entry was scanned (--interval) */
 	char *params; /* the run's parameters as JSON, for the records */
 	/* matches */
 	int out_fd;
@@ -261,6 +263,18 @@ static void stat_item(struct walker *w, char *path)
 }
 
 /* One entry of the directory being read: its own tests, and the work it makes. */
+/* One entry scanned: the operation find counts. Its time in the series is the time since the
+ * previous one (find keeps no latency per entry; the clock is read only with --interval). */
+static void scanned(struct walker *w)
+{
+	w->n[SCANNED]++;
+	if (sonde_series_recording()) {
+		double now = sonde_now();
+		sonde_series_call(now, now - w->last_scan, 0, 1);
+		w->last_scan = now;
+	}
+}
+
 static void entry(struct walker *w, const struct dirent *e)
 {
 	size_t nlen = strlen(e->d_name);
@@ -286,7 +300,7 @@ static void entry(struct walker *w, const struct dirent *e)
 	}
 	if (type == DT_DIR)
 		find_queue_push(&w->queue, FIND_DIR, w->path, len);
-	w->n[SCANNED]++;
+	scanned(w);
 	if (!find_name_matches(&w->tests, e->d_name))
 		goto done;
 	if (!find_needs_stat(&w->tests)) {
@@ -506,7 +520,7 @@ static void start(struct walker *w, const char *root)
 	base = base && base[1] ? base + 1 : root;
 	if (S_ISDIR(st.st_mode))
 		find_queue_push(&w->queue, FIND_DIR, root, len);
-	w->n[SCANNED]++;
+	scanned(w);
 	if (find_name_matches(&w->tests, base) &&
 	    (!find_needs_stat(&w->tests) || find_stat_matches(&w->tests, &st)))
 		matched(w, root, len);
@@ -728,14 +742,19 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	w.params = params_json(&w.p, root);
 	sonde_results_header(ctx, w.params, root);
 
+	sonde_series_begin(w.comm, "find", -1);
 	MPI_Barrier(w.comm);
-	w.start = sonde_now();
+	sonde_series_start();
+	w.start = w.last_scan = sonde_now();
 	w.deadline = w.start + w.p.stonewall;
 	walk(&w, root);
 	double mine = sonde_now() - w.start;
+	sonde_series_stop();
 	if (w.out_fd != STDOUT_FILENO)
 		close(w.out_fd);
 	int code = conclude(&w, mine);
+	if (code == SONDE_EXIT_OK)
+		sonde_series_report();
 	find_queue_free(&w.queue);
 	free(w.params);
 	free(root);

@@ -23,6 +23,7 @@
 #include "pattern.h"
 #include "results.h"
 #include "space.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workload.h"
 #include "workloads/ior/ior.h"
@@ -191,7 +192,10 @@ static int prepare(struct ior_run *r, const struct ior_params *p, struct phase *
 static void timed(struct ior_run *r, const struct ior_params *p, struct phase *ph)
 {
 	struct ior_phase_out *po = &ph->po;
+	if (ph->acc != IOR_WRITECHECK)
+		sonde_series_begin(r->comm, ior_phase_name(ph->acc), ph->rep);
 	MPI_Barrier(r->comm);
+	sonde_series_start();
 	ph->tm[IOR_T_OPEN0] = now(r);
 	int err = 0;
 	struct sonde_file *f = open_target(r, p, &ph->tg, ph->writing, &err);
@@ -230,6 +234,7 @@ static void timed(struct ior_run *r, const struct ior_params *p, struct phase *p
 	ph->tm[IOR_T_CLOSE0] = now(r);
 	int crc = f ? r->backend->close(f) : 0;
 	ph->tm[IOR_T_CLOSE1] = now(r);
+	sonde_series_stop();
 	if (!po->failed && crc < 0) {
 		po->failed = 1;
 		snprintf(po->why, sizeof po->why, "close of %.3000s failed: %s", ph->tg.path,
@@ -386,6 +391,7 @@ static int phase(struct ior_run *r, struct ior_test *t, int rep, enum ior_access
 		check_file_size(r, t, ph);
 		reduce(r, p, ph);
 		report(r, t, ph);
+		sonde_series_report();
 	}
 	free(ph);
 	return code;
@@ -721,7 +727,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	r.map.nnodes = ctx->topo.nnodes;
 	r.where = (struct ior_where){ctx->topo.nnodes, ctx->size, ctx->topo.tasks_per_node};
 	r.map.block = ctx->size > 1 && ctx->topo.node_of_rank[1] == ctx->topo.node_of_rank[0];
-	sonde_clock_sync(ctx->comm, 10, &r.clock);
+	r.clock = *sonde_run_clock(ctx->comm);
 
 	char err[512] = "";
 	int ignored = 0;

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "results.h"
 #include "space.h"
+#include "timeseries.h"
 #include "workloads/mdtest/run.h"
 
 /* ---- checks before anything is made ------------------------------------------------------- */
@@ -420,7 +421,9 @@ static struct mdtest_pass phase(struct mdtest_run *run, enum mdtest_op op, int i
 	prepare(run, op);
 	if (run->p.prologue)
 		shell(run->p.prologue, "--run-cmd-before-phase");
+	sonde_series_begin(run->comm, mdtest_op_phase(op), iteration);
 	barrier(run);
+	sonde_series_start();
 	pass.start = sonde_now();
 	for (int loop = 0; loop < run->tree.loops; loop++) {
 		if (creates(op) && run->p.unique_dir) {
@@ -439,7 +442,9 @@ static struct mdtest_pass phase(struct mdtest_run *run, enum mdtest_op op, int i
 		shell(run->p.epilogue, "--run-cmd-after-phase");
 	barrier(run);
 	pass.end = sonde_now();
+	sonde_series_stop();
 	mdtest_report_phase(run, &pass);
+	sonde_series_report();
 	return pass;
 }
 

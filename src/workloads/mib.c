@@ -26,6 +26,7 @@
 #include "space.h"
 #include "stats.h"
 #include "stop.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workloads/mib/mib.h"
 
@@ -169,9 +170,10 @@ static void phase_init(struct mib *m, struct phase *ph, const char *name, int fi
 	data_path(m, file_task, ph->path, sizeof ph->path);
 }
 
-static void record_call(struct mib *m, struct phase *ph, double t0, double t1)
+static void record_call(struct mib *m, struct phase *ph, double t0, double t1, int64_t bytes)
 {
 	sonde_latency_acc_add(&ph->latency, t1 - t0);
+	sonde_series_call(t1, t1 - t0, bytes, 1);
 	if (m->keep_profile && sonde_profile_add(&ph->profile, t0, t1) < 0)
 		sonde_fatal("out of memory for the profile after %lld calls", (long long)ph->calls);
 }
@@ -200,6 +202,7 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 	struct sonde_progress live;
 	sonde_progress_begin(&live, m->ctx, ph->name, SONDE_PROGRESS_BYTES,
 	                     p->call_limit * p->call_size, m->tasks, p->time_limit);
+	sonde_series_start();
 	double t = sonde_now();
 	ph->start = t;
 	sonde_profile_init(&ph->profile, t);
@@ -234,7 +237,7 @@ static void io_loop(struct mib *m, struct phase *ph, struct sonde_file *f,
 			ph->short_calls++;
 		offset += n;
 		ph->calls++;
-		record_call(m, ph, t0, t);
+		record_call(m, ph, t0, t, n);
 		mib_bar_update(&bar, (int)ph->calls, t - ph->start);
 		sonde_progress_update(&live, ph->bytes);
 	} while (ph->calls < p->call_limit && t < limit);
@@ -323,6 +326,7 @@ static void write_phase(struct mib *m, struct phase *ph)
 	/* nothing is written before the lock: the open neither truncates nor writes */
 	m->lock_fd = lock_data_file(ph->path, 1);
 	refuse_if_in_use(m, m->lock_fd, ph->path);
+	sonde_series_begin(m->ctx->comm, ph->name, -1);
 	barrier(m);
 	io_loop(m, ph, f, NULL);
 	/* Part of the phase: the data must be on the file system, not in this client's cache. */
@@ -332,6 +336,7 @@ static void write_phase(struct mib *m, struct phase *ph)
 		snprintf(ph->why, sizeof ph->why, "%s", sonde_io_last_error());
 	}
 	ph->end_fsync = sonde_now();
+	sonde_series_stop();
 	barrier(m);
 	close_file(m, ph, f);
 	barrier(m);
@@ -386,8 +391,10 @@ static void read_phase(struct mib *m, struct phase *ph)
 		                  (size_t)m->p.call_size) < 0)
 			sonde_fatal("out of memory for the data check");
 	}
+	sonde_series_begin(m->ctx->comm, ph->name, -1);
 	barrier(m);
 	io_loop(m, ph, f, rrp);
+	sonde_series_stop();
 	barrier(m);
 	close_file(m, ph, f);
 	if (lock >= 0)
@@ -538,6 +545,7 @@ static double conclude(struct mib *m, struct phase *ph)
 		free(params);
 	}
 	free(per_task);
+	sonde_series_report();
 	if (p->profiles)
 		write_profile(m, ph);
 	sonde_profile_free(&ph->profile);
@@ -630,11 +638,7 @@ static void setup(struct mib *m, int argc, char **argv)
 	                 (long long)m->p.call_size))
 		sonde_exit(SONDE_EXIT_RUNTIME);
 
-	if (ctx->mpi) {
-		sonde_clock_sync(ctx->comm, 10, &m->clock);
-	} else {
-		m->clock = (struct sonde_clock){.zero = sonde_now()};
-	}
+	m->clock = *sonde_run_clock(ctx->mpi ? ctx->comm : MPI_COMM_NULL);
 	char *pj = params_json(m);
 	sonde_results_header(ctx, pj, m->p.test_dir);
 	free(pj);

@@ -14,6 +14,7 @@
 #include "fail.h"
 #include "files.h"
 #include "results.h"
+#include "timeseries.h"
 #include "workloads/mpiio/mpiio.h"
 
 static int phase(struct mpiio_run *run, int write)
@@ -21,12 +22,17 @@ static int phase(struct mpiio_run *run, int write)
 	struct mpiio_times t = {0};
 	struct mpiio_verify v = {0};
 	mpiio_print_phase_start(run, write);
+	sonde_series_begin(run->ctx->comm, write ? "write" : "read", -1);
 	MPI_Barrier(run->ctx->comm);
+	sonde_series_start();
 	if (mpiio_aggregating(run->p->type))
 		mpiio_aggregate_phase(run, write, &t, &v);
 	else
 		mpiio_direct_phase(run, write, &t, &v);
+	sonde_series_stop();
 	int code = mpiio_report_phase(run, write, &t, &v);
+	if (!code)
+		sonde_series_report();
 	if (!code && write && !run->p->nofile && (run->p->hints.count || run->p->dio))
 		mpiio_print_hints(run);
 	return code;

@@ -3,7 +3,8 @@
 either into a pandas DataFrame (to_dataframe) with one row per measurement.
 
 A results file holds one or more runs (sonde appends), each a "header" record, "measurement"
-records, optional "summary" and "profile" records and a closing "end" record, all carrying the
+records, optional "summary", "profile" and "interval" records and a closing "end" record, all
+carrying the
 run's run_id (docs/results-schema.md). sonde writes and flushes one whole line per record, so a
 run killed while writing leaves at most one partial last line: the loader drops it and sets
 Run.truncated. A run without its "end" record (killed, or still running) has Run.complete False,
@@ -22,6 +23,7 @@ import pandas as pd
 
 from . import schema as _schema
 from .manifest import Manifest
+from .names import Interval
 
 # The CSV columns, in the order sonde writes them (src/core/results.c); measurement_rows() uses
 # the same names, with params and extra flattened into "param.<key>" and "extra.<key>".
@@ -57,6 +59,7 @@ class Run:
     measurements: list = field(default_factory=list)
     summaries: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
+    intervals: list = field(default_factory=list)  # --interval's records, in file order
     end: dict | None = None
     records: list = field(default_factory=list)  # every record in file order, any type
     truncated: bool = False  # the file ended in a partial record of this run
@@ -105,6 +108,8 @@ class Run:
             self.summaries.append(record)
         elif kind == "profile":
             self.profiles.append(record)
+        elif kind == Interval.TYPE:
+            self.intervals.append(record)
         elif kind == "end":
             self.end = record
 

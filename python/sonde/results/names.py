@@ -420,6 +420,26 @@ class Measurement:
     EXTRA = Name("extra", (dict,))
 
 
+class Interval:
+    """Members of an "interval" record (--interval): one interval of a phase's time series."""
+
+    TYPE = "interval"
+    PHASE = Name("phase", STR)
+    ITERATION = Name("iteration", INT)
+    INTERVAL = Name("interval", INT)  # 0 for the phase's first
+    START = Name("start_s", (int, float))  # seconds after the phase's start
+    SECONDS = Name("seconds", (int, float))  # its length (the first and last are cut)
+    CLOCK = Name("clock_s", (int, float))  # its start on the run's clock (the profiles')
+    BYTES = Name("bytes", INT)
+    OPS = Name("ops", INT)
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float))
+    OPS_PER_S = Name("ops_per_s", (int, float))
+    LATENCY_P50 = Name("latency_p50_s", (int, float, NONE))  # None: no call in the interval
+    LATENCY_P99 = Name("latency_p99_s", (int, float, NONE))
+    RANKS_ACTIVE = Name("ranks_active", INT)  # ranks whose phase overlaps the interval
+    RANKS = Name("ranks", INT)
+
+
 class End:
     """Members of the end record the Python layer reads."""
 

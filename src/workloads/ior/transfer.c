@@ -13,12 +13,16 @@
 #include "fail.h"
 #include "files.h"
 #include "progress.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workloads/ior/layout.h"
 #include "workloads/ior/run.h"
 
-static void add_latency(struct ior_run *r, double s)
+/* A call that ended at end (local time) after s seconds, moving n bytes (n < 0: it failed):
+ * its latency sample and its interval of the time series. */
+static void add_latency(struct ior_run *r, double end, double s, ssize_t n)
 {
+	sonde_series_call(end, s, n > 0 ? (int64_t)n : 0, 1);
 	if (r->nlat == r->caplat) {
 		r->caplat = r->caplat ? 2 * r->caplat : 4096;
 		r->lat = realloc(r->lat, sizeof *r->lat * (size_t)r->caplat);
@@ -36,13 +40,14 @@ static int64_t single(struct ior_run *r, const struct ior_params *p, struct sond
 {
 	size_t len = (size_t)p->xfer;
 	ssize_t n;
-	double t0;
+	double t0, t1;
 	if (acc == IOR_WRITE) {
 		if (p->packet != IOR_PACKET_TIMESTAMP)
 			sonde_pattern_fill(&tg->pat, r->buf, len, (uint64_t)offset);
 		t0 = sonde_now();
 		n = r->backend->write_at(f, r->buf, len, offset);
-		add_latency(r, sonde_now() - t0);
+		t1 = sonde_now();
+		add_latency(r, t1, t1 - t0, n);
 		if (n == (ssize_t)len && p->fsync_per_write) {
 			int rc = r->backend->sync(f);
 			if (rc < 0)
@@ -51,7 +56,8 @@ static int64_t single(struct ior_run *r, const struct ior_params *p, struct sond
 	} else {
 		t0 = sonde_now();
 		n = r->backend->read_at(f, r->buf, len, offset);
-		add_latency(r, sonde_now() - t0);
+		t1 = sonde_now();
+		add_latency(r, t1, t1 - t0, n);
 		if (n == (ssize_t)len && (acc == IOR_WRITECHECK || acc == IOR_READCHECK)) {
 			/* timestamp packets repeat one buffer, so every transfer is checked
 			 * against its start; mismatches are reported at their file offset */

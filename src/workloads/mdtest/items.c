@@ -13,6 +13,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "progress.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workloads/mdtest/run.h"
 
@@ -77,6 +78,7 @@ struct work {
 	size_t prefix;
 	int64_t dir; /* the directory the prefix names */
 	double t;    /* the end of the previous item */
+	int64_t bytes_then; /* pass->bytes at that end */
 	double deadline;
 	struct sonde_progress *live;
 };
@@ -258,6 +260,8 @@ static int after_item(struct work *w)
 	struct mdtest_run *run = w->run;
 	if (w->pass->nlat < run->caplat)
 		run->lat[w->pass->nlat++] = now - w->t;
+	sonde_series_call(now, now - w->t, w->pass->bytes - w->bytes_then, 1);
+	w->bytes_then = w->pass->bytes;
 	w->t = now;
 	w->pass->items++;
 	sonde_progress_update(w->live, w->pass->items);
@@ -381,6 +385,7 @@ static void begin_work(struct mdtest_run *run, struct mdtest_pass *pass, struct 
 	memset(w, 0, sizeof *w);
 	w->run = run;
 	w->pass = pass;
+	w->bytes_then = pass->bytes;
 	w->live = live;
 	w->dir = -1;
 	if (run->p.shared_file) {

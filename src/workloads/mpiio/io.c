@@ -14,6 +14,7 @@
 #include "completion.h"
 #include "fail.h"
 #include "open_errno.h"
+#include "timeseries.h"
 #include "workloads/mpiio/mpiio.h"
 
 static void mpi_message(int rc, char *msg)
@@ -161,6 +162,7 @@ void mpiio_start(struct mpiio_run *run, MPI_File fh, int64_t offset, double *buf
 	if (!write && offset + count * 8 > run->file_bytes)
 		count = offset < run->file_bytes ? (run->file_bytes - offset) / 8 : 0;
 	x->count = count;
+	x->start = sonde_now();
 	x->req = MPI_REQUEST_NULL;
 	x->fh = fh;
 	x->offset = offset;
@@ -206,6 +208,11 @@ int64_t mpiio_finish(struct mpiio_run *run, struct mpiio_xfer *x, double *buf, i
 		got += more;
 	}
 	mpiio_fail(run, err);
+	/* the objects moved are the operations the phase counts */
+	double end = sonde_now();
+	if (x->count > 0)
+		sonde_series_call(end, end - x->start, (int64_t)got * 8,
+		                  (int64_t)got * 8 / run->p->size);
 	/* What a short or failed read did not bring must not pass for data. */
 	for (int64_t i = got; i < x->count && !write; i++)
 		buf[i] = NAN;

@@ -210,6 +210,7 @@ struct mpiio_xfer {
 	int64_t offset;
 	int start_rc;
 	int64_t count; /* doubles asked for */
+	double start;  /* when it was started */
 	struct sonde_mpio_op op;
 };
 /* One transfer of count doubles at offset: started (MPI_File_i{write,read}_at, their _all
