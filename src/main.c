@@ -11,6 +11,7 @@
 #include "fail.h"
 #include "json.h"
 #include "manpage.h"
+#include "mix.h"
 #include "shell_completion.h"
 #include "stop.h"
 #include "topology.h"
@@ -85,7 +86,9 @@ static void print_usage(FILE *out)
 	fprintf(out, "usage: sonde <workload> [options]\n"
 	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
 	             "       sonde --version\n"
-	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n\n"
+	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
+	             "       sonde mix [--json FILE] [--solo] --group SPEC: <workload> [options] "
+	             "...\n\n"
 	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
@@ -209,6 +212,41 @@ static int parse_only(int argc, char **argv)
 	return fflush(stdout) == 0 ? SONDE_EXIT_OK : SONDE_EXIT_RUNTIME;
 }
 
+/* MPI_COMM_WORLD: the launch. Every workload runs on the communicator its context gives: this
+ * one when it runs alone, its group's in `sonde mix`. */
+static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
+{
+	/* Read before MPI_Init: a singleton's MPI may set launcher variables of its own (Open MPI
+	 * gives each singleton PMIX_RANK=0). */
+	struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
+	                                 sonde_launcher_kind()};
+	MPI_Init(argc, argv);
+	ctx->mpi = 1;
+	ctx->comm = MPI_COMM_WORLD;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(ctx->comm, &ctx->rank);
+	MPI_Comm_size(ctx->comm, &ctx->size);
+	if (launcher_mismatch(&launcher, ctx->size))
+		sonde_exit(early_usage_error(launcher.rank));
+	sonde_topology_init(ctx->comm, &ctx->topo);
+	sonde_stop_init();
+}
+
+/* sonde mix ...: groups of ranks, each running a workload (src/core/mix.h). */
+static int mix(int argc, char **argv)
+{
+	if (argc == 2 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
+		if (sonde_launcher_rank() == 0)
+			sonde_mix_usage(argc == 2 ? stderr : stdout);
+		return argc == 2 ? early_usage_error(sonde_launcher_rank()) : 0;
+	}
+	struct sonde_context ctx = {.workload = "mix", .argc = argc, .argv = argv};
+	start_mpi(&ctx, &argc, &argv);
+	int code = sonde_mix_run(&ctx, workloads, argc, argv);
+	sonde_topology_free(&ctx.topo);
+	sonde_exit(code);
+}
+
 int main(int argc, char **argv)
 {
 	/* Benchmark files land on shared file systems: none may be writable by group or others,
@@ -262,6 +300,8 @@ int main(int argc, char **argv)
 		sonde_completion_bash(workloads, stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "mix") == 0)
+		return mix(argc, argv);
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
 		if (sonde_launcher_rank() == 0)
@@ -303,24 +343,10 @@ int main(int argc, char **argv)
 	    .argc = argc,
 	    .argv = argv,
 	};
-	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1)) {
-		/* Read before MPI_Init: a singleton's MPI may set launcher variables of its own
-		 * (Open MPI gives each singleton PMIX_RANK=0). */
-		struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
-		                                 sonde_launcher_kind()};
-		MPI_Init(&argc, &argv);
-		ctx.mpi = 1;
-		ctx.comm = MPI_COMM_WORLD;
-		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-		MPI_Comm_rank(ctx.comm, &ctx.rank);
-		MPI_Comm_size(ctx.comm, &ctx.size);
-		if (launcher_mismatch(&launcher, ctx.size))
-			sonde_exit(early_usage_error(launcher.rank));
-		sonde_topology_init(ctx.comm, &ctx.topo);
-		sonde_stop_init();
-	} else {
+	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1))
+		start_mpi(&ctx, &argc, &argv);
+	else
 		sonde_topology_single(&ctx.topo);
-	}
 	int code = w->run(&ctx, argc - 1, argv + 1);
 	sonde_topology_free(&ctx.topo);
 	sonde_exit(code);
