@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import read_jsonl, run_sonde
+from conftest import MULTI_NODE, read_jsonl, run_sonde
 from faultlib import NEEDS_SHIM, SHIM, error_lines
 
 pytestmark = NEEDS_SHIM
@@ -201,3 +201,26 @@ def test_bad_group_is_one_line_naming_it(tmp_path):
     assert proc.returncode == 2
     (line,) = error_lines(proc.stderr)
     assert "the groups take 1 of the launch's 2 ranks" in line, line
+
+
+@MULTI_NODE[0]
+@MULTI_NODE[1]
+def test_groups_per_node_and_on_node_sets(tmp_path):
+    """On two "nodes" of 3 ranks: 1/node puts one rank of each node in group 1 (every node runs
+    a mix), 1@1 one more rank of node 1, and 3 the rest; the header of each group's run says
+    where its ranks ran."""
+    results = tmp_path / "r.jsonl"
+    ior = ["ior", "-w", "-t", "4k", "-b", "16k"]
+    run_sonde(["mix", "--json", results,
+               "--group", "1/node:", *ior, "-o", tmp_path / "a",
+               "--group", "1@1:", *ior, "-o", tmp_path / "b",
+               "--group", "3:", "mdtest", "-n", 2, "-d", tmp_path / "md"],
+              np=6, hosts="nodeA:3,nodeB:3", timeout=120)
+    records = read_jsonl(results)
+    (mix,) = [r for r in records if r["type"] == "header" and r["workload"] == "mix"]
+    ranks = [g["world_ranks"] for g in mix["params"]["groups"]]
+    assert ranks == [[0, 3], [4], [1, 2, 5]]
+    headers = {r["group"]: r for r in records if r["type"] == "header" and "group" in r}
+    assert headers[1]["hostnames"] == ["nodeA", "nodeB"] and headers[1]["tasks_on_node"] == [1, 1]
+    assert headers[2]["hostnames"] == ["nodeB"]
+    assert headers[3]["hostnames"] == ["nodeA", "nodeB"] and headers[3]["tasks_on_node"] == [2, 1]
