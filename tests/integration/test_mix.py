@@ -7,6 +7,7 @@ workloads run alone by plain `sonde ior` / `sonde mdtest`.
 The fault shim (tests/shim/faultshim.c, SONDE_FAULT_DELAY_US) makes every read and write of the
 run's files wait, so that tiny phases last long enough to overlap on a loaded machine."""
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -145,7 +146,7 @@ def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
                    if m["type"] == "measurement")
     # one group after another, every solo phase before the concurrent runs
     solo_runs = [[m for m in run if m["type"] == "measurement"] for run in solo]
-    for before, after in zip(solo_runs, solo_runs[1:], strict=False):
+    for before, after in itertools.pairwise(solo_runs):
         assert max(m["end"] for m in before) < min(m["start"] for m in after)
     first_concurrent = min(m["start"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
                            if m["type"] == "measurement")
