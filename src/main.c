@@ -87,7 +87,8 @@ static void print_usage(FILE *out)
 	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
 	             "       sonde --version\n"
 	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
-	             "       sonde mix [--json FILE] [--solo] --group SPEC: <workload> [options] "
+	             "       sonde mix [--json FILE] [--solo] [--strict] --group SPEC: <workload> "
+	             "[options] "
 	             "...\n\n"
 	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
@@ -179,16 +180,18 @@ static int parse_only(int argc, char **argv)
 	if (launch_count(argv[2], "RANKS", &ranks) < 0 ||
 	    launch_count(argv[3], "TASKS_PER_NODE", &tasks_per_node) < 0)
 		return SONDE_EXIT_USAGE;
-	const struct sonde_workload *w = find_workload(argv[4]);
-	if (!w) {
+	int mix = strcmp(argv[4], "mix") == 0;
+	const struct sonde_workload *w = mix ? NULL : find_workload(argv[4]);
+	if (!w && !mix) {
 		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
 		        argv[4]);
 		return SONDE_EXIT_USAGE;
 	}
-	sonde_fail_set_workload(w->name);
+	const char *name = mix ? "mix" : w->name;
+	sonde_fail_set_workload(name);
 	/* argv as a run sees it from [1] on: the workload, then its options */
 	struct sonde_context ctx = {
-	    .workload = w->name,
+	    .workload = name,
 	    .comm = MPI_COMM_NULL,
 	    .size = ranks,
 	    .argc = argc - 3,
@@ -196,11 +199,12 @@ static int parse_only(int argc, char **argv)
 	    .parse_only = 1,
 	};
 	sonde_topology_planned(&ctx.topo, ranks, tasks_per_node);
-	char *params = w->params(&ctx, argc - 4, argv + 4);
+	char *params = mix ? sonde_mix_params(&ctx, workloads, argc - 3, argv + 3)
+	                   : w->params(&ctx, argc - 4, argv + 4);
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_json_string(&j, "workload", w->name);
+	sonde_json_string(&j, "workload", name);
 	sonde_json_int(&j, "ranks", ranks);
 	sonde_json_int(&j, "tasks_per_node", ctx.topo.tasks_per_node);
 	sonde_json_raw(&j, "params", params);

@@ -28,7 +28,8 @@ void sonde_mix_usage(FILE *out)
 	        "  --json FILE  the mix's records (mix: each overlap of the groups' phases), and\n"
 	        "               every group's records unless its ARGS name a --json of their own\n"
 	        "  --solo       first run each group alone (the others wait), then all at once:\n"
-	        "               the mix records give each group's concurrent / alone ratio\n");
+	        "               the mix records give each group's concurrent / alone ratio\n"
+	        "  --strict     every group's --strict (a run whose data cannot fit is refused)\n");
 }
 
 /* "1,3-4" into a set of node numbers below nnodes. */
@@ -115,9 +116,10 @@ static int place(struct mix_group *g, const struct sonde_topology *t, char *take
 				here++;
 			}
 		if (per_node && here < count) {
-			snprintf(err, errlen, "'%s': node %d (%s) has %d free rank%s, not %lld",
-			         g->spec, n, t->node_names[n], here, here == 1 ? "" : "s",
-			         (long long)count);
+			const char *host = t->node_names[n];
+			snprintf(err, errlen, "'%s': node %d%s%s%s has %d free rank%s, not %lld",
+			         g->spec, n, *host ? " (" : "", host, *host ? ")" : "", here,
+			         here == 1 ? "" : "s", (long long)count);
 			goto out;
 		}
 	}
@@ -149,27 +151,37 @@ static const struct sonde_workload *find(const struct sonde_workload *const *wor
 	return NULL;
 }
 
+static int has_option(char **args, int nargs, const char *name)
+{
+	size_t len = strlen(name);
+	for (int i = 0; i < nargs; i++)
+		if (strncmp(args[i], name, len) == 0 &&
+		    (args[i][len] == '\0' || args[i][len] == '='))
+			return 1;
+	return 0;
+}
+
 /* A group's command line as the workload alone would get it: the program, the workload, its
- * arguments, and --json FILE when the mix names one and the group's arguments do not. */
+ * arguments, and --json FILE and --strict when the mix has them and the group's arguments do
+ * not. */
 static void group_argv(struct mix_plan *plan, struct mix_group *g, char *program, char **args,
                        int nargs)
 {
-	int own_json = 0;
-	for (int i = 0; i < nargs; i++)
-		if (strcmp(args[i], "--json") == 0 || strncmp(args[i], "--json=", 7) == 0)
-			own_json = 1;
-	int add = plan->json_path && !own_json ? 2 : 0;
-	g->argv = calloc((size_t)(nargs + add + 2), sizeof *g->argv);
+	int json = plan->json_path && !has_option(args, nargs, "--json");
+	int strict = plan->strict && !has_option(args, nargs, "--strict");
+	g->argv = calloc((size_t)(nargs + 5), sizeof *g->argv);
 	if (!g->argv)
 		sonde_fatal("no memory for a group's command line");
 	g->argv[0] = program;
+	g->argc = 1;
 	for (int i = 0; i < nargs; i++)
-		g->argv[1 + i] = args[i];
-	if (add) {
-		g->argv[1 + nargs] = "--json";
-		g->argv[2 + nargs] = (char *)plan->json_path;
+		g->argv[g->argc++] = args[i];
+	if (json) {
+		g->argv[g->argc++] = "--json";
+		g->argv[g->argc++] = (char *)plan->json_path;
 	}
-	g->argc = 1 + nargs + add;
+	if (strict)
+		g->argv[g->argc++] = "--strict";
 }
 
 /* The command line into plan; -1 with a one-line reason in err. */
@@ -182,6 +194,8 @@ static int parse_plan(const struct sonde_workload *const *workloads, const struc
 			plan->solo = 1;
 		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
 			plan->json_path = argv[++i];
+		} else if (strcmp(argv[i], "--strict") == 0) {
+			plan->strict = 1;
 		} else {
 			snprintf(err, errlen,
 			         "unknown or incomplete option '%s' (sonde mix --help)", argv[i]);
@@ -446,6 +460,21 @@ static int verdict(const struct mix_plan *plan)
 		    k + 1, g->spec, g->w->name, g->code, rank);
 	}
 	return code;
+}
+
+char *sonde_mix_params(struct sonde_context *ctx, const struct sonde_workload *const *workloads,
+                       int argc, char **argv)
+{
+	struct mix_plan plan = {0};
+	char err[1024];
+	sonde_fail_set_workload("mix");
+	if (parse_plan(workloads, &ctx->topo, argc, argv, &plan, err, sizeof err) < 0) {
+		sonde_error("%s", err);
+		sonde_exit(SONDE_EXIT_USAGE);
+	}
+	if (check_groups(&plan, ctx) < 0)
+		sonde_exit(SONDE_EXIT_USAGE);
+	return mix_params(&plan);
 }
 
 int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const *workloads,

@@ -2,7 +2,7 @@
 /* sonde mix: one launch split into groups of ranks, each running one workload with its own
  * options on its own communicator, all started together after one barrier (docs/workloads/mix.md).
  *
- *   sonde mix [--json FILE] [--solo] --group SPEC: WORKLOAD [ARGS...] [--group ...]
+ *   sonde mix [--json FILE] [--solo] [--strict] --group SPEC: WORKLOAD [ARGS...] [--group ...]
  *
  * SPEC: N (the next N free ranks, in world rank order), N/node (N free ranks of each node), either
  * followed by @NODES (only on these nodes: 0,2-3, numbered as sonde numbers them: node 0 holds
@@ -36,6 +36,7 @@ struct mix_group {
 struct mix_plan {
 	const char *json_path; /* --json: the mix's records, and the groups' unless they name one */
 	int solo;              /* --solo */
+	int strict;            /* --strict: every group's */
 	int ngroups;
 	struct mix_group *groups;
 	char run_id[64]; /* the mix's own */
@@ -48,6 +49,15 @@ void sonde_mix_usage(FILE *out);
  * with the workloads of this binary. Returns the exit code of the launch. */
 int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const *workloads,
                   int argc, char **argv);
+
+/* sonde --parse-only RANKS TASKS_PER_NODE mix ...: the command line checked as a launch on
+ * ctx->topo (a planned one) would check it, every group by its workload's parser; the params of
+ * the mix's header record (malloc'd JSON), or the one error line and SONDE_EXIT_USAGE. */
+char *sonde_mix_params(struct sonde_context *ctx, const struct sonde_workload *const *workloads,
+                       int argc, char **argv);
+
+/* mix_records.c: the params of the mix's header record (malloc'd JSON). */
+char *mix_params(const struct mix_plan *plan);
 
 /* mix_records.c, world rank 0 after the run: the windows in which every group was in one phase,
  * on stdout and as the mix's own run in plan->json_path (a header, a "mix" record per window,

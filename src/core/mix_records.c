@@ -103,9 +103,17 @@ static void print_overlap(const struct mix_plan *plan, int n, double a, double b
 		printf("  group %d %-6s %-10s iteration %d: %.2f MiB/s, %.2f ops/s (phase average)",
 		       k + 1, g->w->name, sp->phase, sp->iteration, mib_s(sp), ops_s(sp));
 		const struct sonde_mix_span *alone = plan->solo ? solo_of(g, sp) : NULL;
-		if (alone)
-			printf("; alone %.2f MiB/s, %.2f ops/s: ratio %.3f", mib_s(alone),
-			       ops_s(alone), rate(mib_s(sp), mib_s(alone)));
+		if (alone) {
+			/* a phase that moves no bytes (a stat) has its ratio in ops only */
+			double bw_ratio = rate(mib_s(sp), mib_s(alone)),
+			       ops_ratio = rate(ops_s(sp), ops_s(alone));
+			printf("; alone %.2f MiB/s, %.2f ops/s: ratio ", mib_s(alone),
+			       ops_s(alone));
+			if (isfinite(bw_ratio))
+				printf("%.3f", bw_ratio);
+			else
+				printf("%.3f (ops)", ops_ratio);
+		}
 		putchar('\n');
 	}
 }
@@ -194,12 +202,13 @@ static int overlaps(const struct mix_plan *plan)
 	return n;
 }
 
-static char *mix_params(const struct mix_plan *plan)
+char *mix_params(const struct mix_plan *plan)
 {
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
 	sonde_json_bool(&j, "solo", plan->solo);
+	sonde_json_bool(&j, "strict", plan->strict);
 	sonde_json_array_begin(&j, "groups");
 	for (int k = 0; k < plan->ngroups; k++) {
 		const struct mix_group *g = &plan->groups[k];
