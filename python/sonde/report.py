@@ -22,7 +22,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from . import campaign as _campaign
 from . import compare as _compare
-from . import plots, render_html, render_png, scores, systems, words
+from . import mix_report, plots, render_html, render_png, scores, systems, words
 from . import results as _results
 from . import rules as _rules
 from . import summary as _summary
@@ -505,6 +505,9 @@ def build(sources, runs=None):
     campaigns = _campaign.of_runs(runs, sources)
     sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \
         + workload_sections(runs, labels, figures)
+    mixed = mix_report.section(runs, labels)
+    if mixed:
+        sections.append(mixed)
     proc = procurement(runs, labels, campaigns)
     if proc:
         sections.append(proc)

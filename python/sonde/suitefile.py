@@ -318,13 +318,15 @@ def _load_concurrent_step(suite, text, head, step, n, seen):
         if ("ranks" in g) == ("per_node" in g):
             raise err(f"group {k}: ranks = N (N ranks) or per_node = N (N of each node), one "
                       "of the two", "concurrent")
+        def group_err(m, k=k):
+            return err(f"group {k}: {m}", "concurrent")
+
         if "ranks" in g:
-            count = _whole(g["ranks"], "ranks", lambda m: err(f"group {k}: {m}", "concurrent"))
+            count = _whole(g["ranks"], "ranks", group_err)
             total += count
             spec = f"{count}:"
         else:
-            count = _whole(g["per_node"], "per_node",
-                           lambda m: err(f"group {k}: {m}", "concurrent"))
+            count = _whole(g["per_node"], "per_node", group_err)
             if nodes is None:
                 raise err(f"group {k}: per_node needs the step's nodes", "concurrent")
             total += count * nodes
