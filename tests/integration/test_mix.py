@@ -225,3 +225,25 @@ def test_groups_per_node_and_on_node_sets(tmp_path):
     assert headers[1]["hostnames"] == ["nodeA", "nodeB"] and headers[1]["tasks_on_node"] == [1, 1]
     assert headers[2]["hostnames"] == ["nodeB"]
     assert headers[3]["hostnames"] == ["nodeA", "nodeB"] and headers[3]["tasks_on_node"] == [2, 1]
+
+
+def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
+    """sonde_fatal (MPI_Abort) on a rank of group 2: ior's test file name, with -F's rank
+    suffix, is longer than a path may be. The whole launch ends; the line names the group and
+    the rank; every record written (group 2's end record among them) is whole."""
+    deep = tmp_path
+    while len(str(deep)) < 3890 - 201:
+        deep = deep / ("d" * 200)
+    deep = Path(str(deep / ("d" * 200))[:3890])
+    deep.mkdir(parents=True)
+    results = tmp_path / "r.jsonl"
+    proc = run_sonde(["mix", "--json", results, "--group", "1:", "mdtest", "-n", 4, "-d",
+                      tmp_path / "md", "--group", "2:", "ior", "-w", "-F", "-t", "4k", "-b",
+                      "16k", "-o", deep / ("f" * 200)], np=3, check=False)
+    assert proc.returncode != 0
+    lines = error_lines(proc.stderr)
+    assert lines and all(re.match(r"sonde ior: group 2: rank [12]: error: test file name too "
+                                  r"long: ", ln) for ln in lines), lines
+    records = read_jsonl(results)
+    (end,) = [r for r in records if r["type"] == "end" and r.get("group") == 2]
+    assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
