@@ -397,17 +397,17 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 		fprintf(out, "; see\n.BR sonde\\-%s (1).\n", workloads[i]->name);
 	}
 	fputs(".SH CONCURRENT WORKLOADS\n", out);
-	sonde_roff_line(out,
-	                "sonde mix splits one launch into groups of ranks, each running one "
-	                "workload with its own options on a communicator of its own, all started "
-	                "together after one barrier: --group N: (the next N ranks), N/node: (N "
-	                "ranks of each node), either with @NODES (0,2-3). Every group's options "
-	                "are checked by its workload first. Each group writes its workload's "
-	                "records (with a group member, and ior's and mdtest's measurements with "
-	                "their start and end on the mix's clock); --json FILE also gets a mix "
-	                "record per overlap of "
-	                "the groups' phases; --solo runs each group alone first and gives the "
-	                "ratio at once / alone. docs/workloads/mix.md has the details.");
+	sonde_roff_line(
+	    out, "sonde mix splits one launch into groups of ranks, each running one "
+	         "workload with its own options on a communicator of its own, all started "
+	         "together after one barrier: --group N: (the next N ranks), N/node: (N "
+	         "ranks of each node), either with @NODES (0,2-3). Every group's options "
+	         "are checked by its workload first. Each group writes its workload's "
+	         "records (with a group member, and the start and end of ior's, mdtest's, "
+	         "mib's and find's measurements on the mix's clock); --json FILE also gets a mix "
+	         "record per overlap of "
+	         "the groups' phases; --solo runs each group alone first and gives the "
+	         "ratio at once / alone. docs/workloads/mix.md has the details.");
 	fputs(".SH OPTIONS\n", out);
 	paragraph(out, "Every workload accepts these besides its own:");
 	options_section(out, &sonde_common_options, SONDE_SECTION_OPTIONS, NULL);
