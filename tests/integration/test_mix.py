@@ -247,3 +247,29 @@ def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
     records = read_jsonl(results)
     (end,) = [r for r in records if r["type"] == "end" and r.get("group") == 2]
     assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
+
+
+def test_mib_and_find_phases_are_on_the_mix_clock(tmp_path):
+    """mib's phase spans its earliest start to its latest end and find's its walk: each
+    measurement's end - start is its own seconds, after the mix's zero, mib's read after its
+    write."""
+    (tmp_path / "mib").mkdir()
+    tree = tmp_path / "tree"
+    for i in range(20):
+        (tree / f"d{i}").mkdir(parents=True)
+        for k in range(50):
+            (tree / f"d{i}" / f"f{k}").touch()
+    results = tmp_path / "r.jsonl"
+    run_sonde(["mix", "--json", results, "--group", "1:", "mib", "-F", "-t", tmp_path / "mib",
+               "-l", 20, "-s", "4k", "--group", "2:", "find", tree, "-name", "*7"], np=3,
+              env={"LD_PRELOAD": str(SHIM), "SONDE_FAULT_DIR": str(tmp_path / "mib"),
+                   **DELAY})
+    measured = [r for r in read_jsonl(results) if r["type"] == "measurement"]
+    assert sorted((r["workload"], r["phase"]) for r in measured) == \
+        [("find", "find"), ("mib", "read"), ("mib", "write")]
+    for r in measured:
+        assert r["start"] >= 0 and r["end"] - r["start"] == pytest.approx(r["seconds"],
+                                                                         abs=1e-6), r
+    (write,) = [r for r in measured if r["phase"] == "write"]
+    (read,) = [r for r in measured if r["phase"] == "read"]
+    assert write["end"] <= read["start"]
