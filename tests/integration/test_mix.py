@@ -16,7 +16,13 @@ import pytest
 from conftest import MULTI_NODE, read_jsonl, run_sonde
 from faultlib import NEEDS_SHIM, SHIM, error_lines
 
-pytestmark = NEEDS_SHIM
+
+def slowed(test):
+    """A test whose launches preload the fault shim: not in the ASan leg (NEEDS_SHIM)."""
+    for mark in NEEDS_SHIM:
+        test = mark(test)
+    return test
+
 
 DELAY = {"SONDE_FAULT_DELAY_US": "20000"}
 XFER, BLOCK, ITEMS, ITEM_BYTES = 4096, 65536, 8, 4096
@@ -87,6 +93,7 @@ def mixed(tmp_path_factory):
     return d, proc, read_jsonl(results)
 
 
+@slowed
 def test_each_group_moved_what_its_records_and_files_say(mixed):
     d, _, records = mixed
     runs = _runs(records)
@@ -109,6 +116,7 @@ def test_each_group_moved_what_its_records_and_files_say(mixed):
     assert [r["ranks"] for r in (easy[0], hard[0], md[0])] == [1, 1, 2]
 
 
+@slowed
 def test_phases_overlap_and_the_mix_record_sums_them(mixed):
     _, proc, records = mixed
     runs = _runs(records)
@@ -136,6 +144,7 @@ def test_phases_overlap_and_the_mix_record_sums_them(mixed):
     assert f"mix overlap {m['overlap']}:" in proc.stdout
 
 
+@slowed
 def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
     _, proc, records = mixed
     runs = _runs(records)
@@ -166,6 +175,7 @@ def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
     assert "ratio" in proc.stdout
 
 
+@slowed
 def test_a_group_writes_what_the_workload_alone_writes(mixed):
     d, _, records = mixed
     runs = _runs(records)
@@ -249,6 +259,7 @@ def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
     assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
 
 
+@slowed
 def test_mib_and_find_phases_are_on_the_mix_clock(tmp_path):
     """mib's phase spans its earliest start to its latest end and find's its walk: each
     measurement's end - start is its own seconds, after the mix's zero, mib's read after its
