@@ -11,6 +11,7 @@
 #include "fail.h"
 #include "json.h"
 #include "manpage.h"
+#include "mix.h"
 #include "shell_completion.h"
 #include "stop.h"
 #include "topology.h"
@@ -85,7 +86,10 @@ static void print_usage(FILE *out)
 	fprintf(out, "usage: sonde <workload> [options]\n"
 	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
 	             "       sonde --version\n"
-	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n\n"
+	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
+	             "       sonde mix [--json FILE] [--solo] [--strict] --group SPEC: <workload> "
+	             "[options] "
+	             "...\n\n"
 	             "Parallel I/O and MPI benchmarks. Workloads:\n");
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
@@ -176,16 +180,18 @@ static int parse_only(int argc, char **argv)
 	if (launch_count(argv[2], "RANKS", &ranks) < 0 ||
 	    launch_count(argv[3], "TASKS_PER_NODE", &tasks_per_node) < 0)
 		return SONDE_EXIT_USAGE;
-	const struct sonde_workload *w = find_workload(argv[4]);
-	if (!w) {
+	int mix = strcmp(argv[4], "mix") == 0;
+	const struct sonde_workload *w = mix ? NULL : find_workload(argv[4]);
+	if (!w && !mix) {
 		fprintf(stderr, "sonde: error: unknown workload '%s' (sonde --help lists them)\n",
 		        argv[4]);
 		return SONDE_EXIT_USAGE;
 	}
-	sonde_fail_set_workload(w->name);
+	const char *name = mix ? "mix" : w->name;
+	sonde_fail_set_workload(name);
 	/* argv as a run sees it from [1] on: the workload, then its options */
 	struct sonde_context ctx = {
-	    .workload = w->name,
+	    .workload = name,
 	    .comm = MPI_COMM_NULL,
 	    .size = ranks,
 	    .argc = argc - 3,
@@ -193,11 +199,12 @@ static int parse_only(int argc, char **argv)
 	    .parse_only = 1,
 	};
 	sonde_topology_planned(&ctx.topo, ranks, tasks_per_node);
-	char *params = w->params(&ctx, argc - 4, argv + 4);
+	char *params = mix ? sonde_mix_params(&ctx, workloads, argc - 3, argv + 3)
+	                   : w->params(&ctx, argc - 4, argv + 4);
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_json_string(&j, "workload", w->name);
+	sonde_json_string(&j, "workload", name);
 	sonde_json_int(&j, "ranks", ranks);
 	sonde_json_int(&j, "tasks_per_node", ctx.topo.tasks_per_node);
 	sonde_json_raw(&j, "params", params);
@@ -207,6 +214,41 @@ static int parse_only(int argc, char **argv)
 	free(params);
 	sonde_topology_free(&ctx.topo);
 	return fflush(stdout) == 0 ? SONDE_EXIT_OK : SONDE_EXIT_RUNTIME;
+}
+
+/* MPI_COMM_WORLD: the launch. Every workload runs on the communicator its context gives: this
+ * one when it runs alone, its group's in `sonde mix`. */
+static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
+{
+	/* Read before MPI_Init: a singleton's MPI may set launcher variables of its own (Open MPI
+	 * gives each singleton PMIX_RANK=0). */
+	struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
+	                                 sonde_launcher_kind()};
+	MPI_Init(argc, argv);
+	ctx->mpi = 1;
+	ctx->comm = MPI_COMM_WORLD;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(ctx->comm, &ctx->rank);
+	MPI_Comm_size(ctx->comm, &ctx->size);
+	if (launcher_mismatch(&launcher, ctx->size))
+		sonde_exit(early_usage_error(launcher.rank));
+	sonde_topology_init(ctx->comm, &ctx->topo);
+	sonde_stop_init();
+}
+
+/* sonde mix ...: groups of ranks, each running a workload (src/core/mix.h). */
+static int mix(int argc, char **argv)
+{
+	if (argc == 2 || strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) {
+		if (sonde_launcher_rank() == 0)
+			sonde_mix_usage(argc == 2 ? stderr : stdout);
+		return argc == 2 ? early_usage_error(sonde_launcher_rank()) : 0;
+	}
+	struct sonde_context ctx = {.workload = "mix", .argc = argc, .argv = argv};
+	start_mpi(&ctx, &argc, &argv);
+	int code = sonde_mix_run(&ctx, workloads, argc, argv);
+	sonde_topology_free(&ctx.topo);
+	sonde_exit(code);
 }
 
 int main(int argc, char **argv)
@@ -262,6 +304,8 @@ int main(int argc, char **argv)
 		sonde_completion_bash(workloads, stdout);
 		return 0;
 	}
+	if (strcmp(argv[1], "mix") == 0)
+		return mix(argc, argv);
 	const struct sonde_workload *w = find_workload(argv[1]);
 	if (!w) {
 		if (sonde_launcher_rank() == 0)
@@ -303,24 +347,10 @@ int main(int argc, char **argv)
 	    .argc = argc,
 	    .argv = argv,
 	};
-	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1)) {
-		/* Read before MPI_Init: a singleton's MPI may set launcher variables of its own
-		 * (Open MPI gives each singleton PMIX_RANK=0). */
-		struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
-		                                 sonde_launcher_kind()};
-		MPI_Init(&argc, &argv);
-		ctx.mpi = 1;
-		ctx.comm = MPI_COMM_WORLD;
-		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-		MPI_Comm_rank(ctx.comm, &ctx.rank);
-		MPI_Comm_size(ctx.comm, &ctx.size);
-		if (launcher_mismatch(&launcher, ctx.size))
-			sonde_exit(early_usage_error(launcher.rank));
-		sonde_topology_init(ctx.comm, &ctx.topo);
-		sonde_stop_init();
-	} else {
+	if (!w->wants_mpi || w->wants_mpi(argc - 1, argv + 1))
+		start_mpi(&ctx, &argc, &argv);
+	else
 		sonde_topology_single(&ctx.topo);
-	}
 	int code = w->run(&ctx, argc - 1, argv + 1);
 	sonde_topology_free(&ctx.topo);
 	sonde_exit(code);

@@ -28,7 +28,7 @@ from .results.manifest import Manifest, ManifestError
 from .results.names import COLL, COLLExtra
 from .views import campaign as _campaign
 from .views import compare as _compare
-from .views import plots, render_html, render_png, systems, words
+from .views import mix_report, plots, render_html, render_png, systems, words
 from .views import summary as _summary
 from .views.page import Cell, Page, Section, Table, num, text
 
@@ -499,6 +499,9 @@ def build(sources, runs=None):
     campaigns = _campaign.of_runs(runs, sources)
     sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \
         + workload_sections(runs, labels, figures)
+    mixed = mix_report.section(runs, labels)
+    if mixed:
+        sections.append(mixed)
     proc = procurement(runs, labels, campaigns)
     if proc:
         sections.append(proc)

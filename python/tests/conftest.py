@@ -14,6 +14,7 @@ from golden import (  # noqa: E402,F401  (fixtures)
     io500_campaign,
     ior_file,
     mib_profile_file,
+    mix_file,
     quick_pair,
     record,
 )

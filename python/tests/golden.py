@@ -54,8 +54,11 @@ class Golden:
         if not os.access(SONDE, os.X_OK):
             pytest.fail(f"{SONDE} is not built: the Python tests read records the binary "
                         "writes (make build, or set SONDE_BIN)")
-        return [SONDE, workload, *(str(a).replace("{dir}", str(self.dir)) for a in args),
-                "--json", str(out)]
+        args = [str(a).replace("{dir}", str(self.dir)) for a in args]
+        # sonde mix: --json is the mix's own option, before its groups
+        if workload == "mix":
+            return [SONDE, workload, "--json", str(out), *args]
+        return [SONDE, workload, *args, "--json", str(out)]
 
     def run(self, workload, *args, expect=0, ranks=None, csv=False, environ=None):
         """The results file of `sonde WORKLOAD ARGS --json FILE` (exit code expect), as one
@@ -161,11 +164,29 @@ def mib_profile_file(golden):
     return golden.run("mib", *MIB_PROFILE_RUN, ranks=3)
 
 
+# sonde mix: two ior groups of one rank whose writes overlap, made long enough by the fault
+# shim's delay on every write (tests/shim/faultshim.c), and run alone first (--solo).
+MIX_RUN = ["--solo", "--group", "1:", "ior", "-w", "-t", "4k", "-b", "32k", "-o", "{dir}/mix-a",
+           "--group", "1:", "ior", "-w", "-t", "4k", "-b", "32k", "-o", "{dir}/mix-b"]
+FAULT_SHIM = Path(SONDE).parent / "libfaultshim.so"
+
+
 @pytest.fixture(scope="session")
-def golden_records(ior_file, mib_profile_file):
-    """{type: [records]} of the ior and the profiled mib run: every type the binary writes."""
+def mix_file(golden):
+    """The results file of a sonde mix run: its groups' records and the mix records."""
+    if not FAULT_SHIM.exists():
+        pytest.fail(f"no fault shim at {FAULT_SHIM} (cmake builds it beside sonde)")
+    slow = {"LD_PRELOAD": str(FAULT_SHIM), "SONDE_FAULT_DIR": str(golden.dir),
+            "SONDE_FAULT_DELAY_US": "20000"}
+    return golden.run("mix", *MIX_RUN, ranks=2, environ=slow)
+
+
+@pytest.fixture(scope="session")
+def golden_records(ior_file, mib_profile_file, mix_file):
+    """{type: [records]} of the ior run, the profiled mib run and a mix: every type the binary
+    writes."""
     by_type = {}
-    for r in records_of(ior_file) + records_of(mib_profile_file):
+    for r in records_of(ior_file) + records_of(mib_profile_file) + records_of(mix_file):
         by_type.setdefault(r["type"], []).append(r)
     return by_type
 

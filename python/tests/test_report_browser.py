@@ -137,3 +137,33 @@ def test_quick_suite_pngs_are_readable(quick_pages):
     problems = {f.name: layout.png_problems(f) for page, _ in quick_pages
                 for f in page.figures()}
     assert {k: v for k, v in problems.items() if v} == {}
+
+
+def test_mix_report_timeline_and_interference(mix_file, tmp_path):
+    """A sonde mix run's section: the interference table holds the mix records' figures, the
+    timeline each group's phases where its measurement records put them; the page and the PNG
+    are readable (layout checks) in the browser."""
+    runs = results.load(mix_file)
+    page = report.build([str(mix_file)], runs)
+    (section,) = [s for s in page.sections if s.id == "mix"]
+    (table,) = section.tables
+    (mix,) = [r for r in runs if r.workload == "mix"]
+    overlaps = [r for r in mix.records if r["type"] == "mix"]
+    assert overlaps, "the golden mix run has no overlap"
+    rows = [row for row in table.rows if row[2].text != "all groups"]
+    want = [(g["bandwidth_mib_s"], g["solo_bandwidth_mib_s"], g["bandwidth_ratio"])
+            for r in overlaps for g in r["groups"]]
+    assert [(row[5].value, row[7].value, row[9].value) for row in rows] == want
+    sums = [row[5].value for row in table.rows if row[2].text == "all groups"]
+    assert sums == [r["aggregate_bandwidth_mib_s"] for r in overlaps]
+    (figure,) = section.figures
+    segments = sorted(tuple(s.x) for s in figure.panels[0].series if s.kind == "line")
+    spans = sorted((m["start"], m["end"]) for r in runs if r.header and "group" in r.header
+                   for m in r.measurements)
+    assert segments == spans
+    out = report.write(page, tmp_path / "mix.html")
+    with Browser(browser_or_skip(), width=1400) as b:
+        b.open(out.as_uri(), READY, timeout=CAMPAIGN_SECONDS * 2)
+        assert b.problems() == []
+        assert layout.page_problems(b) == []
+    assert layout.png_problems(figure) == []

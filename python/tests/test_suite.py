@@ -5,6 +5,7 @@ placement of launches, --scale, and the runner's manifest and resume with the re
 import csv
 import json
 import os
+import re
 import shlex
 import stat
 import textwrap
@@ -13,7 +14,7 @@ import pytest
 from golden import SONDE
 
 from sonde import results, suite
-from sonde.campaign import placement, rules, runner, submit, suitefile, tables
+from sonde.campaign import argcheck, placement, rules, runner, submit, suitefile, tables
 
 BASIC = """
 [suite]
@@ -184,7 +185,7 @@ def test_touch_steps_and_the_run_dir_placeholder(tmp_path):
 
 def test_shipped_suites_load():
     for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall",
-                 "io500"):
+                 "io500", "io500-concurrent"):
         s = suitefile.load(suite.REPO / "suites" / f"{name}.toml")
         assert s.launches
 
@@ -507,3 +508,51 @@ def test_a_freed_parameter_is_shown_with_its_reason(tmp_path, capsys):
                          "phases)")
     verdicts = json.loads((out / "verdicts.json").read_text())
     assert verdicts["000-s_r0"]["status"] == "judged by 1 of 6 seed rules"
+
+
+CONCURRENT = """
+[suite]
+scratch = "/s"
+[[step]]
+name = "mix"
+solo = true
+mkdir = ["{scratch}/easy"]
+[step.params]
+blocks = 4
+[[step.concurrent]]
+ranks = 2
+workload = "ior"
+args = ["-w", "-b", "{blocks}m", "-o", "{scratch}/easy/f"]
+[[step.concurrent]]
+ranks = 1
+workload = "mdtest"
+args = ["-n", "10", "-d", "{scratch}/md"]
+"""
+
+
+def test_a_concurrent_step_is_one_sonde_mix_launch(tmp_path):
+    (ln,) = suitefile.load(write(tmp_path, CONCURRENT)).launches
+    assert (ln.workload, ln.ranks, ln.rules, ln.mkdir) == ("mix", 3, [], ["/s/easy"])
+    assert ln.args == ["--solo", "--group", "2:", "ior", "-w", "-b", "4m", "-o", "/s/easy/f",
+                       "--group", "1:", "mdtest", "-n", "10", "-d", "/s/md"]
+    cmd = placement.Launcher("mpirun", "openmpi", placement.Nodes(1), False, "mpirun").command(
+        ln, "sonde", tmp_path / "r.jsonl")
+    # the mix's own options before its groups: every group writes into the launch's results
+    i = cmd.index("mix")
+    assert cmd[i:i + 5] == ["mix", "--json", str(tmp_path / "r.jsonl"), "--strict", "--solo"]
+    # the binary reads it as a mix of these groups
+    params = argcheck.parse(SONDE, ln.workload, ln.args, ln.ranks, ln.ranks)
+    assert [g["world_ranks"] for g in params["groups"]] == [[0, 1], [2]]
+
+
+@pytest.mark.parametrize("change,message", [
+    (("ranks = 1\nworkload = \"mdtest\"", "ranks = 1\nper_node = 1\nworkload = \"mdtest\""),
+     "group 2: ranks = N (N ranks) or per_node = N"),
+    (("workload = \"mdtest\"", "workload = \"mdtst\""), "group 2 of a concurrent step needs"),
+    (("solo = true", "solo = true\nrules = [\"verified\"]"), "unknown key 'rules'"),
+    (("ranks = 1\nworkload", "per_node = 1\nworkload"), "group 2: per_node needs the step's"),
+])
+def test_bad_concurrent_steps_name_the_line(tmp_path, change, message):
+    p = write(tmp_path, CONCURRENT.replace(*change))
+    with pytest.raises(suitefile.SuiteError, match=re.escape(message)):
+        suitefile.load(p)

@@ -3,11 +3,17 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *workload_name = "";
+/* The communicator whose rank 0 speaks for the run (MPI_COMM_NULL: MPI_COMM_WORLD), and the
+ * group of a mix that the run is (-1: not in a mix). */
+static MPI_Comm home = MPI_COMM_NULL;
+static int home_group = -1;
+static int warnings_off;
 
 static const struct sonde_fail_hook *hooks[4];
 static int hook_count;
@@ -44,6 +50,17 @@ void sonde_fail_set_workload(const char *name)
 	workload_name = name ? name : "";
 }
 
+void sonde_fail_set_comm(MPI_Comm comm, int group)
+{
+	home = comm;
+	home_group = group;
+}
+
+void sonde_fail_set_warnings(int on)
+{
+	warnings_off = !on;
+}
+
 static int mpi_up(void)
 {
 	int init = 0, fin = 0;
@@ -66,6 +83,16 @@ static int world_size(void)
 	if (mpi_up())
 		MPI_Comm_size(MPI_COMM_WORLD, &size);
 	return size;
+}
+
+/* The rank of the run's own communicator: its rank 0 prints what is printed once. */
+static int home_rank(void)
+{
+	int rank = 0;
+	if (!mpi_up())
+		return 0;
+	MPI_Comm_rank(home == MPI_COMM_NULL ? MPI_COMM_WORLD : home, &rank);
+	return rank;
 }
 
 /* MPICH's error strings run over several lines ("File does not exist, error stack:\n
@@ -94,8 +121,9 @@ void sonde_one_line(char *msg)
 	*out = '\0';
 }
 
-/* One write() per message so lines from several ranks do not interleave mid-line. */
-static void emit(const char *kind, int with_rank, const char *text)
+/* One write() per message so lines from several ranks do not interleave mid-line. rank: the
+ * world rank the message names, or -1. A group of a mix is always named. */
+static void emit_for(const char *kind, int rank, const char *text)
 {
 	char msg[2048];
 	int n;
@@ -103,8 +131,10 @@ static void emit(const char *kind, int with_rank, const char *text)
 		n = snprintf(msg, sizeof msg, "sonde %s: ", workload_name);
 	else
 		n = snprintf(msg, sizeof msg, "sonde: ");
-	if (with_rank)
-		n += snprintf(msg + n, sizeof msg - (size_t)n, "rank %d: ", world_rank());
+	if (home_group >= 0)
+		n += snprintf(msg + n, sizeof msg - (size_t)n, "group %d: ", home_group);
+	if (rank >= 0)
+		n += snprintf(msg + n, sizeof msg - (size_t)n, "rank %d: ", rank);
 	n += snprintf(msg + n, sizeof msg - (size_t)n, "%s: ", kind);
 	if (n < (int)sizeof msg)
 		snprintf(msg + n, sizeof msg - (size_t)n, "%s", text);
@@ -115,6 +145,11 @@ static void emit(const char *kind, int with_rank, const char *text)
 	fflush(stderr);
 }
 
+static void emit(const char *kind, int with_rank, const char *text)
+{
+	emit_for(kind, with_rank ? world_rank() : -1, text);
+}
+
 static void format_line(char *msg, size_t len, const char *fmt, va_list ap)
 {
 	vsnprintf(msg, len, fmt, ap);
@@ -123,7 +158,7 @@ static void format_line(char *msg, size_t len, const char *fmt, va_list ap)
 
 void sonde_error(const char *fmt, ...)
 {
-	if (world_rank() != 0)
+	if (home_rank() != 0)
 		return;
 	char msg[1536];
 	va_list ap;
@@ -135,7 +170,7 @@ void sonde_error(const char *fmt, ...)
 
 void sonde_warn(const char *fmt, ...)
 {
-	if (world_rank() != 0)
+	if (home_rank() != 0 || warnings_off)
 		return;
 	char msg[1536];
 	va_list ap;
@@ -171,7 +206,7 @@ static int agree(MPI_Comm comm, struct failure *f, int local_ok)
 {
 	if (!mpi_up() || comm == MPI_COMM_NULL) {
 		if (!local_ok) {
-			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
+			emit_for("error", -1, f->msg);
 			failed(-1, f->path[0] ? f->path : NULL, f->msg);
 		}
 		return local_ok != 0;
@@ -200,12 +235,7 @@ static int agree(MPI_Comm comm, struct failure *f, int local_ok)
 		MPI_Group_translate_ranks(from, 1, &first_bad, to, &world_bad);
 		MPI_Group_free(&from);
 		MPI_Group_free(&to);
-		if (size > 1 && first_bad != 0)
-			fprintf(stderr, "sonde %s: rank %d: error: %s\n", workload_name, world_bad,
-			        f->msg);
-		else
-			fprintf(stderr, "sonde %s: error: %s\n", workload_name, f->msg);
-		fflush(stderr);
+		emit_for("error", size > 1 && first_bad != 0 ? world_bad : -1, f->msg);
 		failed(world_bad, f->path[0] ? f->path : NULL, f->msg);
 	}
 	return 0;
@@ -340,9 +370,18 @@ int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage)
 	return sonde_exit_class(sonde_errno_of_mpi(mpi_rc), stage);
 }
 
+static jmp_buf *exit_trap;
+
+void sonde_fail_set_exit_trap(jmp_buf *trap)
+{
+	exit_trap = trap;
+}
+
 _Noreturn void sonde_exit(int code)
 {
 	code = ended(code);
+	if (exit_trap)
+		longjmp(*exit_trap, code + 1);
 	fflush(stdout);
 	fflush(stderr);
 	if (mpi_up())

@@ -12,6 +12,7 @@
 #define SONDE_FAIL_H
 
 #include <mpi.h>
+#include <setjmp.h>
 #include <stdarg.h>
 
 enum sonde_exit {
@@ -60,11 +61,12 @@ int sonde_errno_of_mpi(int mpi_rc);
 /* sonde_exit_class of an MPI error code. */
 int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage);
 
-/* Prints "sonde <workload>: error: <message>" on stderr, on rank 0 only (or on the calling rank
- * when MPI is not initialised). Returns nothing; the caller decides how to leave. */
+/* Prints "sonde <workload>: error: <message>" on stderr, on rank 0 of the workload's
+ * communicator only (or on the calling rank when MPI is not initialised). Returns nothing; the
+ * caller decides how to leave. */
 void sonde_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "sonde <workload>: warning: ..." on rank 0 only. */
+/* Prints "sonde <workload>: warning: ..." on rank 0 of the workload's communicator only. */
 void sonde_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Prints "sonde <workload>: rank R: error: ..." from the calling rank and aborts the job. */
@@ -83,7 +85,8 @@ int sonde_agree(MPI_Comm comm, int local_ok, const char *fmt, ...)
 int sonde_agree_path(MPI_Comm comm, int err, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Finalises MPI if it was initialised (after the end hooks) and exits with code. */
+/* Finalises MPI if it was initialised (after the end hooks) and exits with code. Under an
+ * exit trap, the end hooks run and the trap is jumped to with code + 1 instead. */
 _Noreturn void sonde_exit(int code);
 
 /* What must happen when a run fails or ends, registered by the modules above this one (results
@@ -101,8 +104,23 @@ struct sonde_fail_hook {
  * order registered. At most 4; a fifth is a programming error and aborts. */
 void sonde_fail_register(const struct sonde_fail_hook *hook);
 
+/* `sonde mix`: a workload that ends its run with sonde_exit (a bad path, a failed check) ends
+ * its group's run, not the process: the other groups still run, and MPI_Finalize, collective
+ * over the launch, comes once every group is done. NULL removes the trap. */
+void sonde_fail_set_exit_trap(jmp_buf *trap);
+
 /* Name used as the message prefix ("ior", "mib", ...); set by main before a workload runs. */
 void sonde_fail_set_workload(const char *name);
+
+/* The communicator a workload runs on: its rank 0 prints what sonde_error and sonde_warn print
+ * once (MPI_COMM_WORLD until set). group: the group of `sonde mix` the workload runs as, named
+ * in every error line ("sonde ior: group 1: rank 3: error: ..."), or -1 outside a mix. Ranks
+ * in messages are always ranks of MPI_COMM_WORLD: the launch's ranks. */
+void sonde_fail_set_comm(MPI_Comm comm, int group);
+
+/* 0: sonde_warn prints nothing (sonde mix checking its groups' options before their runs, which
+ * print the same warnings); 1: as usual. */
+void sonde_fail_set_warnings(int on);
 
 /* Makes msg one line in place: MPICH's ", error stack:" and what follows go, line breaks become
  * "; ". */

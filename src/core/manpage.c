@@ -374,7 +374,10 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	fputs(".B sonde\n.I workload\n[\\fIoptions\\fR]\n.br\n.B sonde\n.I workload\n"
 	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n.br\n"
 	      ".B sonde \\-\\-parse\\-only\n.I ranks tasks_per_node workload\n"
-	      "[\\fIoptions\\fR]\n",
+	      "[\\fIoptions\\fR]\n.br\n"
+	      ".B sonde mix\n[\\fB\\-\\-json\\fR \\fIfile\\fR] [\\fB\\-\\-solo\\fR] "
+	      "[\\fB\\-\\-strict\\fR] \\fB\\-\\-group\\fR \\fIspec\\fB:\\fR "
+	      "\\fIworkload\\fR [\\fIoptions\\fR] ...\n",
 	      out);
 	fputs(".SH DESCRIPTION\n", out);
 	sonde_roff_line(out,
@@ -393,6 +396,18 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 		sonde_roff_text(out, workloads[i]->summary);
 		fprintf(out, "; see\n.BR sonde\\-%s (1).\n", workloads[i]->name);
 	}
+	fputs(".SH CONCURRENT WORKLOADS\n", out);
+	sonde_roff_line(
+	    out, "sonde mix splits one launch into groups of ranks, each running one "
+	         "workload with its own options on a communicator of its own, all started "
+	         "together after one barrier: --group N: (the next N ranks), N/node: (N "
+	         "ranks of each node), either with @NODES (0,2-3). Every group's options "
+	         "are checked by its workload first. Each group writes its workload's "
+	         "records (with a group member, and the start and end of ior's, mdtest's, "
+	         "mib's and find's measurements on the mix's clock); --json FILE also gets a mix "
+	         "record per overlap of "
+	         "the groups' phases; --solo runs each group alone first and gives the "
+	         "ratio at once / alone. docs/workloads/mix.md has the details.");
 	fputs(".SH OPTIONS\n", out);
 	paragraph(out, "Every workload accepts these besides its own:");
 	options_section(out, &sonde_common_options, SONDE_SECTION_OPTIONS, NULL);

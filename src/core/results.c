@@ -54,15 +54,23 @@ static struct {
 		char path[4096];
 		char message[1536];
 	} failure;
+	/* sonde mix: the group this run is (in_mix), its stage, the mix's clock, the spans */
+	struct {
+		int in_mix, group;
+		const char *stage;
+		double offset, zero;
+		struct sonde_mix_span *spans;
+		int nspans, cap;
+	} mix;
 } R;
 
-static int is_rank0(void)
+static int is_rank0(MPI_Comm comm)
 {
 	int init = 0, fin = 0, rank = 0;
 	MPI_Initialized(&init);
 	MPI_Finalized(&fin);
-	if (init && !fin)
-		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (init && !fin && comm != MPI_COMM_NULL)
+		MPI_Comm_rank(comm, &rank);
 	return rank == 0;
 }
 
@@ -82,6 +90,55 @@ const char *sonde_results_run_id(void)
 {
 	make_run_id();
 	return R.run_id;
+}
+
+void sonde_results_join_mix(int group, const char *run_id, const char *stage, double offset,
+                            double zero)
+{
+	snprintf(R.run_id, sizeof R.run_id, "%s", run_id);
+	R.mix.in_mix = group > 0;
+	R.mix.group = group;
+	R.mix.stage = stage;
+	R.mix.offset = offset;
+	R.mix.zero = zero;
+	R.mix.nspans = 0;
+}
+
+int sonde_results_failed_rank(void)
+{
+	return R.failure.noted ? R.failure.rank : -1;
+}
+
+const struct sonde_mix_span *sonde_results_mix_spans(int *count)
+{
+	*count = R.mix.nspans;
+	return R.mix.spans;
+}
+
+/* A local time on the mix's clock; NaN when the workload gave none. */
+static double mix_time(double local)
+{
+	return local > 0 ? local + R.mix.offset - R.mix.zero : NAN;
+}
+
+static void keep_span(const struct sonde_measurement *m)
+{
+	if (R.mix.nspans == R.mix.cap) {
+		int cap = R.mix.cap ? 2 * R.mix.cap : 16;
+		struct sonde_mix_span *more = realloc(R.mix.spans, sizeof *more * (size_t)cap);
+		if (!more)
+			sonde_fatal("no memory for the spans of %d measurements", cap);
+		R.mix.spans = more;
+		R.mix.cap = cap;
+	}
+	struct sonde_mix_span *sp = &R.mix.spans[R.mix.nspans++];
+	snprintf(sp->phase, sizeof sp->phase, "%s", m->phase);
+	sp->iteration = m->iteration;
+	sp->bytes = m->bytes;
+	sp->ops = m->ops;
+	sp->seconds = m->seconds;
+	sp->start = mix_time(m->start);
+	sp->end = mix_time(m->end);
 }
 
 int sonde_results_active(void)
@@ -203,7 +260,12 @@ static void on_stop_signal(int sig)
 		n = append(line, n, sizeof line, R.run_id);
 		n = append(line, n, sizeof line, "\",\"workload\":\"");
 		n = append(line, n, sizeof line, R.workload ? R.workload : "");
-		n = append(line, n, sizeof line, "\",\"exit_code\":");
+		n = append(line, n, sizeof line, "\"");
+		if (R.mix.in_mix) {
+			n = append(line, n, sizeof line, ",\"group\":");
+			n = append_uint(line, n, sizeof line, (unsigned long long)R.mix.group);
+		}
+		n = append(line, n, sizeof line, ",\"exit_code\":");
 		n = append_uint(line, n, sizeof line, (unsigned long long)code);
 		n = append(line, n, sizeof line, ",\"reason\":\"");
 		if (peer >= 0) {
@@ -279,8 +341,8 @@ static const struct sonde_fail_hook at_failure = {
     .end = sonde_results_close,
 };
 
-int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
-                       size_t errlen)
+int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_path,
+                       const char *csv_path, char *err, size_t errlen)
 {
 	sonde_fail_register(&at_failure);
 	R.workload = workload;
@@ -288,7 +350,7 @@ int sonde_results_open(const char *workload, const char *json_path, const char *
 	clock_gettime(CLOCK_MONOTONIC, &R.start_mono);
 	make_run_id();
 	R.open = 1;
-	R.rank0 = is_rank0();
+	R.rank0 = is_rank0(comm);
 	R.failure.noted = 0;
 	R.json_path = json_path;
 	R.csv_path = csv_path;
@@ -388,6 +450,8 @@ static void begin_record(const char *type, const char *workload)
 	sonde_json_string(&R.rec, "type", type);
 	sonde_json_string(&R.rec, "run_id", R.run_id);
 	sonde_json_string(&R.rec, "workload", workload);
+	if (R.mix.in_mix)
+		sonde_json_int(&R.rec, "group", R.mix.group);
 }
 
 static void iso_time(char *buf, size_t len)
@@ -480,6 +544,8 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 		sonde_json_null(&R.rec, "slurm");
 	}
 	sonde_json_string(&R.rec, "start_time", start);
+	if (R.mix.in_mix)
+		sonde_json_string(&R.rec, "mix_stage", R.mix.stage);
 	sonde_json_raw(&R.rec, "params", params_json ? params_json : "{}");
 	filesystem(target);
 	sonde_json_object_end(&R.rec);
@@ -620,6 +686,8 @@ static void latency(const struct sonde_latency *l)
 void sonde_results_measurement(const char *workload, const struct sonde_measurement *m)
 {
 	R.measurements++;
+	if (R.mix.in_mix)
+		keep_span(m);
 	if (R.csv)
 		csv_row(workload, m);
 	if (!R.json.fd1)
@@ -642,6 +710,10 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
 	sonde_json_object_end(&R.rec);
 	sonde_json_raw(&R.rec, "params", m->params_json ? m->params_json : "{}");
 	sonde_json_raw(&R.rec, "extra", m->extra_json ? m->extra_json : "{}");
+	if (R.mix.in_mix) {
+		sonde_json_double(&R.rec, "start", mix_time(m->start));
+		sonde_json_double(&R.rec, "end", mix_time(m->end));
+	}
 	sonde_json_object_end(&R.rec);
 	write_record();
 }

@@ -9,6 +9,7 @@
 #ifndef SONDE_RESULTS_H
 #define SONDE_RESULTS_H
 
+#include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,11 +33,15 @@ struct sonde_measurement {
 	const char *params_json; /* JSON object of the parameters of this measurement, or NULL */
 	const char
 	    *extra_json; /* JSON object of workload-specific figures (stonewall, ...), or NULL */
+	/* The phase's start and end on the writing rank's clock (sonde_now()), 0 when the workload
+	 * does not say: in `sonde mix` they go into the record on the mix's global clock. */
+	double start, end;
 };
 
-/* Rank 0: opens the files for appending (never truncating). Returns 0 or -1 with err. */
-int sonde_results_open(const char *workload, const char *json_path, const char *csv_path, char *err,
-                       size_t errlen);
+/* Rank 0 of comm (the workload's communicator; MPI_COMM_NULL without MPI) opens the files for
+ * appending (never truncating) and writes every record of the run. Returns 0 or -1 with err. */
+int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_path,
+                       const char *csv_path, char *err, size_t errlen);
 
 /* Any rank: whether path, a file the workload writes or reads (what: "test file", "summary
  * file", ...), is the same file as --json or --csv (sonde_same_file). Returns 0, or -1 with a
@@ -78,5 +83,25 @@ int sonde_results_active(void);
 
 /* The run id of this run (UTC start time + pid of rank 0), shared by all its records. */
 const char *sonde_results_run_id(void);
+
+/* One measurement of a run in `sonde mix`, as its record says it, with its start and end on
+ * the mix's global clock (NaN when the workload does not time its phases). */
+struct sonde_mix_span {
+	char phase[32];
+	int iteration;
+	int64_t bytes, ops;
+	double seconds, start, end;
+};
+
+/* `sonde mix`, before the workload's run opens its results: every record of the run names
+ * group and carries run_id (its own); the header also says stage ("solo" or "concurrent");
+ * measurements get start and end on the mix's clock, a local time + offset - zero
+ * (sonde_clock_global); the spans of the measurements are kept for the mix record. */
+void sonde_results_join_mix(int group, const char *run_id, const char *stage, double offset,
+                            double zero);
+/* The world rank the failure noted for the end record names, -1 when none is. */
+int sonde_results_failed_rank(void);
+/* The spans of the measurements written since sonde_results_join_mix (the writing rank's). */
+const struct sonde_mix_span *sonde_results_mix_spans(int *count);
 
 #endif

@@ -111,8 +111,8 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 	}
 	if (ctx->parse_only)
 		return &workload_set;
-	int ok = sonde_results_open(ctx->workload, ctx->common.json_path, ctx->common.csv_path, err,
-	                            sizeof err) == 0;
+	int ok = sonde_results_open(ctx->comm, ctx->workload, ctx->common.json_path,
+	                            ctx->common.csv_path, err, sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
 	ok = sonde_series_setup(ctx, err, sizeof err) == 0;

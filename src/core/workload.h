@@ -24,7 +24,7 @@ struct sonde_common {
 struct sonde_context {
 	const char *workload;
 	int mpi;       /* MPI initialised (0 only for workloads that run without it, mib -M) */
-	MPI_Comm comm; /* MPI_COMM_WORLD, or MPI_COMM_NULL without MPI */
+	MPI_Comm comm; /* MPI_COMM_WORLD, a group of it (sonde mix), or MPI_COMM_NULL */
 	int rank, size;
 	struct sonde_topology topo;
 	int argc; /* the whole command line, for the results header */

@@ -222,7 +222,8 @@ static int check_counts(const struct coll_cfg *cfg, const int *selected, int wor
 	return -1;
 }
 
-/* ---- communicators: MPI_COMM_WORLD, -d lines, -p partitions (reference 5.7) ---- */
+/* ---- communicators: MPI_COMM_WORLD (the communicator coll was given, labelled as mpiBench
+ * does), -d lines, -p partitions (reference 5.7) ---- */
 
 struct comm_entry {
 	MPI_Comm comm;
@@ -239,7 +240,7 @@ static int build_comms(const struct coll_cfg *cfg, int rank, int size, struct co
 	struct comm_entry *e = calloc((size_t)n, sizeof *e);
 	if (!e)
 		sonde_fatal("no memory for %d communicators", n);
-	e[k].comm = MPI_COMM_WORLD;
+	e[k].comm = cfg->whole;
 	snprintf(e[k++].name, sizeof e->name, "MPI_COMM_WORLD");
 	if (cfg->dims > 0) {
 		int *dims = calloc((size_t)cfg->dims, sizeof *dims);
@@ -249,7 +250,7 @@ static int build_comms(const struct coll_cfg *cfg, int rank, int size, struct co
 			sonde_fatal("no memory for %d dimensions", cfg->dims);
 		MPI_Comm cart;
 		MPI_Dims_create(size, cfg->dims, dims);
-		MPI_Cart_create(MPI_COMM_WORLD, cfg->dims, dims, periods, 0, &cart);
+		MPI_Cart_create(cfg->whole, cfg->dims, dims, periods, 0, &cart);
 		for (int d = 0; d < cfg->dims; d++) {
 			for (int d2 = 0; d2 < cfg->dims; d2++)
 				keep[d2] = d2 == d;
@@ -262,7 +263,7 @@ static int build_comms(const struct coll_cfg *cfg, int rank, int size, struct co
 		free(keep);
 	}
 	for (int p = 0, cur = size; p < partitions; p++, cur >>= 1) {
-		MPI_Comm_split(MPI_COMM_WORLD, rank / cur, rank, &e[k].comm);
+		MPI_Comm_split(cfg->whole, rank / cur, rank, &e[k].comm);
 		snprintf(e[k++].name, sizeof e->name, "PartSize-%d", cur);
 	}
 	*out = e;
@@ -329,10 +330,10 @@ static int64_t run_test(const struct coll_cfg *cfg, struct coll_call *c,
 	struct coll_result r;
 	coll_measure(cfg, c, &r);
 	int64_t errors = 0;
-	MPI_Allreduce(&r.check_errors, &errors, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Allreduce(&r.check_errors, &errors, 1, MPI_INT64_T, MPI_SUM, cfg->whole);
 	/* "Comm:" and "Ranks:" describe rank 0's communicator, as in mpiBench. */
 	int ranks = c->nranks;
-	MPI_Bcast(&ranks, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&ranks, 1, MPI_INT, 0, cfg->whole);
 	coll_report(cfg, c, ce->name, ranks, &r, errors);
 	coll_result_free(&r);
 	if (errors > 0)
@@ -418,9 +419,10 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 {
 	struct coll_cfg cfg;
 	int *selected = parse(ctx, argc, argv, &cfg);
+	cfg.whole = ctx->comm;
 	char err[256] = "";
 	int hook_ok = coll_test_hooks_init(err, sizeof err) == 0;
-	if (!sonde_agree(MPI_COMM_WORLD, hook_ok, "%s", err))
+	if (!sonde_agree(ctx->comm, hook_ok, "%s", err))
 		sonde_exit(SONDE_EXIT_USAGE);
 	coll_test_hooks_announce();
 
@@ -436,7 +438,7 @@ static int coll_run(struct sonde_context *ctx, int argc, char **argv)
 
 	struct coll_buffers b;
 	int ok = coll_buffers_alloc(&b, cfg.end, ctx->size) == 0;
-	if (!sonde_agree(MPI_COMM_WORLD, ok, "no memory for two %lld-byte message buffers",
+	if (!sonde_agree(ctx->comm, ok, "no memory for two %lld-byte message buffers",
 	                 (long long)b.len))
 		sonde_exit(SONDE_EXIT_RUNTIME);
 

@@ -613,6 +613,9 @@ static void record(const struct walker *w, const int64_t *total, double seconds,
 	    .per_rank = per_rank,
 	    .params_json = w->params,
 	    .extra_json = extra.buf,
+	    /* after the walk's barrier, on this rank's clock; the slowest rank's end */
+	    .start = w->start,
+	    .end = w->start + seconds,
 	};
 	sonde_results_measurement(w->ctx->workload, &m);
 	sonde_json_free(&extra);

@@ -330,6 +330,8 @@ static void reduce(struct ior_run *r, const struct ior_params *p, struct phase *
 	pt->xfer = red[IOR_T_XFER1] - red[IOR_T_XFER0];
 	pt->close = red[IOR_T_CLOSE1] - red[IOR_T_CLOSE0];
 	pt->total = red[IOR_T_CLOSE1] - red[IOR_T_OPEN0];
+	pt->start = red[IOR_T_OPEN0];
+	pt->end = red[IOR_T_CLOSE1];
 	pt->bw = pt->total > 0 ? (double)pt->bytes / pt->total : 0;
 	pt->iops = pt->xfer > 0 ? (double)(pt->bytes / p->xfer) / pt->xfer : 0;
 	double my_xfer = ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0];

@@ -539,6 +539,9 @@ static double conclude(struct mib *m, struct phase *ph)
 		    .bytes_checked = checked,
 		    .params_json = params,
 		    .extra_json = extra.buf,
+		    /* back on this rank's clock from mib's global one (rank 0's) */
+		    .start = start - m->clock.offset + m->clock.zero,
+		    .end = end - m->clock.offset + m->clock.zero,
 		};
 		sonde_results_measurement(m->ctx->workload, &rec);
 		sonde_json_free(&extra);

@@ -94,6 +94,10 @@ class IoPath:
     pnetcdf: bool = False
     removal_note: str = ""
     not_applicable: dict = field(default_factory=dict)  # fault -> why the cell has no run
+    # sonde mix: the group the fault hits (its records are the cell's; the other groups' runs
+    # must end ok), 0 for a workload alone
+    mix_group: int = 0
+    written: str = '"type":"measurement"'  # in the results once the write is recorded
 
 
 def _ior(api_args, name):
@@ -103,6 +107,26 @@ def _ior(api_args, name):
         rw=["ior", *api_args, "-w", "-r", "-k", "-d", 1, "-t", "64k", "-b", "256k", "-o",
             "{d}/sub/f"],
         file="{d}/sub/f", removal=AFTER_WRITE, rates=r"^(write|read)\s+\d")
+
+
+def _mix():
+    """ior POSIX as group 1 (2 ranks) of a mix whose group 2 (mdtest, 1 rank) works elsewhere."""
+    other = ["--group", "1:", "mdtest", "-n", 4, "-F", "-d", "{x}/md"]
+    return IoPath(
+        name="mix: ior POSIX as group 1", np=3,
+        full=["mix", "--group", "2:", "ior", "-w", "-t", "64k", "-b", "1m", "-o", "{d}/f",
+              *other],
+        rw=["mix", "--group", "2:", "ior", "-w", "-r", "-k", "-d", 1, "-t", "64k", "-b", "256k",
+            "-o", "{d}/sub/f", *other],
+        file="{d}/sub/f", removal=AFTER_WRITE, rates=r"^(write|read)\s+\d", mix_group=1,
+        written='"workload":"ior","group":1,"phase":"write"',
+        removal_note="the read cannot open the file; group 2 (mdtest) runs to its end",
+        not_applicable={
+            "rank killed": "not run for a mix: the launcher's handling is the launch's, as for "
+                           "a workload alone",
+            "SIGTERM": "not run for a mix: the launcher's handling is the launch's, as for a "
+                       "workload alone",
+        })
 
 
 def _mpiio(type_, collective):
@@ -162,6 +186,7 @@ PATHS = [
         first="file creation", full_kept=("tree-create",), kept=("tree-create", "file-create"),
         rated=0,
         removal_note="mdtest prints its table at the end, so none is printed"),
+    _mix(),
     IoPath(
         name="find", np=2, full=[], rw=["find", "{d}/sub", "-name", "*1*", "-C"], file="",
         removal="", rates=r"^\[DONE\]",

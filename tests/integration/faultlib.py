@@ -34,8 +34,10 @@ NEEDS_SHIM = [
 
 
 def error_lines(stderr):
-    """sonde's own error lines ("sonde <workload>: [rank R: ]error: ...")."""
-    return [ln for ln in stderr.splitlines() if re.match(r"^sonde \w+: (rank \d+: )?error: ", ln)]
+    """sonde's own error lines ("sonde <workload>: [group G: ][rank R: ]error: ...", a group
+    of `sonde mix` named)."""
+    return [ln for ln in stderr.splitlines()
+            if re.match(r"^sonde \w+: (group \d+: )?(rank \d+: )?error: ", ln)]
 
 
 def mount_tmpfs(size, why):

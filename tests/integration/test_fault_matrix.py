@@ -68,6 +68,13 @@ def _argv(args, d, x, target=""):
     return out
 
 
+def _with_json(path, argv, results):
+    """The run's command line with --json: a mix's own option, before its groups."""
+    if path.mix_group:
+        return argv[:1] + ["--json", results] + argv[1:]
+    return argv + ["--json", results]
+
+
 def _prepare(path, d, x, sub=True):
     """The directories and inputs a run needs: {d}/sub, mpiio's -targets list, find's tree."""
     x.mkdir(exist_ok=True)
@@ -166,7 +173,7 @@ def test_cell(path, fault, tmp_path):
         d = mount_tmpfs("1m", "the disk-full column")
         try:
             _prepare(path, d, x, sub=False)
-            run = Run(path.np, _argv(path.full, d, x) + ["--json", results], fault)
+            run = Run(path.np, _with_json(path, _argv(path.full, d, x), results), fault)
             got = run.finish()  # the whole run, fault included, within the bound
         finally:
             umount(d)
@@ -194,6 +201,8 @@ def _check(path, want, d, results, rc, out, err, pids):
         assert want.named.format(d=d) in e and re.search(want.error, e, re.I), e
     text = results.read_text()
     records = read_jsonl(results)  # every line whole and schema-valid
+    if path.mix_group:
+        records = _mix_group(path, records, rc)
     assert records and records[0]["type"] == "header"
     ends = [r for r in records if r["type"] == "end"]
     measured = [r["phase"] for r in records if r["type"] == "measurement"]
@@ -220,13 +229,30 @@ def _check(path, want, d, results, rc, out, err, pids):
     assert results.read_text() == text  # nothing written after the end
 
 
+def _mix_group(path, records, rc):
+    """A mix: every other group's run ended ok with its records, the mix's own end record has
+    the launch's exit code; the records of the group the fault hit, for the cell's checks."""
+    runs = {}
+    for r in records:
+        runs.setdefault(r["run_id"], []).append(r)
+    mine = []
+    for run in runs.values():
+        if run[0]["workload"] == "mix":
+            assert run[-1]["type"] == "end" and run[-1]["exit_code"] == rc, run[-1]
+        elif run[0].get("group") == path.mix_group:
+            mine = run
+        else:
+            assert run[0]["type"] == "header" and run[-1]["reason"] == "ok", run[-1]
+    return mine
+
+
 def _removed(path, fault, d, x, results):
     target = Path((path.file if fault == "file removed" else "{d}/sub").format(d=d))
-    run = Run(path.np, _argv(path.rw, d, x, target) + ["--json", results], fault)
+    run = Run(path.np, _with_json(path, _argv(path.rw, d, x, target), results), fault)
     try:
         if path.removal == AFTER_WRITE:
             _wait(run.ranks, run, "the ranks")
-            _wait(lambda: _has(results, '"type":"measurement"'), run, "the write record")
+            _wait(lambda: _has(results, path.written), run, "the write record")
             _remove(target)
         elif path.removal == DURING_WRITE:
             # Data in the file: every rank is past the (collective) open. A file removed
@@ -269,7 +295,7 @@ def _stopped(path, fault, d, x, results):
     SIGTERM (as Slurm's time limit does; test_signals.py sends it to the launcher, which
     passes it on, in runs long enough for that)."""
     watch = Watch(x)
-    run = Run(path.np, _argv(path.rw, d, x) + ["--json", results], fault)
+    run = Run(path.np, _with_json(path, _argv(path.rw, d, x), results), fault)
     try:
         pids = _wait(run.ranks, run, "the ranks")  # before the header: they exist already
         _wait(lambda: _has(results, '"type":"header"'), run, "the header", watch=watch)

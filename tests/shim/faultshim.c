@@ -9,6 +9,8 @@
  *   SONDE_FAULT_SHORT=stall   writes move nothing and give no error (return 0): a device that
  *                             stops taking data without a word
  *   SONDE_FAULT_EIO=write     writes fail with EIO instead
+ *   SONDE_FAULT_DELAY_US=N    every read and write of those files waits N microseconds first
+ *                             (a slow device: phases long enough to overlap at tiny sizes)
  *   SONDE_FAULT_LOG=/f        fsync and fdatasync of those files append "fsync <pid> <path>"
  *                             or "fdatasync <pid> <path>" to /f: the syncs that reach the file
  *                             system, and which process made them
@@ -26,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NEXT(name)                                                                                 \
@@ -64,6 +67,13 @@ static int faults(int fd)
 	char path[PATH_MAX];
 	if (!below_dir(fd, path))
 		return 0;
+	const char *delay = getenv("SONDE_FAULT_DELAY_US");
+	if (delay && *delay) {
+		long us = atol(delay);
+		struct timespec wait = {us / 1000000, us % 1000000 * 1000};
+		while (nanosleep(&wait, &wait) != 0 && errno == EINTR)
+			;
+	}
 	return (setting("SONDE_FAULT_SHORT", "write") ? SHORT_WRITE : 0) |
 	       (setting("SONDE_FAULT_SHORT", "read") ? SHORT_READ : 0) |
 	       (setting("SONDE_FAULT_SHORT", "stall") ? STALL_WRITE : 0) |

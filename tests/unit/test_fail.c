@@ -2,6 +2,7 @@
 /* Error lines: whatever the message holds (MPICH's multi-line error strings with their call
  * stack), sonde_error and sonde_agree print exactly one line. */
 #include <errno.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,36 @@ static void mpi_classes(void)
 	MPI_Finalize();
 }
 
+/* sonde mix: a group's lines name it; sonde_exit under the mix's trap ends the group's run
+ * (a jump with the exit code + 1), not the process; the check of the groups' options before
+ * their runs prints no warning (the runs print it). */
+static void in_group(void)
+{
+	sonde_error("a group's message");
+	sonde_fail_set_warnings(0);
+	sonde_warn("said by the run, not the check");
+	sonde_fail_set_warnings(1);
+	sonde_warn("the run's warning");
+}
+
+static void mix_group(void)
+{
+	sonde_fail_set_comm(MPI_COMM_NULL, 2);
+	char *s = captured(in_group);
+	CHECK_STR(s, "sonde test: group 2: error: a group's message\n"
+	             "sonde test: group 2: warning: the run's warning\n");
+	free(s);
+	sonde_fail_set_comm(MPI_COMM_NULL, -1);
+	jmp_buf trap;
+	volatile int jumped = setjmp(trap);
+	if (!jumped) {
+		sonde_fail_set_exit_trap(&trap);
+		sonde_exit(SONDE_EXIT_VERIFY);
+	}
+	sonde_fail_set_exit_trap(NULL);
+	CHECK_INT(jumped, SONDE_EXIT_VERIFY + 1);
+}
+
 int main(void)
 {
 	sonde_fail_set_workload("test");
@@ -109,6 +140,7 @@ int main(void)
 	s = captured(plain);
 	CHECK_STR(s, "sonde test: error: a plain message: 42\n");
 	free(s);
+	mix_group();
 	mpi_classes();
 	return check_finish("fail");
 }

@@ -142,7 +142,8 @@ int main(int argc, char **argv)
 	snprintf(alone, sizeof alone, "%s/p.alone", dir);
 	snprintf(json, sizeof json, "%s/r.jsonl", dir);
 	if (rank == 0)
-		CHECK_INT(sonde_results_open("mib", json, NULL, err, sizeof err), 0);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "mib", json, NULL, err, sizeof err),
+		          0);
 
 	struct sonde_profile p;
 	record(&p, rank);

@@ -47,7 +47,7 @@ static void ends(struct sonde_context *ctx, const char *dir)
 	char json[128], csv[128], err[512];
 	snprintf(json, sizeof json, "%s/fail.jsonl", dir);
 	snprintf(csv, sizeof csv, "%s/fail.csv", dir);
-	CHECK_INT(sonde_results_open("test", json, csv, err, sizeof err), 0);
+	CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", json, csv, err, sizeof err), 0);
 	sonde_results_header(ctx, "{}", dir);
 	sonde_results_note_failure(1, "/scratch/f", "write /scratch/f: No space left on device");
 	sonde_results_note_failure(0, "/other", "a later failure is not the cause");
@@ -61,7 +61,7 @@ static void ends(struct sonde_context *ctx, const char *dir)
 	}
 
 	snprintf(json, sizeof json, "%s/usage.jsonl", dir);
-	CHECK_INT(sonde_results_open("test", json, NULL, err, sizeof err), 0);
+	CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", json, NULL, err, sizeof err), 0);
 	CHECK_INT(sonde_results_close(2), 2);
 	if (ctx->rank == 0)
 		CHECK(access(json, F_OK) != 0);
@@ -81,17 +81,22 @@ static void refusals(const char *dir)
 		put(json, "{\"type\":\"header\"}\n");
 		put(csv, "run_id,workload\n");
 		CHECK_INT(mkfifo(fifo, 0600), 0);
-		CHECK_INT(sonde_results_open("test", csv, NULL, err, sizeof err), -1);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", csv, NULL, err, sizeof err),
+		          -1);
 		CHECK(strstr(err, "--json") && strstr(err, "holds something else"));
-		CHECK_INT(sonde_results_open("test", NULL, json, err, sizeof err), -1);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", NULL, json, err, sizeof err),
+		          -1);
 		CHECK(strstr(err, "--csv") && strstr(err, "holds something else"));
-		CHECK_INT(sonde_results_open("test", fifo, NULL, err, sizeof err), -1);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", fifo, NULL, err, sizeof err),
+		          -1);
 		CHECK(strstr(err, "not a regular file") != NULL);
-		CHECK_INT(sonde_results_open("test", "", NULL, err, sizeof err), -1);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", "", NULL, err, sizeof err),
+		          -1);
 		CHECK(strstr(err, "empty file name") != NULL);
 		char fresh[128];
 		snprintf(fresh, sizeof fresh, "%s/same", dir);
-		CHECK_INT(sonde_results_open("test", fresh, fresh, err, sizeof err), -1);
+		CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", fresh, fresh, err, sizeof err),
+		          -1);
 		CHECK(strstr(err, "are the same file") != NULL);
 		CHECK(access(fresh, F_OK) != 0);
 		CHECK_STR(slurp(json), "{\"type\":\"header\"}\n");
@@ -128,7 +133,7 @@ int main(int argc, char **argv)
 	                            .argv = argv};
 	sonde_topology_init(MPI_COMM_WORLD, &ctx.topo);
 	char err[256];
-	CHECK_INT(sonde_results_open("test", json, csv, err, sizeof err), 0);
+	CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", json, csv, err, sizeof err), 0);
 	sonde_results_header(&ctx, "{\"block\":4096}", dir);
 
 	struct sonde_stats s;

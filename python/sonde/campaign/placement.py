@@ -246,10 +246,14 @@ class Launcher:
     def command(self, launch, sonde, results):
         """The exact argv of one launch: its results file, and --strict (a launch whose data
         cannot fit in the file system's free space is refused before it writes)."""
-        return (launcher_args(launch, self.name, self.flavor, self.nodes, self.oversubscribe,
-                              self.program)
-                + [sonde, launch.workload] + [str(a) for a in launch.args]
-                + ["--json", str(results), "--strict"])
+        own = ["--json", str(results), "--strict"]
+        args = [str(a) for a in launch.args]
+        head = launcher_args(launch, self.name, self.flavor, self.nodes, self.oversubscribe,
+                             self.program)
+        # sonde mix (a concurrent step): its own options come before its groups
+        if launch.workload == "mix":
+            return head + [sonde, "mix", *own, *args]
+        return head + [sonde, launch.workload] + args + own
 
     def as_dict(self):
         return {"launcher": self.name, "mpi": self.flavor, "nodes": self.nodes.as_dict(),

@@ -60,6 +60,11 @@ STEP_KEYS = {"name", "workload", "args", "ranks", "nodes", "tasks_per_node", "re
              "timeout", "rules", "variant", "sweep", "params", "scale", "mkdir", "fixed",
              "free"}
 TOUCH_STEP_KEYS = {"name", "touch"}
+# A step that runs several workloads at once in one launch (sonde mix): [[step.concurrent]]
+# tables, one per group of ranks.
+CONCURRENT_STEP_KEYS = {"name", "concurrent", "solo", "ranks", "nodes", "tasks_per_node",
+                        "repetitions", "timeout", "mkdir", "params"}
+GROUP_KEYS = {"ranks", "per_node", "workload", "args"}
 SCORES = {"io500"}
 RUN_DIR = "{run_dir}"  # left in place here; the runner puts the run directory there
 WORKLOADS = set(_names.WORKLOADS)
@@ -237,6 +242,8 @@ def load(path, scale=None, scratch=None):
     for n, step in enumerate(steps):
         if "touch" in step:
             _load_touch_step(suite, text, step, n, seen)
+        elif "concurrent" in step:
+            _load_concurrent_step(suite, text, head, step, n, seen)
         else:
             _load_step(suite, text, head, step, n, seen)
     if score == "io500":
@@ -269,6 +276,85 @@ def _load_touch_step(suite, text, step, n, seen):
         nodes=None, tasks_per_node=None, repetition=0, params={}, rules=[], variant=None,
         timeout=DEFAULT_TIMEOUT, where=f"{text.path}:{text.line(None, 'step', n)}",
         touch=[_substitute(t, values, text.path, line) for t in paths]))
+
+
+def _load_concurrent_step(suite, text, head, step, n, seen):
+    """A step whose groups of ranks run their workloads at once: one `sonde mix` launch
+    (docs/workloads/mix.md), its ranks the sum of the groups'. It is judged by no rule: the
+    rules judge one workload's run."""
+    def err(message, key=None, sub=None):
+        return text.error(message, key, "step", n, sub)
+
+    for key in sorted(set(step) - CONCURRENT_STEP_KEYS):
+        raise err(f"unknown key '{key}' in a concurrent step (it takes: "
+                  f"{', '.join(sorted(CONCURRENT_STEP_KEYS))})", key)
+    if "name" not in step:
+        raise err(f"[[step]] number {n + 1} has no 'name'")
+    name = step["name"]
+    if name in seen:
+        raise err(f"step name '{name}' is used twice", "name")
+    seen.add(name)
+    groups = step["concurrent"]
+    if not isinstance(groups, list) or not groups or not all(isinstance(g, dict)
+                                                             for g in groups):
+        raise err("concurrent must be [[step.concurrent]] tables, one per group", "concurrent")
+
+    def value(key, default=None):
+        return step.get(key, head.get(key, default))
+
+    def where(key):
+        return (lambda m: err(m, key)) if key in step else (lambda m: text.error(m, key, "suite"))
+
+    nodes, tpn = value("nodes"), value("tasks_per_node")
+    nodes, tpn, ranks = _shape(nodes, tpn, step.get("ranks"), None, where)
+    args = ["--solo"] if step.get("solo") else []
+    total = 0
+    for k, g in enumerate(groups, 1):
+        for key in sorted(set(g) - GROUP_KEYS):
+            raise err(f"unknown key '{key}' in group {k} of a concurrent step (known: "
+                      f"{', '.join(sorted(GROUP_KEYS))})", "concurrent")
+        if g.get("workload") not in WORKLOADS or not isinstance(g.get("args"), list):
+            raise err(f"group {k} of a concurrent step needs a workload (known: "
+                      f"{', '.join(sorted(WORKLOADS))}) and args (a list)", "concurrent")
+        if ("ranks" in g) == ("per_node" in g):
+            raise err(f"group {k}: ranks = N (N ranks) or per_node = N (N of each node), one "
+                      "of the two", "concurrent")
+        def group_err(m, k=k):
+            return err(f"group {k}: {m}", "concurrent")
+
+        if "ranks" in g:
+            count = _whole(g["ranks"], "ranks", group_err)
+            total += count
+            spec = f"{count}:"
+        else:
+            count = _whole(g["per_node"], "per_node", group_err)
+            if nodes is None:
+                raise err(f"group {k}: per_node needs the step's nodes", "concurrent")
+            total += count * nodes
+            spec = f"{count}/node:"
+        args += ["--group", spec, g["workload"], *g["args"]]
+    if ranks is not None and nodes is not None and total != ranks:
+        raise err(f"the groups take {total} ranks, the step has nodes x tasks_per_node = "
+                  f"{nodes} x {tpn}", "concurrent")
+    ranks = total
+    try:
+        timeout = _rules.parse_duration(value("timeout", DEFAULT_TIMEOUT))
+    except ValueError as e:
+        raise where("timeout")(f"timeout: {e}") from None
+    reps = _whole(value("repetitions", 1), "repetitions", where("repetitions"))
+    params = dict(step.get("params", {}))
+    values = dict(params, scratch=suite.scratch, ranks=ranks, nodes=nodes or 1,
+                  tasks_per_node=tpn or ranks)
+    line = text.line("concurrent", "step", n)
+    args = [a for a in (_substitute(str(a), values, text.path, line) for a in args) if a != ""]
+    mkdirs = [_substitute(str(d), values, text.path, text.line("mkdir", "step", n))
+              for d in step.get("mkdir", [])]
+    for rep in range(reps):
+        suite.launches.append(Launch(
+            index=len(suite.launches), step=name, workload="mix", args=args, ranks=ranks,
+            nodes=nodes, tasks_per_node=tpn, repetition=rep, params=params, rules=[],
+            variant=None, timeout=timeout, mkdir=mkdirs,
+            where=f"{text.path}:{text.line(None, 'step', n)}"))
 
 
 def _load_step(suite, text, head, step, n, seen):

@@ -445,3 +445,32 @@ class End:
 
     EXIT_CODE = Name("exit_code", INT)
     ELAPSED_SECONDS = Name("elapsed_seconds", (int, float))
+
+
+class Mix:
+    """sonde mix (docs/workloads/mix.md): the members its records add and its mix records have,
+    as the report reads them."""
+
+    MIX = "mix"  # the workload name of the mix's own run, and the type of its overlap records
+    GROUP = Name("group", INT)  # every record of a group's run
+    STAGE = Name("mix_stage", STR)  # its header: "solo" or "concurrent"
+    START = Name("start", (int, float, NONE))  # its measurements, on the mix's clock
+    END = Name("end", (int, float, NONE))
+    GROUPS = Name("groups", LIST)  # the mix's header params, and every mix record
+    RUN_ID = Name("run_id", STR)
+    SOLO_RUN_ID = Name("solo_run_id", STR_OR_NONE)
+    SPEC = Name("spec", STR)
+    WORKLOAD = Name("workload", STR)
+    WORLD_RANKS = Name("world_ranks", LIST)
+    OVERLAP = Name("overlap", INT)  # a mix record: its window
+    SECONDS = Name("seconds", (int, float))
+    AGGREGATE_BANDWIDTH = Name("aggregate_bandwidth_mib_s", (int, float))
+    AGGREGATE_OPS = Name("aggregate_ops_per_s", (int, float))
+    PHASE = Name("phase", STR)  # a mix record's group entry
+    ITERATION = Name("iteration", INT)
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float, NONE))
+    OPS_PER_S = Name("ops_per_s", (int, float, NONE))
+    SOLO_BANDWIDTH = Name("solo_bandwidth_mib_s", (int, float, NONE))
+    SOLO_OPS_PER_S = Name("solo_ops_per_s", (int, float, NONE))
+    BANDWIDTH_RATIO = Name("bandwidth_ratio", (int, float, NONE))
+    OPS_RATIO = Name("ops_ratio", (int, float, NONE))

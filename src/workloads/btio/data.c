@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "pattern.h"
 #include "workloads/btio/btio.h"
 
@@ -85,11 +86,8 @@ void btio_check_dump(const struct btio_layout *L, int64_t dump, const char *path
                      const struct btio_extent *where, int rank, struct btio_check *chk)
 {
 	double *want = malloc((size_t)L->mem[0] * BTIO_FIVE * sizeof(double));
-	if (!want) {
-		fprintf(stderr, "sonde btio: rank %d: error: out of memory for verification\n",
-		        rank);
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
+	if (!want)
+		sonde_fatal("out of memory for verification");
 	for (int k = 0; k < L->n; k++) {
 		const struct btio_cell *c = &L->cells[k];
 		for (int64_t z = 0; z < c->size[2]; z++)

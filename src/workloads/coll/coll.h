@@ -29,6 +29,7 @@ struct coll_cfg {
 	int percentiles;
 	int overlap;
 	enum coll_timing timing;
+	MPI_Comm whole; /* the communicator the workload was given: every rank of the run */
 };
 
 /* Message buffers, sized once for the largest size and the world size. */
@@ -111,7 +112,7 @@ struct coll_result {
 };
 
 /* Primes, estimates, picks the iteration count (rank 0 decides) and measures, as mpiBench's
- * get_time does, with the kernel the configuration names. Collective over MPI_COMM_WORLD. */
+ * get_time does, with the kernel the configuration names. Collective over cfg->whole. */
 void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_result *r);
 void coll_result_free(struct coll_result *r);
 const char *coll_timing_name(enum coll_timing t);

@@ -99,7 +99,7 @@ static double kernel_loop(const struct coll_cfg *cfg, struct coll_call *c, int n
 {
 	int with_barrier = cfg->timing == COLL_TIMING_BARRIER;
 	double elapsed = 0;
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(cfg->whole);
 	for (int done = 0; done < n;) {
 		int seg = n - done, check = 0;
 		if (checks_iteration(cfg, c, done, n)) {
@@ -126,7 +126,7 @@ static double kernel_percall(const struct coll_cfg *cfg, struct coll_call *c, in
                              double *samples, struct coll_result *r)
 {
 	double elapsed = 0;
-	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Barrier(cfg->whole);
 	for (int i = 0; i < n; i++) {
 		int check = checks_iteration(cfg, c, i, n);
 		if (check)
@@ -213,7 +213,7 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 	if (cfg->time_limit_us > 0 && est_us > 0 && (double)cfg->time_limit_us / est_us < limit)
 		limit = (int)((double)cfg->time_limit_us / est_us);
 	/* Rank 0's count for everyone, as mpiBench does (the root is usually the slowest). */
-	MPI_Bcast(&limit, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&limit, 1, MPI_INT, 0, cfg->whole);
 
 	if (limit > nest) {
 		if (sampled) {

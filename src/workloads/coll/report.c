@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* One result: mpiBench's tab-separated line on stdout (reference 5.5) and one measurement
- * record (JSON Lines / CSV), both from the same figures. Collective over MPI_COMM_WORLD: as in
+ * record (JSON Lines / CSV), both from the same figures. Collective over cfg->whole: as in
  * mpiBench, every world rank's time per iteration counts, also for sub-communicator tests. */
 #include <stdio.h>
 
@@ -53,28 +53,27 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
                  int comm_ranks, const struct coll_result *r, int64_t total_errors)
 {
 	struct sonde_stats it;
-	sonde_stats_across(MPI_COMM_WORLD, r->per_iter_s, &it);
+	sonde_stats_across(cfg->whole, r->per_iter_s, &it);
 	/* per-call durations in the per-call kernel; in the loop kernels each rank's time per
 	 * iteration (a loop gives no per-call durations) */
 	struct sonde_latency lat;
 	if (r->samples)
-		sonde_latency_across(MPI_COMM_WORLD, r->samples, r->nsamples,
-		                     SONDE_LATENCY_MAX_EXACT, &lat);
-	else
-		sonde_latency_across(MPI_COMM_WORLD, &r->per_iter_s, 1, SONDE_LATENCY_MAX_EXACT,
+		sonde_latency_across(cfg->whole, r->samples, r->nsamples, SONDE_LATENCY_MAX_EXACT,
 		                     &lat);
+	else
+		sonde_latency_across(cfg->whole, &r->per_iter_s, 1, SONDE_LATENCY_MAX_EXACT, &lat);
 	int overlap = cfg->overlap && (c->op->flags & COLL_NONBLOCKING);
 	double pct = overlap_percent(r), mean_pct = 0;
 	if (overlap)
-		MPI_Reduce(&pct, &mean_pct, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+		MPI_Reduce(&pct, &mean_pct, 1, MPI_DOUBLE, MPI_SUM, 0, cfg->whole);
 	int64_t checked = 0;
-	MPI_Reduce(&r->bytes_checked, &checked, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-	int world_rank, world_size;
-	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-	if (world_rank != 0)
+	MPI_Reduce(&r->bytes_checked, &checked, 1, MPI_INT64_T, MPI_SUM, 0, cfg->whole);
+	int whole_rank, whole_size;
+	MPI_Comm_rank(cfg->whole, &whole_rank);
+	MPI_Comm_size(cfg->whole, &whole_size);
+	if (whole_rank != 0)
 		return;
-	mean_pct /= world_size;
+	mean_pct /= whole_size;
 
 	/* The phase is the measured loop: ops = iterations, seconds = loop time (so bandwidth is
 	 * the per-process message rate and ops_per_s the call rate); per_rank holds each rank's

@@ -97,6 +97,8 @@ struct ior_point {
 	double sw_time;                  /* stonewall time (wear-out only) */
 	int64_t sw_min_bytes, sw_total_bytes;
 	int64_t errors; /* verification errors (-R) */
+	/* earliest open start, latest close end (the run's global clock) */
+	double start, end;
 };
 
 struct ior_test {

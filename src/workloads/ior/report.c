@@ -166,6 +166,9 @@ int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access
 	    .bytes_checked = checked,
 	    .params_json = pj.buf,
 	    .extra_json = ej.buf,
+	    /* back on this rank's own clock (the run's global one is rank 0's, from its zero) */
+	    .start = pt->start - r->clock.offset + r->clock.zero,
+	    .end = pt->end - r->clock.offset + r->clock.zero,
 	};
 	sonde_results_measurement("ior", &m);
 	sonde_json_free(&pj);

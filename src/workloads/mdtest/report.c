@@ -59,6 +59,9 @@ static void record(const struct mdtest_run *run, const struct mdtest_pass *pass,
 	    .bytes_checked = checked,
 	    .params_json = run->params,
 	    .extra_json = extra.buf,
+	    /* this rank's: after the opening barrier, after the closing one */
+	    .start = pass->start,
+	    .end = pass->end,
 	};
 	sonde_results_measurement(run->ctx->workload, &m);
 	sonde_json_free(&extra);

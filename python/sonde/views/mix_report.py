@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The report's section on sonde mix runs (docs/workloads/mix.md): a timeline of the groups
+(each group's phases from start to end on the mix's clock, alone and at once, the overlap
+windows marked) and the interference table (each overlap's groups: their phase averages, alone
+and at once, and the ratios), from the mix's own records and its groups' measurements."""
+
+from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
+from ..results.names import Measurement as M
+from ..results.names import Mix
+from .page import Section, Table, num, text
+
+
+def mix_runs(runs):
+    return [r for r in runs if r.workload == Mix.MIX and r.header is not None]
+
+
+def _groups(mix):
+    return mix.header["params"][Mix.GROUPS]
+
+
+def _group_label(g):
+    ranks = len(g[Mix.WORLD_RANKS])
+    return f"group {g['group']}: {g[Mix.WORKLOAD]} ({ranks} rank{'s' if ranks > 1 else ''})"
+
+
+def timeline(mix, by_id, label, n):
+    """Each group's phases as segments on its row: solid at once, dashed alone (--solo); the
+    overlap windows as dashed vertical lines."""
+    groups = _groups(mix)
+    series = []
+    for k, g in enumerate(groups):
+        row = len(groups) - k  # group 1 at the top
+        for stage, run_id, dash in (("alone", g.get(Mix.SOLO_RUN_ID), True),
+                                    ("at once", g[Mix.RUN_ID], False)):
+            run = by_id.get(run_id)
+            for m in run.measurements if run else []:
+                if m.get(Mix.START) is None or m.get(Mix.END) is None:
+                    continue
+                series.append(Series(
+                    LINE, "", x=[m[Mix.START], m[Mix.END]], y=[row, row], color=k, dash=dash,
+                    markers=True,
+                    hover={"group": [_group_label(g)] * 2, "phase": [m[M.PHASE]] * 2,
+                           "run": [stage] * 2}))
+    for r in mix.records:
+        if r["type"] == Mix.MIX:
+            series += [Series(VLINE, "", x=[r["start"]], color=MUTED, dash=True),
+                       Series(VLINE, "", x=[r["end"]], color=MUTED, dash=True)]
+    panel = Panel("Phases (dashed: alone, solid: at once)",
+                  "seconds on the mix's clock", "group", series,
+                  y_ticks=[(len(groups) - k, _group_label(g)) for k, g in enumerate(groups)])
+    return Figure(f"mix-timeline-{n}",
+                  f"Groups of the mix: {label}",
+                  "When each group ran each phase, from its measurement records' start and "
+                  "end on the mix's clock; the grey dashed lines bound the overlaps, the "
+                  "windows in which every group was inside one phase.",
+                  [panel], section="mix")
+
+
+def interference(mix, label, n):
+    """One row per group per overlap, and the overlap's sums."""
+    rows = []
+    for r in (r for r in mix.records if r["type"] == Mix.MIX):
+        window = f"{r['start']:.3f}-{r['end']:.3f} s"
+        for g in r[Mix.GROUPS]:
+            rows.append([num(r[Mix.OVERLAP]), text(window), text(f"group {g['group']}"),
+                         text(g[Mix.WORKLOAD]), text(f"{g[Mix.PHASE]} {g[Mix.ITERATION]}"),
+                         num(g[Mix.BANDWIDTH]), num(g[Mix.OPS_PER_S]),
+                         num(g.get(Mix.SOLO_BANDWIDTH)), num(g.get(Mix.SOLO_OPS_PER_S)),
+                         num(g.get(Mix.BANDWIDTH_RATIO)), num(g.get(Mix.OPS_RATIO))])
+        rows.append([num(r[Mix.OVERLAP]), text(window), text("all groups"), text("-"),
+                     text("-"), num(r[Mix.AGGREGATE_BANDWIDTH]), num(r[Mix.AGGREGATE_OPS]),
+                     text("-"), text("-"), text("-"), text("-")])
+    return Table(f"mix-interference-{n}",
+                 f"Interference: {label}",
+                 ["overlap", "window", "group", "workload", "phase", "MiB/s", "ops/s",
+                  "alone MiB/s", "alone ops/s", "MiB/s ratio", "ops/s ratio"], rows,
+                 "Phase averages (each phase's bytes and operations over its own seconds), "
+                 "not rates counted inside the window; ratio = at once / alone (--solo), "
+                 "below 1: slower beside the other groups.")
+
+
+def section(runs, labels):
+    """The mix section, or None when no run is a mix."""
+    mixes = mix_runs(runs)
+    if not mixes:
+        return None
+    by_id = {r.run_id: r for r in runs}
+    tables, figures = [], []
+    for n, mix in enumerate(mixes, 1):
+        label = labels(mix)
+        tables.append(interference(mix, label, n))
+        figures.append(timeline(mix, by_id, label, n))
+    intro = ["sonde mix runs groups of ranks, each its own workload, at once in one launch; "
+             "each group's own records are in its workload's section."]
+    return Section("mix", "Concurrent workloads (sonde mix)", intro, tables, figures)

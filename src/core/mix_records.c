@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sonde mix, world rank 0 after the run: the overlaps of the groups' phases, on stdout and as
+ * the mix's own run in the --json file (a header, one "mix" record per overlap, an end record).
+ *
+ * An overlap is a window in which every group was inside one phase (one measurement: its start
+ * to its end on the mix's clock), the same phase throughout. Its figures are each group's
+ * phase averages (the phase's bytes and ops over the phase's own seconds, as its measurement
+ * record gives them) and their sums: no group counts what it moved inside the window, so these
+ * are the rates of the phases that overlapped, not rates measured in the window. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fail.h"
+#include "json.h"
+#include "mix.h"
+#include "units.h"
+
+static double rate(double amount, double seconds)
+{
+	return seconds > 0 ? amount / seconds : NAN;
+}
+
+static double mib_s(const struct sonde_mix_span *sp)
+{
+	return rate((double)sp->bytes / (double)SONDE_MIB, sp->seconds);
+}
+
+static double ops_s(const struct sonde_mix_span *sp)
+{
+	return rate((double)sp->ops, sp->seconds);
+}
+
+/* The group's solo measurement of the same phase and iteration, or NULL. */
+static const struct sonde_mix_span *solo_of(const struct mix_group *g,
+                                            const struct sonde_mix_span *sp)
+{
+	for (int i = 0; i < g->nsolo; i++)
+		if (strcmp(g->solo[i].phase, sp->phase) == 0 &&
+		    g->solo[i].iteration == sp->iteration)
+			return &g->solo[i];
+	return NULL;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The span of group g that covers [a, b], or -1. */
+static int covering(const struct mix_group *g, double a, double b)
+{
+	for (int i = 0; i < g->nspans; i++)
+		if (g->spans[i].start <= a && g->spans[i].end >= b)
+			return i;
+	return -1;
+}
+
+static void group_figures(struct sonde_json *j, const struct mix_plan *plan, int k, int i)
+{
+	const struct mix_group *g = &plan->groups[k];
+	const struct sonde_mix_span *sp = &g->spans[i];
+	sonde_json_object_begin(j, NULL);
+	sonde_json_int(j, "group", k + 1);
+	sonde_json_string(j, "workload", g->w->name);
+	sonde_json_string(j, "run_id", g->run_id);
+	sonde_json_int(j, "ranks", g->nranks);
+	sonde_json_string(j, "phase", sp->phase);
+	sonde_json_int(j, "iteration", sp->iteration);
+	sonde_json_double(j, "phase_start", sp->start);
+	sonde_json_double(j, "phase_end", sp->end);
+	sonde_json_int(j, "bytes", sp->bytes);
+	sonde_json_int(j, "ops", sp->ops);
+	sonde_json_double(j, "seconds", sp->seconds);
+	sonde_json_double(j, "bandwidth_mib_s", mib_s(sp));
+	sonde_json_double(j, "ops_per_s", ops_s(sp));
+	const struct sonde_mix_span *alone = plan->solo ? solo_of(g, sp) : NULL;
+	if (alone) {
+		sonde_json_string(j, "solo_run_id", g->solo_run_id);
+		sonde_json_double(j, "solo_bandwidth_mib_s", mib_s(alone));
+		sonde_json_double(j, "solo_ops_per_s", ops_s(alone));
+		sonde_json_double(j, "bandwidth_ratio", rate(mib_s(sp), mib_s(alone)));
+		sonde_json_double(j, "ops_ratio", rate(ops_s(sp), ops_s(alone)));
+	}
+	sonde_json_object_end(j);
+}
+
+static void print_overlap(const struct mix_plan *plan, int n, double a, double b, const int *idx)
+{
+	double bw = 0, ops = 0;
+	for (int k = 0; k < plan->ngroups; k++) {
+		const struct sonde_mix_span *sp = &plan->groups[k].spans[idx[k]];
+		bw += isfinite(mib_s(sp)) ? mib_s(sp) : 0;
+		ops += isfinite(ops_s(sp)) ? ops_s(sp) : 0;
+	}
+	printf("mix overlap %d: %.6f s to %.6f s (%.6f s), all %d groups active; phase averages "
+	       "together: %.2f MiB/s, %.2f ops/s\n",
+	       n, a, b, b - a, plan->ngroups, bw, ops);
+	for (int k = 0; k < plan->ngroups; k++) {
+		const struct mix_group *g = &plan->groups[k];
+		const struct sonde_mix_span *sp = &g->spans[idx[k]];
+		printf("  group %d %-6s %-10s iteration %d: %.2f MiB/s, %.2f ops/s (phase average)",
+		       k + 1, g->w->name, sp->phase, sp->iteration, mib_s(sp), ops_s(sp));
+		const struct sonde_mix_span *alone = plan->solo ? solo_of(g, sp) : NULL;
+		if (alone) {
+			/* a phase that moves no bytes (a stat) has its ratio in ops only */
+			double bw_ratio = rate(mib_s(sp), mib_s(alone)),
+			       ops_ratio = rate(ops_s(sp), ops_s(alone));
+			printf("; alone %.2f MiB/s, %.2f ops/s: ratio ", mib_s(alone),
+			       ops_s(alone));
+			if (isfinite(bw_ratio))
+				printf("%.3f", bw_ratio);
+			else
+				printf("%.3f (ops)", ops_ratio);
+		}
+		putchar('\n');
+	}
+}
+
+static void overlap_record(const struct mix_plan *plan, int n, double a, double b, const int *idx)
+{
+	double bw = 0, ops = 0;
+	for (int k = 0; k < plan->ngroups; k++) {
+		const struct sonde_mix_span *sp = &plan->groups[k].spans[idx[k]];
+		bw += isfinite(mib_s(sp)) ? mib_s(sp) : 0;
+		ops += isfinite(ops_s(sp)) ? ops_s(sp) : 0;
+	}
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_int(&j, "overlap", n);
+	sonde_json_double(&j, "start", a);
+	sonde_json_double(&j, "end", b);
+	sonde_json_double(&j, "seconds", b - a);
+	sonde_json_string(&j, "figures", "phase-average");
+	sonde_json_double(&j, "aggregate_bandwidth_mib_s", bw);
+	sonde_json_double(&j, "aggregate_ops_per_s", ops);
+	sonde_json_array_begin(&j, "groups");
+	for (int k = 0; k < plan->ngroups; k++)
+		group_figures(&j, plan, k, idx[k]);
+	sonde_json_array_end(&j);
+	sonde_json_object_end(&j);
+	sonde_results_record("mix", "mix", j.buf);
+	sonde_json_free(&j);
+}
+
+/* Every window in which each group was in one phase; returns how many. */
+static int overlaps(const struct mix_plan *plan)
+{
+	int total = 0;
+	for (int k = 0; k < plan->ngroups; k++)
+		total += 2 * plan->groups[k].nspans;
+	double *t = calloc((size_t)total + 1, sizeof *t);
+	size_t ngroups = (size_t)(plan->ngroups > 0 ? plan->ngroups : 1);
+	int *idx = calloc(ngroups, sizeof *idx);
+	int *prev = calloc(ngroups, sizeof *prev);
+	if (!t || !idx || !prev)
+		sonde_fatal("no memory for the overlaps");
+	int nt = 0;
+	for (int k = 0; k < plan->ngroups; k++)
+		for (int i = 0; i < plan->groups[k].nspans; i++) {
+			const struct sonde_mix_span *sp = &plan->groups[k].spans[i];
+			if (isfinite(sp->start) && isfinite(sp->end)) {
+				t[nt++] = sp->start;
+				t[nt++] = sp->end;
+			}
+		}
+	qsort(t, (size_t)nt, sizeof *t, by_value);
+	int n = 0;
+	double from = 0, to = 0;
+	for (int s = 0; s + 1 < nt; s++) {
+		double a = t[s], b = t[s + 1];
+		int all = b > a;
+		for (int k = 0; all && k < plan->ngroups; k++)
+			all = (idx[k] = covering(&plan->groups[k], a, b)) >= 0;
+		/* elementary windows with the same phases, back to back, are one overlap */
+		int same = n > 0 && to == a && memcmp(idx, prev, sizeof *idx * ngroups) == 0;
+		if (all && same) {
+			to = b;
+			continue;
+		}
+		if (n > 0 && (!all || !same) && to > from) {
+			print_overlap(plan, n, from, to, prev);
+			overlap_record(plan, n, from, to, prev);
+			from = to = 0;
+		}
+		if (all) {
+			n++;
+			from = a;
+			to = b;
+			memcpy(prev, idx, sizeof *idx * ngroups);
+		}
+	}
+	if (n > 0 && to > from) {
+		print_overlap(plan, n, from, to, prev);
+		overlap_record(plan, n, from, to, prev);
+	}
+	free(t);
+	free(idx);
+	free(prev);
+	return n;
+}
+
+char *mix_params(const struct mix_plan *plan)
+{
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_bool(&j, "solo", plan->solo);
+	sonde_json_bool(&j, "strict", plan->strict);
+	sonde_json_array_begin(&j, "groups");
+	for (int k = 0; k < plan->ngroups; k++) {
+		const struct mix_group *g = &plan->groups[k];
+		sonde_json_object_begin(&j, NULL);
+		sonde_json_int(&j, "group", k + 1);
+		sonde_json_string(&j, "spec", g->spec);
+		sonde_json_string(&j, "workload", g->w->name);
+		sonde_json_array_begin(&j, "world_ranks");
+		for (int i = 0; i < g->nranks; i++)
+			sonde_json_int(&j, NULL, g->ranks[i]);
+		sonde_json_array_end(&j);
+		sonde_json_array_begin(&j, "command_line");
+		for (int i = 1; i < g->argc; i++)
+			sonde_json_string(&j, NULL, g->argv[i]);
+		sonde_json_array_end(&j);
+		sonde_json_string(&j, "run_id", g->run_id);
+		sonde_json_string(&j, "solo_run_id", plan->solo ? g->solo_run_id : NULL);
+		sonde_json_int(&j, "exit_code", g->code);
+		sonde_json_object_end(&j);
+	}
+	sonde_json_array_end(&j);
+	sonde_json_object_end(&j);
+	return j.buf;
+}
+
+int mix_report_overlaps(const struct mix_plan *plan, const struct sonde_context *ctx, int code)
+{
+	char err[512];
+	sonde_results_join_mix(0, plan->run_id, "mix", 0, 0);
+	if (plan->json_path &&
+	    sonde_results_open(MPI_COMM_SELF, "mix", plan->json_path, NULL, err, sizeof err) < 0) {
+		fprintf(stderr, "sonde mix: error: %s\n", err);
+		return code ? code : SONDE_EXIT_RUNTIME;
+	}
+	char *params = mix_params(plan);
+	sonde_results_header(ctx, params, NULL);
+	free(params);
+	if (overlaps(plan) == 0)
+		printf(
+		    "mix: no window in which every group was inside a timed phase (a group whose "
+		    "workload does not time its phases on the mix's clock has none)\n");
+	fflush(stdout);
+	for (int k = 0; k < plan->ngroups && code; k++)
+		if (plan->groups[k].code) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "group %d (%s) failed with exit code %d", k + 1,
+			         plan->groups[k].w->name, plan->groups[k].code);
+			sonde_results_note_failure(plan->groups[k].failed_rank, NULL, msg);
+			break;
+		}
+	return sonde_results_close(code);
+}

@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""sonde mix (docs/workloads/mix.md): groups of ranks running workloads at once, from real
+launches on tmpfs. The oracles are the files the groups leave (sizes, counts, contents), the
+groups' own measurement records (their figures recomputed from bytes and seconds), and the same
+workloads run alone by plain `sonde ior` / `sonde mdtest`.
+
+The fault shim (tests/shim/faultshim.c, SONDE_FAULT_DELAY_US) makes every read and write of the
+run's files wait, so that tiny phases last long enough to overlap on a loaded machine."""
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import MULTI_NODE, read_jsonl, run_sonde
+from faultlib import NEEDS_SHIM, SHIM, error_lines
+
+
+def slowed(test):
+    """A test whose launches preload the fault shim: not in the ASan leg (NEEDS_SHIM)."""
+    for mark in NEEDS_SHIM:
+        test = mark(test)
+    return test
+
+
+DELAY = {"SONDE_FAULT_DELAY_US": "20000"}
+XFER, BLOCK, ITEMS, ITEM_BYTES = 4096, 65536, 8, 4096
+
+
+def _slow(d):
+    return {"LD_PRELOAD": str(SHIM), "SONDE_FAULT_DIR": str(d), **DELAY}
+
+
+def _groups(d):
+    # -G: the data's time stamp (the clock's otherwise), so that files can be compared
+    easy = ["ior", "-a", "POSIX", "-t", "4k", "-b", "64k", "-w", "-k", "-G", 7, "-o",
+            f"{d}/easy/f"]
+    hard = ["ior", "-a", "POSIX", "-t", "4k", "-b", "64k", "-w", "-r", "-k", "-o",
+            f"{d}/hard/f"]
+    md = ["mdtest", "-n", ITEMS, "-F", "-C", "-w", ITEM_BYTES, "-G", 7, "-d", f"{d}/md"]
+    return easy, hard, md
+
+
+def _runs(records):
+    runs = {}
+    for r in records:
+        runs.setdefault(r["run_id"], []).append(r)
+    return runs
+
+
+def _measured(run, phase):
+    (m,) = [r for r in run if r["type"] == "measurement" and r["phase"] == phase]
+    return m
+
+
+def _files(root):
+    return sorted((str(p.relative_to(root)), p.stat().st_size)
+                  for p in Path(root).rglob("*") if p.is_file())
+
+
+# Timing figures, and what names a run rather than what it did.
+_TIMED = {"run_id", "group", "mix_stage", "start", "end", "start_time", "elapsed_seconds",
+          "free_bytes", "per_rank", "latency", "rank_seconds_before_barrier"}
+
+
+def _shape(value):
+    """A record without its timings: the members, strings, integers and flags it holds."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items() if k not in _TIMED}
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    return None if isinstance(value, float) else value
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """One launch of 4 ranks in groups of 1/1/2 with --solo, and the workloads of groups 1 and 3
+    alone (plain sonde, same options, same results file) into directories of their own."""
+    d = tmp_path_factory.mktemp("mix")
+    for sub in ("easy", "hard", "md", "alone_easy", "alone_md"):
+        (d / sub).mkdir()
+    results = d / "r.jsonl"
+    easy, hard, md = _groups(d)
+    args = ["mix", "--json", results, "--solo", "--group", "1:", *easy, "--group", "1:", *hard,
+            "--group", "2:", *md]
+    proc = run_sonde(args, np=4, env=_slow(d))
+    # alone: the same command lines but for the target, appended to the same results file
+    alone_easy = [str(a).replace(f"{d}/easy/", f"{d}/alone_easy/") for a in easy]
+    alone_md = [str(a).replace(f"{d}/md", f"{d}/alone_md") for a in md]
+    run_sonde(alone_easy + ["--json", results], np=1, env=_slow(d))
+    run_sonde(alone_md + ["--json", results], np=2, env=_slow(d))
+    return d, proc, read_jsonl(results)
+
+
+@slowed
+def test_each_group_moved_what_its_records_and_files_say(mixed):
+    d, _, records = mixed
+    runs = _runs(records)
+    mix_id = next(r["run_id"] for r in records if r["workload"] == "mix")
+    easy, hard, md = (runs[f"{mix_id}-g{k}"] for k in (1, 2, 3))
+    for run, k in ((easy, 1), (hard, 2), (md, 3)):
+        assert {r["group"] for r in run} == {k} and run[0]["mix_stage"] == "concurrent"
+        assert run[-1]["type"] == "end" and run[-1]["reason"] == "ok"
+    assert (d / "easy" / "f").stat().st_size == BLOCK
+    assert (d / "hard" / "f").stat().st_size == BLOCK
+    w = _measured(easy, "write")
+    assert (w["bytes"], w["ops"]) == (BLOCK, BLOCK // XFER)
+    for phase in ("write", "read"):
+        m = _measured(hard, phase)
+        assert (m["bytes"], m["ops"]) == (BLOCK, BLOCK // XFER)
+    files = _files(d / "md")
+    assert len(files) == 2 * ITEMS and {size for _, size in files} == {ITEM_BYTES}
+    c = _measured(md, "file-create")
+    assert (c["ops"], c["bytes"]) == (2 * ITEMS, 2 * ITEMS * ITEM_BYTES)
+    assert [r["ranks"] for r in (easy[0], hard[0], md[0])] == [1, 1, 2]
+
+
+@slowed
+def test_phases_overlap_and_the_mix_record_sums_them(mixed):
+    _, proc, records = mixed
+    runs = _runs(records)
+    mix_id = next(r["run_id"] for r in records if r["workload"] == "mix")
+    phases = [_measured(runs[f"{mix_id}-g1"], "write"), _measured(runs[f"{mix_id}-g2"], "write"),
+              _measured(runs[f"{mix_id}-g3"], "file-create")]
+    start, end = max(p["start"] for p in phases), min(p["end"] for p in phases)
+    assert start < end, [(p["start"], p["end"]) for p in phases]
+    mixes = [r for r in runs[mix_id] if r["type"] == "mix"]
+    (m,) = [r for r in mixes if [g["phase"] for g in r["groups"]] ==
+            ["write", "write", "file-create"]]
+    assert (m["start"], m["end"]) == (start, end)
+    assert m["seconds"] == pytest.approx(end - start)
+    for g, p in zip(m["groups"], phases, strict=True):
+        assert (g["phase_start"], g["phase_end"], g["bytes"], g["ops"]) == \
+            (p["start"], p["end"], p["bytes"], p["ops"])
+        assert g["bandwidth_mib_s"] == pytest.approx(p["bytes"] / 2**20 / p["seconds"])
+    assert m["aggregate_bandwidth_mib_s"] == pytest.approx(
+        sum(p["bytes"] / 2**20 / p["seconds"] for p in phases))
+    assert m["aggregate_ops_per_s"] == pytest.approx(sum(p["ops"] / p["seconds"] for p in phases))
+    # every overlap: a window inside one phase of each group
+    for r in mixes:
+        for g in r["groups"]:
+            assert g["phase_start"] <= r["start"] < r["end"] <= g["phase_end"]
+    assert f"mix overlap {m['overlap']}:" in proc.stdout
+
+
+@slowed
+def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
+    _, proc, records = mixed
+    runs = _runs(records)
+    mix_id = next(r["run_id"] for r in records if r["workload"] == "mix")
+    solo = [runs[f"{mix_id}-g{k}-solo"] for k in (1, 2, 3)]
+    assert all(run[0]["mix_stage"] == "solo" and run[-1]["reason"] == "ok" for run in solo)
+    spans = sorted((m["start"], m["end"]) for run in solo for m in run
+                   if m["type"] == "measurement")
+    # one group after another, every solo phase before the concurrent runs
+    solo_runs = [[m for m in run if m["type"] == "measurement"] for run in solo]
+    for before, after in itertools.pairwise(solo_runs):
+        assert max(m["end"] for m in before) < min(m["start"] for m in after)
+    first_concurrent = min(m["start"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
+                           if m["type"] == "measurement")
+    assert spans[-1][1] < first_concurrent
+    for r in (r for r in runs[mix_id] if r["type"] == "mix"):
+        for g, alone_run in zip(r["groups"], solo, strict=True):
+            a = _measured(alone_run, g["phase"])
+            want = g["bytes"] / g["seconds"] / (a["bytes"] / a["seconds"]) if a["bytes"] else None
+            assert g["solo_run_id"] == a["run_id"]
+            if want is None:
+                assert g["bandwidth_ratio"] is None
+            else:
+                assert g["bandwidth_ratio"] == pytest.approx(want)
+            assert g["ops_ratio"] == pytest.approx(
+                g["ops"] / g["seconds"] / (a["ops"] / a["seconds"]))
+    assert "== sonde mix: group 3 (2: mdtest on 2 ranks), alone ==" in proc.stdout
+    assert "ratio" in proc.stdout
+
+
+@slowed
+def test_a_group_writes_what_the_workload_alone_writes(mixed):
+    d, _, records = mixed
+    runs = _runs(records)
+    mix_id = next(r["run_id"] for r in records if r["workload"] == "mix")
+    alone = [run for rid, run in runs.items() if not rid.startswith(mix_id)]
+    assert [run[0]["workload"] for run in alone] == ["ior", "mdtest"]
+    for group, plain in ((runs[f"{mix_id}-g1"], alone[0]), (runs[f"{mix_id}-g3"], alone[1])):
+        # the command lines differ in the target directory only
+        g_cmd = [re.sub(r"/(easy|md)\b", "/T", a) for a in group[0]["command_line"]]
+        p_cmd = [re.sub(r"/alone_(easy|md)\b", "/T", a) for a in plain[0]["command_line"]]
+        assert g_cmd == p_cmd
+        strip = [json.loads(re.sub(r"/alone_(easy|md)\b|/(easy|md)\b", "/T", json.dumps(r)))
+                 for r in group + plain]
+        assert [_shape(r) for r in strip[:len(group)]] == [_shape(r) for r in strip[len(group):]]
+        assert all("group" not in r and "start" not in r for r in plain)
+    assert (d / "easy" / "f").read_bytes() == (d / "alone_easy" / "f").read_bytes()
+    md_files = [(n.replace("alone_md", "md"), s) for n, s in _files(d / "alone_md")]
+    assert _files(d / "md") == md_files
+    for name, _ in _files(d / "md"):
+        assert (d / "md" / name).read_bytes() == (d / "alone_md" / name).read_bytes()
+
+
+def test_bad_group_is_one_line_naming_it(tmp_path):
+    """Every group's options go through its workload's own checks before anything runs."""
+    proc = run_sonde(["mix", "--json", tmp_path / "r.jsonl", "--group", "1:", "ior", "-w", "-o",
+                      tmp_path / "f", "--group", "1:", "mdtest", "-n", "-3", "-d", tmp_path],
+                     np=2, check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert line.startswith("sonde mdtest: group 2: error: "), line
+    assert not (tmp_path / "f").exists() and not (tmp_path / "r.jsonl").exists()
+    proc = run_sonde(["mix", "--group", "1:", "ior", "-w", "-o", tmp_path / "f"], np=2,
+                     check=False)
+    assert proc.returncode == 2
+    (line,) = error_lines(proc.stderr)
+    assert "the groups take 1 of the launch's 2 ranks" in line, line
+
+
+@MULTI_NODE[0]
+@MULTI_NODE[1]
+def test_groups_per_node_and_on_node_sets(tmp_path):
+    """On two "nodes" of 3 ranks: 1/node puts one rank of each node in group 1 (every node runs
+    a mix), 1@1 one more rank of node 1, and 3 the rest; the header of each group's run says
+    where its ranks ran."""
+    results = tmp_path / "r.jsonl"
+    ior = ["ior", "-w", "-t", "4k", "-b", "16k"]
+    run_sonde(["mix", "--json", results,
+               "--group", "1/node:", *ior, "-o", tmp_path / "a",
+               "--group", "1@1:", *ior, "-o", tmp_path / "b",
+               "--group", "3:", "mdtest", "-n", 2, "-d", tmp_path / "md"],
+              np=6, hosts="nodeA:3,nodeB:3", timeout=120)
+    records = read_jsonl(results)
+    (mix,) = [r for r in records if r["type"] == "header" and r["workload"] == "mix"]
+    ranks = [g["world_ranks"] for g in mix["params"]["groups"]]
+    assert ranks == [[0, 3], [4], [1, 2, 5]]
+    headers = {r["group"]: r for r in records if r["type"] == "header" and "group" in r}
+    assert headers[1]["hostnames"] == ["nodeA", "nodeB"] and headers[1]["tasks_on_node"] == [1, 1]
+    assert headers[2]["hostnames"] == ["nodeB"]
+    assert headers[3]["hostnames"] == ["nodeA", "nodeB"] and headers[3]["tasks_on_node"] == [2, 1]
+
+
+def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
+    """sonde_fatal (MPI_Abort) on a rank of group 2: ior's test file name, with -F's rank
+    suffix, is longer than a path may be. The whole launch ends; the line names the group and
+    the rank; every record written (group 2's end record among them) is whole."""
+    deep = tmp_path
+    while len(str(deep)) < 3890 - 201:
+        deep = deep / ("d" * 200)
+    deep = Path(str(deep / ("d" * 200))[:3890])
+    deep.mkdir(parents=True)
+    results = tmp_path / "r.jsonl"
+    proc = run_sonde(["mix", "--json", results, "--group", "1:", "mdtest", "-n", 4, "-d",
+                      tmp_path / "md", "--group", "2:", "ior", "-w", "-F", "-t", "4k", "-b",
+                      "16k", "-o", deep / ("f" * 200)], np=3, check=False)
+    assert proc.returncode != 0
+    lines = error_lines(proc.stderr)
+    assert lines and all(re.match(r"sonde ior: group 2: rank [12]: error: test file name too "
+                                  r"long: ", ln) for ln in lines), lines
+    records = read_jsonl(results)
+    (end,) = [r for r in records if r["type"] == "end" and r.get("group") == 2]
+    assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
+
+
+@slowed
+def test_mib_and_find_phases_are_on_the_mix_clock(tmp_path):
+    """mib's phase spans its earliest start to its latest end and find's its walk: each
+    measurement's end - start is its own seconds, after the mix's zero, mib's read after its
+    write."""
+    (tmp_path / "mib").mkdir()
+    tree = tmp_path / "tree"
+    for i in range(20):
+        (tree / f"d{i}").mkdir(parents=True)
+        for k in range(50):
+            (tree / f"d{i}" / f"f{k}").touch()
+    results = tmp_path / "r.jsonl"
+    run_sonde(["mix", "--json", results, "--group", "1:", "mib", "-F", "-t", tmp_path / "mib",
+               "-l", 20, "-s", "4k", "--group", "2:", "find", tree, "-name", "*7"], np=3,
+              env={"LD_PRELOAD": str(SHIM), "SONDE_FAULT_DIR": str(tmp_path / "mib"),
+                   **DELAY})
+    measured = [r for r in read_jsonl(results) if r["type"] == "measurement"]
+    assert sorted((r["workload"], r["phase"]) for r in measured) == \
+        [("find", "find"), ("mib", "read"), ("mib", "write")]
+    for r in measured:
+        assert r["start"] >= 0 and r["end"] - r["start"] == pytest.approx(r["seconds"],
+                                                                         abs=1e-6), r
+    (write,) = [r for r in measured if r["phase"] == "write"]
+    (read,) = [r for r in measured if r["phase"] == "read"]
+    assert write["end"] <= read["start"]
