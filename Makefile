@@ -48,6 +48,7 @@ pytest_allow_empty = rc=0; $(1) || rc=$$?; \
 	if ((rc == 5)); then echo "no tests collected in $(2)"; rc=0; fi; exit $$rc
 
 .PHONY: all setup setup-demo setup-bench build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
+	integration-test-openmpi integration-test-once integration-test-timing \
 	python-test demo bench bench-smoke install uninstall clean format lint build-mpich test-mpich \
 	build-fuzz fuzz-test fuzz
 
@@ -78,10 +79,26 @@ build-asan:
 		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized >/dev/null
 	cmake --build build-asan -j$(JOBS)
 
+# make test: the four builds (each keeps both cores busy), then the legs side by side,
+# TEST_JOBS at a time, longest first: a leg spends most of its time waiting on mpirun's start-up
+# and exit (a launch keeps a core busy for a fifth to a third of its wall time), so three legs
+# fit on two cores in little more than the longest one's time; then the timing tests alone, on
+# a machine at rest, and lint. Each leg prints its wall and CPU time when it ends and make test ends with the table
+# (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
+# docs/reliability.md, "Where make test's time goes", has the budget of each leg.
+# TEST_JOBS=1 runs the legs one after the other, as make test did before.
+TEST_JOBS ?= 3
+TEST_LEGS = integration-test-openmpi integration-test-asan test-mpich integration-test-once \
+	python-test unit-test-asan fuzz-test unit-test
 test: setup
-	$(MAKE) build build-asan
-	$(MAKE) -k unit-test unit-test-asan integration-test \
-		integration-test-asan python-test test-mpich fuzz-test lint
+	@scripts/legs.sh start
+	@scripts/legs.sh run builds $(MAKE) build build-asan build-mpich build-fuzz
+	@rc=0; $(MAKE) -k -j$(TEST_JOBS) -Otarget $(addprefix leg-,$(TEST_LEGS)) || rc=1; \
+		$(MAKE) -k leg-integration-test-timing leg-lint || rc=1; \
+		scripts/legs.sh summary; exit $$rc
+
+leg-%:
+	@scripts/legs.sh run $* $(MAKE) $*
 
 unit-test:
 	ctest --test-dir build --output-on-failure -j$(JOBS)
@@ -93,6 +110,23 @@ unit-test-asan:
 
 integration-test:
 	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) tests/integration,tests/integration)
+
+# The Open MPI leg of make test in three parts (together: integration-test): sonde's C paths on
+# this build (what the ASan and MPICH legs run on theirs), the tests of what does not change with
+# the build (marker once: the installer, launchers and Slurm, the suite runner...), and the
+# timing tests (marker timing), which make test runs alone, after the other legs: a timing
+# taken beside another leg's launches measures the load.
+integration-test-openmpi:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m "not once" \
+		tests/integration,tests/integration)
+
+integration-test-once:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m "once and not timing" \
+		tests/integration,tests/integration)
+
+integration-test-timing:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m timing \
+		tests/integration,tests/integration)
 
 integration-test-asan:
 	@$(call san_begin,integration)

@@ -166,9 +166,11 @@ def pytest_configure(config):
                             "(test_fault_matrix.py); `-m 'not fault_matrix'` leaves them out")
     config.addinivalue_line("markers", "once: runs in the Open MPI leg of make test only "
                             "(conftest.ONCE_MODULES says which and why)")
+    config.addinivalue_line("markers", "timing: a timing, which make test runs once (it is "
+                            "also marked once) and alone, after the legs it runs side by side")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.module.__name__ in ONCE_MODULES:
+        if item.module.__name__ in ONCE_MODULES or item.get_closest_marker("timing"):
             item.add_marker(pytest.mark.once)
