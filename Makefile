@@ -164,10 +164,14 @@ test-mpich: build-mpich
 
 # libFuzzer (tests/fuzz, clang): make test runs each target FUZZ_TIME seconds from its corpus
 # (which replays every input kept there, crashes found earlier included); make fuzz runs longer.
-# New inputs go to build-fuzz/corpus, crashes to build-fuzz/artifacts.
+# New inputs go to build-fuzz/corpus, crashes to build-fuzz/artifacts. make test's fuzzing has
+# one budget, FUZZ_BUDGET seconds, shared out between the targets (at least 5 s each, the
+# corpus's replay and a few seconds of search): a new target does not lengthen make test.
 FUZZ_CC ?= clang-14
-FUZZ_TIME ?= 12
 FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BUDGET ?= 50
+FUZZ_TIME ?= $(shell n=$(words $(FUZZ_TARGETS)); t=$$(( $(FUZZ_BUDGET) / (n ? n : 1) )); \
+	echo $$(( t > 5 ? t : 5 )))
 build-fuzz:
 	CC=$(FUZZ_CC) cmake -S . -B build-fuzz $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_FUZZ=ON \
 		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
