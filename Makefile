@@ -19,6 +19,16 @@ MPICC ?= $(firstword $(wildcard /usr/bin/mpicc.openmpi) mpicc)
 MPIEXEC ?= $(firstword $(wildcard /usr/bin/mpiexec.openmpi) $(shell command -v mpiexec))
 MPICH_CC ?= mpicc.mpich
 MPICH_EXEC ?= /usr/bin/mpiexec.mpich
+# Every build compiles through ccache when it is installed (scripts/setup.sh test installs it):
+# an object compiled once from the same source and flags is taken from the cache, so CI's fresh
+# clone takes those of the developer's builds on the same machine, and a rebuild after a change
+# compiles only what changed. Paths are hashed relative to the checkout (CCACHE_BASEDIR) and
+# without the working directory (CCACHE_NOHASHDIR), so that a clone elsewhere hits the same
+# entries (every object of a build, measured); ccache -s says how many hit.
+CCACHE ?= $(shell command -v ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+ccache_flags = $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE))
 mpi_flags = -DMPI_C_COMPILER=$(1) $(if $(2),-DMPIEXEC_EXECUTABLE=$(2))
 C_SOURCES = $(shell find src tests bench -name '*.[ch]' 2>/dev/null | sort)
 SAN_LOGS := $(CURDIR)/build-asan/sanitizer-logs
@@ -68,7 +78,7 @@ setup-bench:
 # BUILD_TARGETS: only these CMake targets (make install builds what it installs, not the tests)
 build:
 	cmake -S . -B build $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build -j$(JOBS) $(if $(BUILD_TARGETS),--target $(BUILD_TARGETS))
 
 # GCC's maybe-uninitialized analysis gives false positives under the sanitizers' instrumentation
@@ -76,7 +86,7 @@ build:
 build-asan:
 	cmake -S . -B build-asan $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_SANITIZE=ON \
 		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized >/dev/null
+		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized $(ccache_flags) >/dev/null
 	cmake --build build-asan -j$(JOBS)
 
 # make test: the four builds (each keeps both cores busy), then the legs side by side,
@@ -149,7 +159,7 @@ python-test:
 # integration tests.
 build-mpich:
 	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
-		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build-mpich -j$(JOBS)
 	@libs=$$(ldd build-mpich/sonde); if ! grep -q libmpich <<<"$$libs" || \
 		grep -q 'libmpi\.so' <<<"$$libs"; then \
@@ -174,7 +184,7 @@ FUZZ_TIME ?= $(shell n=$(words $(FUZZ_TARGETS)); t=$$(( $(FUZZ_BUDGET) / (n ? n 
 	echo $$(( t > 5 ? t : 5 )))
 build-fuzz:
 	CC=$(FUZZ_CC) cmake -S . -B build-fuzz $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_FUZZ=ON \
-		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build-fuzz -j$(JOBS)
 
 fuzz-test: build-fuzz
