@@ -97,6 +97,19 @@ build-asan:
 # (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
 # docs/reliability.md, "Where make test's time goes", has the budget of each leg.
 # TEST_JOBS=1 runs the legs one after the other, as make test did before.
+# What each leg proves (so that no two prove the same thing on the same build):
+#   integration-test-openmpi  sonde's C paths (-m "not once": every workload, I/O path, fault
+#                             and bad input) on the reference build, Open MPI
+#   integration-test-asan     the same paths free of memory errors and undefined behaviour,
+#                             leaks once per workload (test_leaks.py)
+#   test-mpich                the same paths on another MPI: Hydra's launches, exit codes and
+#                             signals, ROMIO's MPI-IO, MPICH's collectives and error texts
+#   integration-test-once     what no build changes: installer, launchers and Slurm, suites,
+#                             manual pages, the bench and test harnesses (Open MPI build)
+#   python-test               sonde-suite and sonde-report on records the binary writes
+#   unit-test, unit-test-asan the C units, the second under ASan/UBSan with leak checks
+#   fuzz-test                 the parsers of outside input: the corpus replayed, then searched
+#   integration-test-timing   timings (marker timing), alone after the others
 TEST_JOBS ?= 3
 TEST_LEGS = integration-test-openmpi integration-test-asan test-mpich integration-test-once \
 	python-test unit-test-asan fuzz-test unit-test
