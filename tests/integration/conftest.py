@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from bounded import run_bounded
+from bounded import launch_summary, run_bounded
 from sonde.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,8 +25,8 @@ from launch_env import launch_env  # noqa: E402 (after the path is set)
 from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,
     pytest_sessionfinish,
-    pytest_terminal_summary,
 )
+from skip_policy import pytest_terminal_summary as skip_summary  # noqa: E402
 
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
@@ -159,6 +159,11 @@ ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spd
                 "test_suite_preflight", "test_suite_systems", "test_suite_scratch", "test_slurm",
                 "test_io500", "test_io500_rules", "test_io500_files", "test_launch_env",
                 "test_bounded", "test_skip_policy"}
+
+
+def pytest_terminal_summary(terminalreporter):
+    skip_summary(terminalreporter)
+    launch_summary(terminalreporter)
 
 
 def pytest_configure(config):
