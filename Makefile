@@ -93,8 +93,8 @@ build-asan:
 # TEST_JOBS at a time, longest first: a leg spends most of its time waiting on mpirun's start-up
 # and exit (a launch keeps a core busy for a fifth to a third of its wall time), so three legs
 # fit on two cores in little more than the longest one's time; then the timing tests alone, on
-# a machine at rest, and lint. Each leg prints its wall and CPU time when it ends and make test ends with the table
-# (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
+# a machine at rest, and lint. Each leg prints its wall and CPU time when it ends, and make test
+# ends with the table (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
 # docs/reliability.md, "Where make test's time goes", has the budget of each leg.
 # TEST_JOBS=1 runs the legs one after the other, as make test did before.
 # What each leg proves (so that no two prove the same thing on the same build):
@@ -197,7 +197,8 @@ FUZZ_TIME ?= $(shell n=$(words $(FUZZ_TARGETS)); t=$$(( $(FUZZ_BUDGET) / (n ? n 
 	echo $$(( t > 5 ? t : 5 )))
 build-fuzz:
 	CC=$(FUZZ_CC) cmake -S . -B build-fuzz $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_FUZZ=ON \
-		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
+		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		$(ccache_flags) >/dev/null
 	cmake --build build-fuzz -j$(JOBS)
 
 fuzz-test: build-fuzz
