@@ -92,8 +92,10 @@ build-asan:
 # make test: the four builds (each keeps both cores busy), then the legs side by side,
 # TEST_JOBS at a time, longest first: a leg spends most of its time waiting on mpirun's start-up
 # and exit (a launch keeps a core busy for a fifth to a third of its wall time), so three legs
-# fit on two cores in little more than the longest one's time; then the timing tests alone, on
-# a machine at rest, and lint. Each leg prints its wall and CPU time when it ends, and make test
+# fit on two cores in little more than the longest one's time. Then, one after the other, on a
+# machine at rest: the Python tests, which keep more than a core busy (280 s of CPU in 200 s:
+# pandas, the report's PNG workers, Chromium) and compare real measurements of the quick suite
+# against each other, the timing tests, and lint. Each leg prints its wall and CPU time when it ends, and make test
 # ends with the table (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
 # docs/reliability.md, "Where make test's time goes", has the budget of each leg.
 # TEST_JOBS=1 runs the legs one after the other, as make test did before.
@@ -112,12 +114,12 @@ build-asan:
 #   integration-test-timing   timings (marker timing), alone after the others
 TEST_JOBS ?= 3
 TEST_LEGS = integration-test-openmpi integration-test-asan test-mpich integration-test-once \
-	python-test unit-test-asan fuzz-test unit-test
+	unit-test-asan fuzz-test unit-test
 test: setup
 	@scripts/legs.sh start
 	@scripts/legs.sh run builds $(MAKE) build build-asan build-mpich build-fuzz
 	@rc=0; $(MAKE) -k -j$(TEST_JOBS) -Otarget $(addprefix leg-,$(TEST_LEGS)) || rc=1; \
-		$(MAKE) -k leg-integration-test-timing leg-lint || rc=1; \
+		$(MAKE) -k leg-python-test leg-integration-test-timing leg-lint || rc=1; \
 		scripts/legs.sh summary; exit $$rc
 
 leg-%:
