@@ -36,8 +36,8 @@ run)
 	exit "$rc" ;;
 summary)
 	[[ -f $table ]] || { echo "legs: no $table (scripts/legs.sh start)"; exit 1; }
-	echo "make test, leg by leg (wall and CPU seconds; legs between the builds and the timing"
-	echo "tests run side by side, TEST_JOBS at a time):"
+	echo "make test, leg by leg (wall and CPU seconds; the legs between the builds and the"
+	echo "Python tests run side by side, TEST_JOBS at a time):"
 	awk -v now="$EPOCHSECONDS" '$1 == "start" { t0 = $2; next }
 		{ printf "  %-26s %6d s %6d s CPU%s\n", $1, $2, $3, $4 ? "  FAILED (exit " $4 ")" : "" }
 		END { if (t0) printf "  %-26s %6d s\n", "total", now - t0 }' "$table" ;;
