@@ -19,6 +19,16 @@ MPICC ?= $(firstword $(wildcard /usr/bin/mpicc.openmpi) mpicc)
 MPIEXEC ?= $(firstword $(wildcard /usr/bin/mpiexec.openmpi) $(shell command -v mpiexec))
 MPICH_CC ?= mpicc.mpich
 MPICH_EXEC ?= /usr/bin/mpiexec.mpich
+# Every build compiles through ccache when it is installed (scripts/setup.sh test installs it):
+# an object compiled once from the same source and flags is taken from the cache, so CI's fresh
+# clone takes those of the developer's builds on the same machine, and a rebuild after a change
+# compiles only what changed. Paths are hashed relative to the checkout (CCACHE_BASEDIR) and
+# without the working directory (CCACHE_NOHASHDIR), so that a clone elsewhere hits the same
+# entries (every object of a build, measured); ccache -s says how many hit.
+CCACHE ?= $(shell command -v ccache)
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+ccache_flags = $(if $(CCACHE),-DCMAKE_C_COMPILER_LAUNCHER=$(CCACHE))
 mpi_flags = -DMPI_C_COMPILER=$(1) $(if $(2),-DMPIEXEC_EXECUTABLE=$(2))
 C_SOURCES = $(shell find src tests bench -name '*.[ch]' 2>/dev/null | sort)
 SAN_LOGS := $(CURDIR)/build-asan/sanitizer-logs
@@ -48,6 +58,7 @@ pytest_allow_empty = rc=0; $(1) || rc=$$?; \
 	if ((rc == 5)); then echo "no tests collected in $(2)"; rc=0; fi; exit $$rc
 
 .PHONY: all setup setup-demo setup-bench build build-asan test unit-test unit-test-asan integration-test integration-test-asan \
+	integration-test-openmpi integration-test-once integration-test-timing \
 	python-test demo bench bench-smoke install uninstall clean format lint build-mpich test-mpich \
 	build-fuzz fuzz-test fuzz
 
@@ -67,7 +78,7 @@ setup-bench:
 # BUILD_TARGETS: only these CMake targets (make install builds what it installs, not the tests)
 build:
 	cmake -S . -B build $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build -j$(JOBS) $(if $(BUILD_TARGETS),--target $(BUILD_TARGETS))
 
 # GCC's maybe-uninitialized analysis gives false positives under the sanitizers' instrumentation
@@ -75,13 +86,44 @@ build:
 build-asan:
 	cmake -S . -B build-asan $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_SANITIZE=ON \
 		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized >/dev/null
+		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized $(ccache_flags) >/dev/null
 	cmake --build build-asan -j$(JOBS)
 
+# make test: the four builds (each keeps both cores busy), then the legs side by side,
+# TEST_JOBS at a time, longest first: a leg spends most of its time waiting on mpirun's start-up
+# and exit (a launch keeps a core busy for a fifth to a third of its wall time), so three legs
+# fit on two cores in little more than the longest one's time. Then, one after the other, on a
+# machine at rest: the Python tests, which keep more than a core busy (280 s of CPU in 200 s:
+# pandas, the report's PNG workers, Chromium) and compare real measurements of the quick suite
+# against each other, the timing tests, and lint. Each leg prints its wall and CPU time when it ends, and make test
+# ends with the table (scripts/legs.sh); -Otarget prints each leg's output whole when it ends.
+# docs/reliability.md, "Where make test's time goes", has the budget of each leg.
+# TEST_JOBS=1 runs the legs one after the other, as make test did before.
+# What each leg proves (so that no two prove the same thing on the same build):
+#   integration-test-openmpi  sonde's C paths (-m "not once": every workload, I/O path, fault
+#                             and bad input) on the reference build, Open MPI
+#   integration-test-asan     the same paths free of memory errors and undefined behaviour,
+#                             leaks once per workload (test_leaks.py)
+#   test-mpich                the same paths on another MPI: Hydra's launches, exit codes and
+#                             signals, ROMIO's MPI-IO, MPICH's collectives and error texts
+#   integration-test-once     what no build changes: installer, launchers and Slurm, suites,
+#                             manual pages, the bench and test harnesses (Open MPI build)
+#   python-test               sonde-suite and sonde-report on records the binary writes
+#   unit-test, unit-test-asan the C units, the second under ASan/UBSan with leak checks
+#   fuzz-test                 the parsers of outside input: the corpus replayed, then searched
+#   integration-test-timing   timings (marker timing), alone after the others
+TEST_JOBS ?= 3
+TEST_LEGS = integration-test-openmpi integration-test-asan test-mpich integration-test-once \
+	unit-test-asan fuzz-test unit-test
 test: setup
-	$(MAKE) build build-asan
-	$(MAKE) -k unit-test unit-test-asan integration-test \
-		integration-test-asan python-test test-mpich fuzz-test lint
+	@scripts/legs.sh start
+	@scripts/legs.sh run builds $(MAKE) build build-asan build-mpich build-fuzz
+	@rc=0; $(MAKE) -k -j$(TEST_JOBS) -Otarget $(addprefix leg-,$(TEST_LEGS)) || rc=1; \
+		$(MAKE) -k leg-python-test leg-integration-test-timing leg-lint || rc=1; \
+		scripts/legs.sh summary; exit $$rc
+
+leg-%:
+	@scripts/legs.sh run $* $(MAKE) $*
 
 unit-test:
 	ctest --test-dir build --output-on-failure -j$(JOBS)
@@ -93,6 +135,23 @@ unit-test-asan:
 
 integration-test:
 	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) tests/integration,tests/integration)
+
+# The Open MPI leg of make test in three parts (together: integration-test): sonde's C paths on
+# this build (what the ASan and MPICH legs run on theirs), the tests of what does not change with
+# the build (marker once: the installer, launchers and Slurm, the suite runner...), and the
+# timing tests (marker timing), which make test runs alone, after the other legs: a timing
+# taken beside another leg's launches measures the load.
+integration-test-openmpi:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m "not once" \
+		tests/integration,tests/integration)
+
+integration-test-once:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m "once and not timing" \
+		tests/integration,tests/integration)
+
+integration-test-timing:
+	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m timing \
+		tests/integration,tests/integration)
 
 integration-test-asan:
 	@$(call san_begin,integration)
@@ -115,7 +174,7 @@ python-test:
 # integration tests.
 build-mpich:
 	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
-		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build-mpich -j$(JOBS)
 	@libs=$$(ldd build-mpich/sonde); if ! grep -q libmpich <<<"$$libs" || \
 		grep -q 'libmpi\.so' <<<"$$libs"; then \
@@ -130,13 +189,18 @@ test-mpich: build-mpich
 
 # libFuzzer (tests/fuzz, clang): make test runs each target FUZZ_TIME seconds from its corpus
 # (which replays every input kept there, crashes found earlier included); make fuzz runs longer.
-# New inputs go to build-fuzz/corpus, crashes to build-fuzz/artifacts.
+# New inputs go to build-fuzz/corpus, crashes to build-fuzz/artifacts. make test's fuzzing has
+# one budget, FUZZ_BUDGET seconds, shared out between the targets (at least 5 s each, the
+# corpus's replay and a few seconds of search): a new target does not lengthen make test.
 FUZZ_CC ?= clang-14
-FUZZ_TIME ?= 12
 FUZZ_TARGETS = $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BUDGET ?= 50
+FUZZ_TIME ?= $(shell n=$(words $(FUZZ_TARGETS)); t=$$(( $(FUZZ_BUDGET) / (n ? n : 1) )); \
+	echo $$(( t > 5 ? t : 5 )))
 build-fuzz:
 	CC=$(FUZZ_CC) cmake -S . -B build-fuzz $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_FUZZ=ON \
-		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+		-DBUILD_TESTING=OFF -DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		$(ccache_flags) >/dev/null
 	cmake --build build-fuzz -j$(JOBS)
 
 fuzz-test: build-fuzz

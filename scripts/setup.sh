@@ -29,8 +29,8 @@ test)
 	# fonts: the report's browser test; netcdf-bin: ncdump in the BTIO tests; man-db: the
 	# generated manual pages checked with man --warnings; Lmod and bash-completion: the
 	# installed module and completion (test_install.py); fio: the bench harness's smoke run
-	# (test_bench.py).
-	packages=("${base[@]}" fio clang-format libmpich-dev mpich clang-14 libclang-rt-14-dev
+	# (test_bench.py); ccache: make test's builds share their objects (Makefile, CCACHE).
+	packages=("${base[@]}" fio ccache clang-format libmpich-dev mpich clang-14 libclang-rt-14-dev
 	          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core netcdf-bin
 	          man-db groff-base lmod bash-completion)
 	extras="[test]" ;;

@@ -6,6 +6,7 @@ SIGTERM, a short grace, then SIGKILL: the launcher's process group is not enough
 MPI's mpirun puts each rank in a process group of its own, and a launcher that ignores SIGTERM
 (an mpiexec once hung 10 minutes so after a failed IO500 launch) must not hold the suite."""
 
+import collections
 import os
 import signal
 import subprocess
@@ -13,6 +14,11 @@ import time
 
 # Seconds between SIGTERM and SIGKILL: the launcher's chance to stop its ranks and say why.
 GRACE = 3
+
+# Bounded launches per test file in this pytest session, printed at its end (launch_summary):
+# each mpirun costs some 0.5-1 s of start-up and exit, most of the integration tests' time
+# (docs/reliability.md, "Where make test's time goes"), so a file that adds many shows here.
+launches = collections.Counter()
 
 
 class LaunchTimeout(AssertionError):
@@ -72,6 +78,8 @@ def run_bounded(cmd, timeout=600, grace=GRACE, capture_output=False, check=False
     """subprocess.run(cmd, ...) in a session of its own, the same arguments meaning the same;
     past timeout seconds (600 unless given: no test's launch takes that long) the whole
     session is killed and LaunchTimeout raised."""
+    test = os.environ.get("PYTEST_CURRENT_TEST", "")
+    launches[test.split("::")[0] or "(outside a test)"] += 1
     if capture_output:
         kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
     if input is not None:
@@ -90,3 +98,14 @@ def run_bounded(cmd, timeout=600, grace=GRACE, capture_output=False, check=False
     if check:
         done.check_returncode()
     return done
+
+
+def launch_summary(terminalreporter, top=10):
+    """The session's bounded launches, and the files that made the most."""
+    if not launches:
+        return
+    total = sum(launches.values())
+    terminalreporter.section(f"{total} bounded launch{'' if total == 1 else 'es'} "
+                             "(bounded.py), the files with the most")
+    for path, n in launches.most_common(top):
+        terminalreporter.write_line(f"{n:6}  {path}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from bounded import run_bounded
+from bounded import launch_summary, run_bounded
 from sonde.campaign.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,8 +25,8 @@ from launch_env import launch_env  # noqa: E402 (after the path is set)
 from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,
     pytest_sessionfinish,
-    pytest_terminal_summary,
 )
+from skip_policy import pytest_terminal_summary as skip_summary  # noqa: E402
 
 # Absolute, since tests run sonde from other working directories (btio reads ./inputbt.data).
 SONDE = os.path.abspath(os.environ.get("SONDE_BIN", str(REPO / "build" / "sonde")))
@@ -161,14 +161,21 @@ ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spd
                 "test_bounded", "test_skip_policy"}
 
 
+def pytest_terminal_summary(terminalreporter):
+    skip_summary(terminalreporter)
+    launch_summary(terminalreporter)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "fault_matrix: the cells of the fault matrix "
                             "(test_fault_matrix.py); `-m 'not fault_matrix'` leaves them out")
     config.addinivalue_line("markers", "once: runs in the Open MPI leg of make test only "
                             "(conftest.ONCE_MODULES says which and why)")
+    config.addinivalue_line("markers", "timing: a timing, which make test runs once (it is "
+                            "also marked once) and alone, after the legs it runs side by side")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.module.__name__ in ONCE_MODULES:
+        if item.module.__name__ in ONCE_MODULES or item.get_closest_marker("timing"):
             item.add_marker(pytest.mark.once)

@@ -394,7 +394,7 @@ def outside_by_sign_test(ratios, low, high):
     return min(ratios) > high or max(ratios) < low
 
 
-@pytest.mark.once  # a timing: the sanitizers distort it
+@pytest.mark.timing  # the sanitizers distort it, another leg's launches too
 @pytest.mark.parametrize("flag,kernel", [("-c", []), ("-C", []), ("-C", ["--per-call"])])
 def test_checks_leave_the_timings_alone(flag, kernel):
     """The issue's command line, `-b 8 -e 1M -i 20 -C Bcast`, read 552 us at 8 B against 0.92 us
@@ -430,7 +430,7 @@ def test_sign_test_decision():
     assert outside_by_sign_test([0.5, 0.6, 0.4, 0.65, 0.5, 0.6, 0.3], 0.7, 1.15)
 
 
-@pytest.mark.once  # a timing: the sanitizers distort it
+@pytest.mark.timing  # the sanitizers distort it, another leg's launches too
 @pytest.mark.parametrize("slow_rank", [0, 1])
 @pytest.mark.parametrize("kernel", [[], ["--no-barrier"]])
 def test_a_slow_check_stays_out_of_the_next_timed_call(slow_rank, kernel):
