@@ -24,7 +24,7 @@ from .campaign import rules as _rules
 from .campaign import scores
 from .cli import EXIT_USAGE
 from .results import ResultsError, load
-from .results.manifest import Manifest, ManifestError
+from .results.manifest import Manifest
 from .results.names import COLL, COLLExtra
 from .views import campaign as _campaign
 from .views import compare as _compare
@@ -47,12 +47,6 @@ def run_status(run):
     if run.end["exit_code"] == 0:
         return "ok", "good"
     return f"exit {run.end['exit_code']}: {run.end.get('reason', '?')}", "bad"
-
-
-def _manifest(d):
-    """The manifest of a source directory as a dict, {} when it is not a suite run directory."""
-    found = Manifest.find(d)
-    return found.data if found else {}
 
 
 def launch_entry(run):
@@ -145,6 +139,12 @@ def overview(runs, labels, dirs):
     else:
         facts.append("Every run finished with exit code 0.")
     return Section("overview", "Overview", facts, tables)
+
+
+def _manifest(d):
+    """The manifest of a source directory as a dict, {} when it is not a suite run directory."""
+    found = Manifest.find(d)
+    return found.data if found else {}
 
 
 # ---- per workload ---------------------------------------------------------------------------
@@ -620,17 +620,12 @@ def main(argv=None):
         p.error("--compare needs at least two campaigns")
     if not args.compare and not args.inputs:
         p.error("give a run directory or results files (or --compare A B)")
+    sources = args.compare or args.inputs
     try:
-        return write_report(args)
-    except (ResultsError, ManifestError) as e:
+        loaded = [load(s) for s in sources] if args.compare else [load(*sources)]
+    except ResultsError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-
-
-def write_report(args):
-    """Writes the page main's arguments ask for; returns the exit status."""
-    sources = args.compare or args.inputs
-    loaded = [load(s) for s in sources] if args.compare else [load(*sources)]
     for src, runs in zip(args.compare or [" ".join(sources)], loaded, strict=True):
         if not any(r.header for r in runs):
             why = " (cut inside its first record)" if any(r.truncated for r in runs) else ""

@@ -118,8 +118,7 @@ def load(*paths, validate=False):
     """Runs from JSON Lines files and directories (searched recursively for *.jsonl), in the
     order given (files of a directory sorted by path). validate=True checks every record
     against the schema and raises sonde.results.schema.SchemaError on the first invalid one.
-    A run of a suite run directory gets its launch's manifest entry (sonde.results.manifest),
-    and a manifest there that cannot be read raises its ManifestError."""
+    A run of a suite run directory gets its launch's manifest entry (sonde.results.manifest)."""
     runs = []
     manifests = {}
     for p in paths:
@@ -134,8 +133,7 @@ def load(*paths, validate=False):
 
 
 def _suite_launch(path, manifests):
-    """The manifest entry of the sonde-suite launch whose results file path is, or None.
-    Raises ManifestError when RUN_DIR holds a manifest that cannot be read."""
+    """The manifest entry of the sonde-suite launch whose results file path is, or None."""
     run_dir = Path(path).resolve().parent.parent
     if run_dir not in manifests:
         manifest = Manifest.find(run_dir)

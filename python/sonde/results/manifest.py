@@ -2,9 +2,13 @@
 """The manifest of a sonde-suite run directory, RUN_DIR/manifest.json: the suite, the launcher
 and every launch with its status (sonde.campaign.runner writes it as the campaign goes).
 
-It is read here only, with one policy for every reader: a directory without a manifest.json is
-not a suite run directory (find() gives None); a manifest.json that cannot be read or is not a
-sonde-suite manifest is an error naming the file (ManifestError), whoever reads it."""
+It is read here only, with one policy for every reader: a directory is a suite run directory
+when it holds a manifest.json that reads as a sonde-suite manifest (a list of launches with
+their ids). A reader that looks whether a directory is one (the loader, for the runs of a
+results file two levels down; sonde-report, for its sources) takes anything else as no suite
+run (find() gives None): a stray manifest.json of another program breaks nothing. A reader that
+is given a run directory (resume, IO500's scoring after the run) gets the reason it is not one
+(load() raises ManifestError naming the file)."""
 
 import json
 import os
@@ -41,11 +45,12 @@ class Manifest:
 
     @classmethod
     def find(cls, run_dir):
-        """The manifest of run_dir, None when the directory holds no manifest.json (it is not
-        a suite run directory); raises ManifestError when the one there cannot be read."""
-        if not (Path(run_dir) / MANIFEST).exists():
+        """The manifest of run_dir, None when it is not a suite run directory (no manifest, or
+        one that load() refuses)."""
+        try:
+            return cls.load(run_dir)
+        except ManifestError:
             return None
-        return cls.load(run_dir)
 
     def save(self):
         tmp = self.run_dir / (MANIFEST + ".tmp")
@@ -68,5 +73,6 @@ class Manifest:
 
 
 def holds_run(run_dir):
-    """Whether run_dir holds a manifest, a suite run (started, resumed or done) already."""
+    """Whether run_dir holds a manifest.json, readable or not: a run was started there, and a
+    new one must not write over it."""
     return (Path(run_dir) / MANIFEST).exists()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..campaign import io500, scores
 from ..campaign import rules as _rules
-from ..results.manifest import Manifest, holds_run
+from ..results.manifest import Manifest
 from ..results.names import Header
 from . import words
 
@@ -100,7 +100,7 @@ def of_runs(runs, sources=()):
     and each source directory that holds a manifest (a campaign whose every launch failed
     left no runs). Each holds its own runs only."""
     found = {}
-    for d in [Path(s).resolve() for s in sources if holds_run(s)]:
+    for d in [Path(s).resolve() for s in sources if Manifest.find(s) is not None]:
         found.setdefault(d, [])
     for run in runs:
         d = dir_of(run)
