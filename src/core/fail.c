@@ -335,11 +335,6 @@ int sonde_errno_of_mpi(int mpi_rc)
 	}
 }
 
-int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage)
-{
-	return sonde_exit_class(sonde_errno_of_mpi(mpi_rc), stage);
-}
-
 _Noreturn void sonde_exit(int code)
 {
 	code = ended(code);

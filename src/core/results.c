@@ -77,12 +77,6 @@ static void make_run_id(void)
 	snprintf(R.run_id, sizeof R.run_id, "%s-%ld", stamp, (long)getpid());
 }
 
-const char *sonde_results_run_id(void)
-{
-	make_run_id();
-	return R.run_id;
-}
-
 int sonde_results_active(void)
 {
 	return R.json.fd1 != 0;

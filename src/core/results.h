@@ -69,7 +69,4 @@ int sonde_results_close(int exit_code);
 /* Whether a JSON file is open (so workloads can skip building costly records). */
 int sonde_results_active(void);
 
-/* The run id of this run (UTC start time + pid of rank 0), shared by all its records. */
-const char *sonde_results_run_id(void);
-
 #endif
