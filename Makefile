@@ -75,17 +75,17 @@ setup-demo:
 setup-bench:
 	@scripts/setup.sh bench
 
-# BUILD_TARGETS: only these CMake targets (make install builds what it installs, not the tests)
+# BUILD_TARGETS: only these CMake targets
 build:
 	cmake -S . -B build $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
-		-DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
+		-DSONDE_TEST_HOOKS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build -j$(JOBS) $(if $(BUILD_TARGETS),--target $(BUILD_TARGETS))
 
 # GCC's maybe-uninitialized analysis gives false positives under the sanitizers' instrumentation
 # (GCC's manual says so); the normal build keeps it an error, here it stays a warning.
 build-asan:
 	cmake -S . -B build-asan $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_SANITIZE=ON \
-		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DSONDE_WERROR=ON -DSONDE_TEST_HOOKS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_C_FLAGS=-Wno-error=maybe-uninitialized $(ccache_flags) >/dev/null
 	cmake --build build-asan -j$(JOBS)
 
@@ -174,7 +174,7 @@ python-test:
 # integration tests.
 build-mpich:
 	cmake -S . -B build-mpich $(call mpi_flags,$(MPICH_CC),$(MPICH_EXEC)) -DSONDE_PNETCDF=OFF \
-		-DSONDE_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
+		-DSONDE_WERROR=ON -DSONDE_TEST_HOOKS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(ccache_flags) >/dev/null
 	cmake --build build-mpich -j$(JOBS)
 	@libs=$$(ldd build-mpich/sonde); if ! grep -q libmpich <<<"$$libs" || \
 		grep -q 'libmpi\.so' <<<"$$libs"; then \
@@ -227,15 +227,18 @@ bench-smoke: setup-bench build
 # The program, its manual pages and completion, the suites, the Python tools in a venv under
 # PREFIX/lib/sonde and an Lmod module; uninstall removes exactly what install created (its
 # manifest: PREFIX/share/sonde/install-manifest). README.md, "Installing on a cluster".
+# It builds in build-install, without the test builds' SONDE_TEST_HOOKS and without the tests.
 install:
-	$(MAKE) build BUILD_TARGETS="sonde sonde_docs"
-	scripts/install.sh "$(PREFIX)" build
+	cmake -S . -B build-install $(call mpi_flags,$(MPICC),$(MPIEXEC)) -DSONDE_WERROR=ON \
+		-DSONDE_TEST_HOOKS=OFF -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build build-install -j$(JOBS) --target sonde sonde_docs
+	scripts/install.sh "$(PREFIX)" build-install
 
 uninstall:
 	scripts/uninstall.sh "$(PREFIX)"
 
 clean:
-	rm -rf build build-asan build-mpich build-fuzz
+	rm -rf build build-asan build-mpich build-fuzz build-install
 
 format:
 	clang-format -i $(C_SOURCES)

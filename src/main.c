@@ -320,15 +320,17 @@ int main(int argc, char **argv)
 			sonde_options_markdown(w->options, stdout);
 		return 0;
 	}
-	/* sonde-<workload>(1), with the DIFFERENCES of its docs page (docs/workloads/<w>.md). */
+	/* sonde-<workload>(1), with the DIFFERENCES of its docs page (docs/workloads/<w>.md), or
+	 * saying it has none when no page is named. */
 	if (argc > 2 && strcmp(argv[2], "--help-man") == 0) {
 		char err[512];
-		if (argc != 4) {
-			fprintf(stderr, "sonde: error: usage: sonde %s --help-man DOCS_PAGE\n",
+		if (argc > 4) {
+			fprintf(stderr, "sonde: error: usage: sonde %s --help-man [DOCS_PAGE]\n",
 			        w->name);
 			return SONDE_EXIT_USAGE;
 		}
-		if (sonde_manpage_workload(w, argv[3], stdout, err, sizeof err) < 0) {
+		if (sonde_manpage_workload(w, argc == 4 ? argv[3] : NULL, stdout, err, sizeof err) <
+		    0) {
 			fprintf(stderr, "sonde %s: error: %s\n", w->name, err);
 			return SONDE_EXIT_USAGE;
 		}

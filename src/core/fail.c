@@ -365,11 +365,6 @@ int sonde_errno_of_mpi(int mpi_rc)
 	}
 }
 
-int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage)
-{
-	return sonde_exit_class(sonde_errno_of_mpi(mpi_rc), stage);
-}
-
 static jmp_buf *exit_trap;
 
 void sonde_fail_set_exit_trap(jmp_buf *trap)

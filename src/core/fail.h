@@ -58,8 +58,6 @@ int sonde_exit_class(int err, enum sonde_stage stage);
 
 /* The errno value that an MPI error code's class stands for (EIO for classes without one). */
 int sonde_errno_of_mpi(int mpi_rc);
-/* sonde_exit_class of an MPI error code. */
-int sonde_exit_class_mpi(int mpi_rc, enum sonde_stage stage);
 
 /* Prints "sonde <workload>: error: <message>" on stderr, on rank 0 of the workload's
  * communicator only (or on the calling rank when MPI is not initialised). Returns nothing; the

@@ -290,13 +290,26 @@ static void see_also(FILE *out, const char *self, const struct sonde_workload *c
 	}
 }
 
+/* A workload without a docs page: its DIFFERENCES section says so, in Markdown as a page's would
+ * be. */
+static char *no_differences(const struct sonde_workload *w)
+{
+	char *text = NULL;
+	if (asprintf(&text,
+	             "sonde %s has no documentation page (docs/workloads/%s.md): how it differs "
+	             "from its original is not written down.\n",
+	             w->name, w->name) < 0)
+		abort();
+	return text;
+}
+
 int sonde_manpage_workload(const struct sonde_workload *w, const char *docs_page, FILE *out,
                            char *err, size_t errlen)
 {
-	char *page = read_file(docs_page, err, errlen);
-	if (!page)
+	char *page = docs_page ? read_file(docs_page, err, errlen) : NULL;
+	if (docs_page && !page)
 		return -1;
-	char *diff = differences(page);
+	char *diff = page ? differences(page) : no_differences(w);
 	free(page);
 	if (!diff) {
 		snprintf(err, errlen,

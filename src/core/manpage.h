@@ -18,8 +18,9 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 /* sonde-<w>(1): every option of w's table with its long form, value, range and default, the
  * refused options and directives, and a DIFFERENCES section: the Markdown under the level-2
  * heading of docs_page (docs/workloads/<w>.md) that says how the workload differs from its
- * original. Returns 0, or -1 with a one-line reason in err (the page cannot be read or has no
- * such heading); nothing is written then. */
+ * original, or, when docs_page is NULL (a workload that has none yet), one sentence saying that
+ * it has no page. Returns 0, or -1 with a one-line reason in err (a page named that cannot be
+ * read or has no such heading); nothing is written then. */
 int sonde_manpage_workload(const struct sonde_workload *w, const char *docs_page, FILE *out,
                            char *err, size_t errlen);
 

@@ -50,15 +50,6 @@ int sonde_profile_add(struct sonde_profile *p, double start, double end)
 	return 0;
 }
 
-void sonde_profile_get(const struct sonde_profile *p, int64_t i, double *start, double *end)
-{
-	const struct sonde_profile_chunk *c = p->first;
-	for (int64_t k = i / CHUNK_CALLS; k > 0; k--)
-		c = c->next;
-	*start = c->t[i % CHUNK_CALLS][0];
-	*end = c->t[i % CHUNK_CALLS][1];
-}
-
 void sonde_profile_free(struct sonde_profile *p)
 {
 	while (p->first) {

@@ -30,8 +30,6 @@ struct sonde_profile {
 void sonde_profile_init(struct sonde_profile *p, double phase_start);
 /* Records one call (local times). Returns 0, or -1 when memory runs out. */
 int sonde_profile_add(struct sonde_profile *p, double start, double end);
-/* Call i (0-based) of this rank; i < p->calls. */
-void sonde_profile_get(const struct sonde_profile *p, int64_t i, double *start, double *end);
 void sonde_profile_free(struct sonde_profile *p);
 
 struct sonde_profile_output {

@@ -81,7 +81,8 @@ int sonde_results_close(int exit_code);
 /* Whether a JSON file is open (so workloads can skip building costly records). */
 int sonde_results_active(void);
 
-/* The run id of this run (UTC start time + pid of rank 0), shared by all its records. */
+/* The run id of this run (UTC start time + pid of rank 0), shared by all its records (sonde mix
+ * names its groups' runs after it). */
 const char *sonde_results_run_id(void);
 
 /* One measurement of a run in `sonde mix`, as its record says it, with its start and end on

@@ -234,6 +234,9 @@ def test_readme_mpich_install_command(tmp_path):
         env.pop(name, None)
     run(["make", "install", f"PREFIX={prefix}", *words.split()], cwd=src, env=env)
     sonde = prefix / "bin/sonde"
+    # The product has no test hooks (coll's, compiled only with SONDE_TEST_HOOKS): not even
+    # their names are in the binary.
+    assert b"SONDE_TEST_" not in sonde.read_bytes()
     libs = run(["ldd", sonde]).stdout
     assert "libmpich" in libs and "libmpi.so" not in libs, libs
     assert "\nLauncher: /usr/bin/mpiexec.mpich\n" in run([sonde, "--version"]).stdout

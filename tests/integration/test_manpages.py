@@ -284,3 +284,20 @@ def test_a_page_needs_the_differences_of_its_docs_page(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert "has no level-2 heading that says how" in out.stderr
     assert out.stderr.count("\n") == 1
+
+
+def test_a_workload_without_a_docs_page_gets_its_page(tmp_path):
+    """A new workload has no docs page yet (the build then names none): its page is written
+    whole, man renders it without a warning, and its DIFFERENCES says that there is no page
+    instead of stopping the build."""
+    w = workloads()[0]
+    out = run_sonde([w, "--help-man"], mpi=False)
+    assert out.stderr == ""
+    page = tmp_path / f"sonde-{w}.1"
+    page.write_text(out.stdout)
+    text, warnings = rendered(page)
+    assert warnings == ""
+    assert section(text, "NAME")[0].startswith(f"sonde-{w} - ")
+    diff = " ".join(section(text, "DIFFERENCES"))
+    assert f"sonde {w} has no documentation page (docs/workloads/{w}.md)" in diff
+    assert section(text, "OPTIONS")

@@ -89,8 +89,10 @@ static void mpi_classes(void)
 	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_NO_SPACE), ENOSPC);
 	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_READ_ONLY), EROFS);
 	CHECK_INT(sonde_errno_of_mpi(MPI_ERR_IO), EIO);
-	CHECK_INT(sonde_exit_class_mpi(MPI_ERR_READ_ONLY, SONDE_STAGE_INPUT), SONDE_EXIT_RUNTIME);
-	CHECK_INT(sonde_exit_class_mpi(MPI_ERR_NO_SUCH_FILE, SONDE_STAGE_INPUT), SONDE_EXIT_USAGE);
+	CHECK_INT(sonde_exit_class(sonde_errno_of_mpi(MPI_ERR_READ_ONLY), SONDE_STAGE_INPUT),
+	          SONDE_EXIT_RUNTIME);
+	CHECK_INT(sonde_exit_class(sonde_errno_of_mpi(MPI_ERR_NO_SUCH_FILE), SONDE_STAGE_INPUT),
+	          SONDE_EXIT_USAGE);
 	MPI_Finalize();
 }
 

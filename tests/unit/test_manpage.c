@@ -109,6 +109,18 @@ static void test_workload_page(void)
 	p = page("# testload\n\n## Usage\n\ntext\n", err, sizeof err);
 	CHECK(p == NULL);
 	CHECK(strstr(err, "testload.md has no level-2 heading") != NULL);
+
+	/* no docs page at all (a workload that has none yet): the page says so, the rest as ever */
+	char *none = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&none, &len);
+	CHECK_INT(sonde_manpage_workload(&testload, NULL, m, err, sizeof err), 0);
+	fclose(m);
+	const char *diff = strstr(none, ".SH DIFFERENCES\n");
+	CHECK(diff != NULL && strstr(diff, "sonde testload has no documentation page "
+	                                   "(docs/workloads/testload.md)") != NULL);
+	CHECK(strstr(none, "how many\n.br\nFrom 1 to 100.\n.br\nDefault: 10.\n") != NULL);
+	free(none);
 }
 
 static void test_sonde_page(void)

@@ -81,7 +81,8 @@ void coll_clear_recv(struct coll_call *c)
 
 /* ---- test hooks: what the tests need to prove the checks catch corruption and stay out of the
  * timings. Each is <rank>:<number> in the environment, acts on that world rank in checked runs
- * only, and is announced by a warning (docs/workloads/coll.md). ---- */
+ * only, and is announced by a warning (docs/workloads/coll.md). Test builds only. ---- */
+#ifdef SONDE_TEST_HOOKS
 
 struct test_hook {
 	const char *var, *what, *announce;
@@ -136,6 +137,7 @@ void coll_test_hooks_apply(struct coll_call *c)
 		nanosleep(&pause, NULL);
 	}
 }
+#endif
 
 /* ---- checks, with mpiBench's messages ---- */
 

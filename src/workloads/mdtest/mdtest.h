@@ -113,9 +113,6 @@ struct mdtest_tree {
 int mdtest_tree_plan(const struct mdtest_params *p, struct mdtest_tree *t, char *err,
                      size_t errlen);
 
-/* Depth of directory d (0 for the root). */
-int mdtest_tree_level(const struct mdtest_tree *t, int64_t d);
-
 /* The path of directory d below the tree root: "" for the root, else "base.a/base.b/base.d"
  * (ancestors from level 1 down). Returns the length, or -1 when it does not fit. */
 int mdtest_tree_subpath(const struct mdtest_tree *t, const char *base, int64_t d, char *buf,

@@ -105,16 +105,6 @@ int mdtest_tree_plan(const struct mdtest_params *p, struct mdtest_tree *t, char 
 	return 0;
 }
 
-int mdtest_tree_level(const struct mdtest_tree *t, int64_t d)
-{
-	int level = 0;
-	while (d > 0) {
-		d = (d - 1) / (t->branch > 0 ? t->branch : 1);
-		level++;
-	}
-	return level;
-}
-
 int mdtest_tree_subpath(const struct mdtest_tree *t, const char *base, int64_t d, char *buf,
                         size_t len)
 {
