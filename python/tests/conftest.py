@@ -16,6 +16,7 @@ from golden import (  # noqa: E402,F401  (fixtures)
     mib_profile_file,
     quick_pair,
     record,
+    series_file,
 )
 from skip_policy import (  # noqa: E402,F401  (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,

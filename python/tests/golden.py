@@ -137,6 +137,9 @@ WORKLOAD_RUNS = {
 # interval records of a run.
 MIB_PROFILE_RUN = ["-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p", "{dir}/prof",
                    "--interval", "1"]
+# ior with a time series (--interval) on 2 ranks: two iterations of a few intervals per phase.
+IOR_SERIES_RUN = ["-w", "-r", "-F", "-i", "2", "-t", "1k", "-b", "4m", "-o", "{dir}/series",
+                  "--interval", "0.01"]
 # ior reading a file that is not there: exit 2, an end record saying why (rank, path, error).
 IOR_NO_FILE = ["-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file"]
 # ior waiting 30 s before its first write: a run to stop with a signal (Golden.killed).
@@ -159,6 +162,12 @@ def ior_file(golden):
 def mib_profile_file(golden):
     """The results file of a profiled mib run on 3 ranks: profile records too."""
     return golden.run("mib", *MIB_PROFILE_RUN, ranks=3)
+
+
+@pytest.fixture(scope="session")
+def series_file(golden):
+    """The results file of an ior run with interval records (IOR_SERIES_RUN)."""
+    return golden.run("ior", *IOR_SERIES_RUN, ranks=2)
 
 
 @pytest.fixture(scope="session")
