@@ -13,13 +13,9 @@ call; on this machine, whose equal runs' intervals are 4-21 % wide (bench/README
 be noisy rather than decided. Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN."""
 
 import os
-from functools import partial
 
-from benchlib import Row, command, mpirun, scratch_places, sonde_measurements
+from benchlib import ior_hard_option_rows
 
-MIB = 1 << 20
-RANKS = 2
-SEGMENTS = 16384  # 64 MiB of 4 KiB transfers per rank
 TARGET = 0.98
 
 
@@ -29,28 +25,9 @@ class TimeSeries:
 
     def run(self, ctx):
         seconds = int(os.environ.get("SONDE_BENCH_TIMESERIES_SECONDS", "1" if ctx.smoke else "4"))
-        place = scratch_places(3 * RANKS * SEGMENTS * 4096, disk=False)[0]
-        label = f"{place}, {RANKS} x 64 MiB, 4 KiB transfers, {seconds} s phases"
-        rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "without --interval", TARGET)
-                for op in ("write", "read")}
-        sonde = ctx.sonde()
-        runs = ctx.fresh_pair(place, partial(self._sonde, sonde, seconds, True),
-                              partial(self._sonde, sonde, seconds, False))
-        ctx.compare(rows, False, runs)
-        return list(rows.values())
-
-    @staticmethod
-    def _sonde(sonde, seconds, telemetry, work):
-        results = os.path.join(work, "r.jsonl")
-        argv = [mpirun(sonde), "-n", RANKS, sonde, "ior", "-w", "-r", "-t", "4k", "-b", "4k",
-                "-s", SEGMENTS, "-O", f"minTimeDuration={seconds}", "-o",
-                os.path.join(work, "s"), "--json", results]
-        if telemetry:
-            argv += ["--interval", "1", "--live", os.path.join(work, "live.jsonl")]
-        recs = sonde_measurements(argv, "sonde ior" + " --interval 1 --live" * telemetry,
-                                  results)
-        return {op: (rec["bytes"] / rec["extra"]["wrrd_s"] / MIB, command(argv))
-                for op, rec in recs.items()}
+        return ior_hard_option_rows(
+            ctx, self, seconds, ["--interval", "1", "--live", "{work}/live.jsonl"],
+            "without --interval", TARGET)
 
 
 CASES = [TimeSeries()]
