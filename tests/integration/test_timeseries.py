@@ -162,12 +162,12 @@ def test_live_file_grows_while_the_phase_runs(shm_scratch, slow_fsync):
     """ior -Y syncs after every write; the shim makes each sync last DELAY, so the write phase
     lasts TRANSFERS x DELAY, many intervals. The live file, read while the run goes on, holds
     more records at each look, before the phase is over; at the end it holds the --json file's
-    interval records, line for line."""
+    interval records, line for line. --progress's lines come meanwhile."""
     delay, transfers, period = 0.05, 24, 0.1
     out, live = shm_scratch / "r.jsonl", shm_scratch / "live.jsonl"
     cmd = launch_command(2, ["ior", "-w", "-Y", "-F", "-t", "4k", "-b", f"{transfers * 4}k",
                              "-o", shm_scratch / "f", "--interval", period, "--live", live,
-                             "--json", out])
+                             "--json", out, "--progress-interval", 0.2])
     env = mpi_env(preload_env(slow_fsync, {"SONDE_TEST_SYNC_DELAY": str(delay)}))
     seen = []
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -185,6 +185,8 @@ def test_live_file_grows_while_the_phase_runs(shm_scratch, slow_fsync):
         if proc.poll() is None:
             kill_session(proc)
     assert proc.returncode == 0, stderr
+    # --progress's lines go on alongside
+    assert "sonde ior: write" in stderr, stderr
     records = read_jsonl(out)
     (m,) = [r for r in records if r["type"] == "measurement"]
     assert m["seconds"] >= transfers * delay
