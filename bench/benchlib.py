@@ -401,3 +401,38 @@ def scratch_places(free_bytes, disk=True):
         if shutil.disk_usage(place).free < free_bytes:
             raise BenchError(f"{place}: less than {free_bytes >> 20} MiB free")
     return places
+
+
+# ---- ior hard on tmpfs, with an option and without -----------------------------------------
+
+IOR_HARD_RANKS = 2
+IOR_HARD_SEGMENTS = 16384  # 64 MiB of 4 KiB transfers per rank
+
+
+def ior_hard_option_rows(ctx, case, seconds, options, reference, target, wrap=list):
+    """The rows (write, read) of sonde ior hard on /dev/shm, where a transfer costs least and
+    what a loop adds weighs most, with options against the same command without: 2 ranks, one
+    shared file, 4 KiB transfers, 64 MiB per rank written and read over and over for seconds by
+    minTimeDuration (`-w -r -t 4k -b 4k -s 16384 -O minTimeDuration=S`). The figure is bytes
+    over the record's wrrd_s (the transfers). wrap(argv) is the command that runs a launch
+    (script(1), for a terminal)."""
+    place = scratch_places(3 * IOR_HARD_RANKS * IOR_HARD_SEGMENTS * 4096, disk=False)[0]
+    label = f"{place}, {IOR_HARD_RANKS} x 64 MiB, 4 KiB transfers, {seconds} s phases"
+    rows = {op: Row(case.name, f"{op} {label}", "MiB/s", reference, target)
+            for op in ("write", "read")}
+    sonde = ctx.sonde()
+    runs = ctx.fresh_pair(place, functools.partial(_ior_hard, sonde, seconds, options, wrap),
+                          functools.partial(_ior_hard, sonde, seconds, [], wrap))
+    ctx.compare(rows, False, runs)
+    return list(rows.values())
+
+
+def _ior_hard(sonde, seconds, options, wrap, work):
+    results = os.path.join(work, "r.jsonl")
+    argv = [mpirun(sonde), "-n", IOR_HARD_RANKS, sonde, "ior", "-w", "-r", "-t", "4k", "-b", "4k",
+            "-s", IOR_HARD_SEGMENTS, "-O", f"minTimeDuration={seconds}", "-o",
+            os.path.join(work, "s"), "--json", results]
+    argv += [str(o).replace("{work}", work) for o in options]
+    recs = sonde_measurements(wrap(argv), "sonde ior " + " ".join(map(str, argv[4:])), results)
+    return {op: (rec["bytes"] / rec["extra"]["wrrd_s"] / (1 << 20), command(argv))
+            for op, rec in recs.items()}

@@ -18,13 +18,9 @@ SONDE_BENCH_MPIRUN."""
 import os
 import shlex
 import shutil
-from functools import partial
 
-from benchlib import BenchError, Row, command, mpirun, scratch_places, sonde_measurements
+from benchlib import BenchError, ior_hard_option_rows
 
-MIB = 1 << 20
-RANKS = 2
-SEGMENTS = 16384  # 64 MiB of 4 KiB transfers per rank
 TARGET = 0.95
 
 
@@ -41,28 +37,8 @@ class Progress:
 
     def run(self, ctx):
         seconds = int(os.environ.get("SONDE_BENCH_PROGRESS_SECONDS", "1" if ctx.smoke else "3"))
-        place = scratch_places(3 * RANKS * SEGMENTS * 4096, disk=False)[0]
-        label = f"{place}, {RANKS} x 64 MiB, 4 KiB transfers, {seconds} s phases"
-        rows = {op: Row(self.name, f"{op} {label}", "MiB/s", "without --progress", TARGET)
-                for op in ("write", "read")}
-        sonde = ctx.sonde()
-        runs = ctx.fresh_pair(place, partial(self._sonde, sonde, seconds, True),
-                              partial(self._sonde, sonde, seconds, False))
-        ctx.compare(rows, False, runs)
-        return list(rows.values())
-
-    @staticmethod
-    def _sonde(sonde, seconds, progress, work):
-        results = os.path.join(work, "r.jsonl")
-        argv = [mpirun(sonde), "-n", RANKS, sonde, "ior", "-w", "-r", "-t", "4k", "-b", "4k",
-                "-s", SEGMENTS, "-O", f"minTimeDuration={seconds}", "-o",
-                os.path.join(work, "s"), "--json", results]
-        if progress:
-            argv.append("--progress")
-        recs = sonde_measurements(on_terminal(argv), "sonde ior" + " --progress" * progress,
-                                  results)
-        return {op: (rec["bytes"] / rec["extra"]["wrrd_s"] / MIB, command(argv))
-                for op, rec in recs.items()}
+        return ior_hard_option_rows(ctx, self, seconds, ["--progress"], "without --progress",
+                                    TARGET, wrap=on_terminal)
 
 
 CASES = [Progress()]

@@ -17,6 +17,7 @@ from golden import (  # noqa: E402,F401  (fixtures)
     mix_file,
     quick_pair,
     record,
+    series_file,
 )
 from skip_policy import (  # noqa: E402,F401  (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,

@@ -140,6 +140,9 @@ WORKLOAD_RUNS = {
 # interval records of a run.
 MIB_PROFILE_RUN = ["-F", "-t", "{dir}", "-l", "12", "-s", "4k", "-b", "-p", "{dir}/prof",
                    "--interval", "1"]
+# ior with a time series (--interval) on 2 ranks: two iterations of a few intervals per phase.
+IOR_SERIES_RUN = ["-w", "-r", "-F", "-i", "2", "-t", "1k", "-b", "4m", "-o", "{dir}/series",
+                  "--interval", "0.01"]
 # ior reading a file that is not there: exit 2, an end record saying why (rank, path, error).
 IOR_NO_FILE = ["-r", "-b", "64k", "-t", "16k", "-o", "{dir}/no-such-file"]
 # ior waiting 30 s before its first write: a run to stop with a signal (Golden.killed).
@@ -179,6 +182,12 @@ def mix_file(golden):
     slow = {"LD_PRELOAD": str(FAULT_SHIM), "SONDE_FAULT_DIR": str(golden.dir),
             "SONDE_FAULT_DELAY_US": "20000"}
     return golden.run("mix", *MIX_RUN, ranks=2, environ=slow)
+
+
+@pytest.fixture(scope="session")
+def series_file(golden):
+    """The results file of an ior run with interval records (IOR_SERIES_RUN)."""
+    return golden.run("ior", *IOR_SERIES_RUN, ranks=2)
 
 
 @pytest.fixture(scope="session")

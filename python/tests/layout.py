@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What makes a page or a PNG unreadable, measured after layout: in the browser (JavaScript run
 in the page) a table cell narrower than its longest word, a table cut at the right, a plot area
-under MIN_PLOT pixels, a legend over its plot or spilling out of its figure; in a PNG drawn by
+under MIN_PLOT pixels, a legend over its plot or spilling out of its figure, a plot's title cut at
+its right edge; in a PNG drawn by
 matplotlib a layout that did not succeed, text over text, text outside the image, a legend or
 the title over a plot."""
 
@@ -43,7 +44,7 @@ TABLES = """(() => {
 # Per Bokeh plot: its plot area (frame), its legends, and whether the figure's drawing stays
 # inside its own element (a legend drawn below the element lies over what follows it).
 PLOTS = """(() => {
-  const out = [];
+  const out = [], ctx = document.createElement('canvas').getContext('2d');
   function walk(v, figure) {
     if (v.frame) {
       const f = v.frame.bbox;
@@ -51,8 +52,16 @@ PLOTS = """(() => {
       for (const r of v.renderer_views.values())
         if (r.model.type === 'Legend' && r.model.items.length)
           legends.push({x0: r.bbox.x0, y0: r.bbox.y0, x1: r.bbox.x1, y1: r.bbox.y1});
-      out.push({figure, title: v.model.title ? v.model.title.text : '', width: f.width,
-                height: f.height, frame: {x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1}, legends});
+      // the title starts over the plot area's left edge and has up to the plot's right edge
+      const t = v.model.title;
+      let title_width = 0;
+      if (t && t.text) {
+        ctx.font = `${t.text_font_style} ${t.text_font_size} ${t.text_font}`;
+        title_width = Math.max(...t.text.split('\\n').map(l => ctx.measureText(l).width));
+      }
+      out.push({figure, title: t ? t.text : '', width: f.width, height: f.height,
+                frame: {x0: f.x0, y0: f.y0, x1: f.x1, y1: f.y1}, legends, title_width,
+                title_room: v.bbox.width - f.x0});
     }
     for (const c of (v.child_views || [])) walk(c, figure);
   }
@@ -93,6 +102,9 @@ def page_problems(browser):
                        f"{p['height']:.0f} px")
         bad += [f"{p['figure']} / {p['title']}: legend over the plot"
                 for leg in p["legends"] if overlap(leg, p["frame"])]
+        if p["title_width"] > p["title_room"] + 1:
+            bad.append(f"{p['figure']} / {p['title']}: title cut ({p['title_width']:.0f} px "
+                       f"in {p['title_room']:.0f})")
     return bad
 
 

@@ -307,3 +307,25 @@ def test_what_failed_and_why(golden, tmp_path):
     ran = next(t for t in page.tables() if t.id == "runs")
     assert [r[-1].text for r in ran.rows] == ["exit 2: usage",
                                               "killed by the launcher (no end record)", "ok"]
+
+
+def test_time_series_draws_every_interval(series_file):
+    """The rate panel of each phase holds its intervals' bandwidths at their midpoints; over
+    their lengths they add up to the bytes of the phase's measurement record."""
+    [run] = results.load(series_file)
+    [fig] = plots.time_series([run], words.Labels([run]))
+    assert fig.section == "ior" and RUN_ID.search(fig.name) is None
+    rate, lat, active = fig.panels
+    assert rate.y_label == "MiB/s" and lat.y_log == 10 and active.y_integer
+    for m in run.measurements:
+        name = f"{m['phase']} {m['iteration']}"
+        [s] = [s for s in rate.series if s.name == name]
+        iv = [r for r in run.intervals
+              if (r["phase"], r["iteration"]) == (m["phase"], m["iteration"])]
+        assert s.x == [r["start_s"] + r["seconds"] / 2 for r in iv]
+        moved = sum(y * 2**20 * r["seconds"] for y, r in zip(s.y, iv, strict=True))
+        assert moved == pytest.approx(m["bytes"], rel=1e-9)
+    # latency and ranks for each phase's first iteration only
+    assert {s.name for s in active.series} == {"write 0", "read 0"}
+    assert {s.name for s in lat.series} <= {"write 0 p50", "write 0 p99", "read 0 p50",
+                                            "read 0 p99"}

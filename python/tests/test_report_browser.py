@@ -167,3 +167,18 @@ def test_mix_report_timeline_and_interference(mix_file, tmp_path):
         assert b.problems() == []
         assert layout.page_problems(b) == []
     assert layout.png_problems(figure) == []
+
+
+def test_time_series_report_is_readable(series_file, tmp_path):
+    """A run with interval records: the page loads, its time series figure is drawn, and at
+    1400 px nothing is unreadable (no title cut, no legend over a plot); its PNG neither."""
+    page = report.build([str(series_file)])
+    [fig] = [f for f in page.figures() if f.title.startswith("Time series")]
+    out = report.write(page, tmp_path / "series.html")
+    check_page(out, page, CAMPAIGN_SECONDS)
+    with Browser(browser_or_skip(), width=1400) as b:
+        b.open(out.as_uri(), READY, timeout=CAMPAIGN_SECONDS * 2)
+        problems = [p for p in layout.page_problems(b) if fig.title in p
+                    or not p.startswith("cell narrower")]
+        assert problems == []
+    assert layout.png_problems(fig) == []

@@ -20,9 +20,9 @@ struct sonde_series_now sonde_series_now;
 enum { WORD_BYTES, WORD_OPS, WORD_ACTIVE, WORD_HIST };
 _Static_assert(sizeof(struct sonde_hist) % sizeof(int64_t) == 0,
                "a histogram travels as int64 counts");
-#define HIST_WORDS  ((int)(sizeof(struct sonde_hist) / sizeof(int64_t)))
-#define WORDS       (WORD_HIST + HIST_WORDS)
-#define LIVE_POLLS  4 /* --live tests its reductions this many times per interval */
+#define HIST_WORDS ((int)(sizeof(struct sonde_hist) / sizeof(int64_t)))
+#define WORDS      (WORD_HIST + HIST_WORDS)
+#define LIVE_POLLS 4 /* --live tests its reductions this many times per interval */
 
 /* One interval's reduction in flight: send and (rank 0) receive words. */
 struct pending {
@@ -43,9 +43,9 @@ static struct {
 	int rank, size;
 	const char *phase;
 	int iteration;
-	double begin_g, end_g;   /* this rank's span on the global clock (end: +inf until stop) */
-	double origin, finish;   /* the phase's span: earliest begin, latest end */
-	int64_t first, last;     /* the phase's intervals */
+	double begin_g, end_g; /* this rank's span on the global clock (end: +inf until stop) */
+	double origin, finish; /* the phase's span: earliest begin, latest end */
+	int64_t first, last;   /* the phase's intervals */
 	struct sonde_series_bin *bins; /* bins[i]: interval base + i of this rank */
 	int64_t base, nbins, cap, cur_k;
 	/* --live */

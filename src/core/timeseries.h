@@ -5,10 +5,10 @@
  * Intervals lie on one grid of the run's global clock (sonde_run_clock, the clock of the
  * profiles): interval k covers [k*S, (k+1)*S) seconds after the global zero, so every rank knows
  * which interval a call falls in without asking anyone. Each rank counts, per interval, the bytes
- * and operations of the calls it completed in it and a latency histogram of those calls. A phase's records are its
- * intervals from the one holding the earliest rank's start to the one holding the last rank's
- * end, the first and the last cut to the phase: they cover the phase without a gap, and since
- * every call counts in exactly one interval they sum to the phase's totals.
+ * and operations of the calls it completed in it and a latency histogram of those calls. A phase's
+ * records are its intervals from the one holding the earliest rank's start to the one holding the
+ * last rank's end, the first and the last cut to the phase: they cover the phase without a gap, and
+ * since every call counts in exactly one interval they sum to the phase's totals.
  *
  * Without --live nothing is sent while the phase runs: the intervals are reduced (one reduction
  * per interval: counters and histogram summed on rank 0) when the phase reports. With --live each
@@ -46,16 +46,16 @@ struct sonde_series_bin {
 
 /* The state the inline call below reads; the rest lives in timeseries.c. */
 struct sonde_series_now {
-	int recording;          /* a phase is between begin and stop */
-	double lo, hi;          /* local times: the current bin covers [lo, hi) (hi: also the next
-	                           --live poll) */
+	int recording; /* a phase is between begin and stop */
+	double lo, hi; /* local times: the current bin covers [lo, hi) (hi: also the next
+	                  --live poll) */
 	struct sonde_series_bin *cur;
 };
 extern struct sonde_series_now sonde_series_now;
 
 /* Called from sonde_parse_command_line (which refuses --interval without --json or --live): syncs
- * the run clock and opens the live file (rank 0). Returns 0, or -1 with a one-line reason in err. Collective
- * over ctx->comm when MPI is up. */
+ * the run clock and opens the live file (rank 0). Returns 0, or -1 with a one-line reason in err.
+ * Collective over ctx->comm when MPI is up. */
 int sonde_series_setup(struct sonde_context *ctx, char *err, size_t errlen);
 
 /* Whether --interval is on in this run. */

@@ -16,8 +16,8 @@ struct sonde_common {
 	/* --progress-interval: lines on stderr, never redrawn, every progress_interval seconds */
 	int progress_lines;
 	double progress_interval;
-	int strict; /* --strict: a run predicted to fail (no room for its data) is refused */
-	double interval;       /* --interval: seconds per time-series interval; 0: off */
+	int strict;      /* --strict: a run predicted to fail (no room for its data) is refused */
+	double interval; /* --interval: seconds per time-series interval; 0: off */
 	const char *live_path; /* --live FILE: interval records as they are produced */
 };
 

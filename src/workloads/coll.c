@@ -391,8 +391,9 @@ static int *parse(struct sonde_context *ctx, int argc, char **argv, struct coll_
 	struct sonde_option_set *set =
 	    sonde_parse_command_line(ctx, &coll_option_table, cfg, argc, argv, &pos);
 	if (ctx->common.interval > 0 || ctx->common.live_path) {
-		sonde_error("--interval and --live are for I/O phases: coll has none to make a time "
-		            "series of");
+		sonde_error(
+		    "--interval and --live are for I/O phases: coll has none to make a time "
+		    "series of");
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	int *selected = calloc((size_t)coll_nops, sizeof *selected);

@@ -71,7 +71,7 @@ struct walker {
 	uint64_t rng;
 	double start, deadline;
 	double last_scan; /* when the previous entry was scanned (--interval) */
-	char *params; /* the run's parameters as JSON, for the records */
+	char *params;     /* the run's parameters as JSON, for the records */
 	/* matches */
 	int out_fd;
 	char out_path[PATH_MAX]; /* -r's file of this rank, or "standard output" */

@@ -2,7 +2,8 @@
 """The report's views, computed from loaded runs as figures.Figure (numbers and words, no
 drawing): bandwidth per phase and iteration, scaling over ranks, nodes or any swept parameter,
 per-call latency (percentiles, CDF, histogram), timelines and heatmaps from per-call profiles,
-collective latency against message size, and the ratios of a comparison.
+time series from interval records (--interval), collective latency against message size, and the
+ratios of a comparison.
 
 Every figure is titled in words (words), never with a run id: ids are in the hover.
 Each view returns a list of figures, empty when the runs hold nothing of its kind."""
@@ -13,7 +14,18 @@ from collections import defaultdict
 import numpy as np
 
 from ..results import sweep_values
-from ..results.names import BTIO, COLL, FIND, IOR, MDTEST, MIB, MPIIO, COLLExtra, Measurement
+from ..results.names import (
+    BTIO,
+    COLL,
+    FIND,
+    IOR,
+    MDTEST,
+    MIB,
+    MPIIO,
+    COLLExtra,
+    Interval,
+    Measurement,
+)
 from ..results.units import parse_size
 from . import profiles, words
 from .figures import (
@@ -452,6 +464,79 @@ def _timeline_figure(run, label, name, phase, g, call_bytes):
         [done] + heat, columns=len(heat) + 1, section=run.workload)
 
 
+# ---- time series from interval records ------------------------------------------------------
+
+MAX_SERIES = 12  # phases x iterations drawn in a run's rate panel; the caption names the rest
+
+
+def time_series(runs, labels):
+    """Per run with interval records (--interval): each phase's bandwidth (operations/s for
+    the metadata workloads and phases that move no bytes) over time from the phase's start,
+    and for each phase's first iteration the p50 and p99 call latency and the ranks still
+    running."""
+    return [_time_series_figure(run, labels(run)) for run in runs if run.intervals]
+
+
+def _series_name(phase, iteration):
+    return phase if iteration < 0 else f"{phase} {iteration}"
+
+
+def _time_series_figure(run, label):
+    groups = defaultdict(list)
+    for r in run.intervals:
+        groups[(r[Interval.PHASE], r[Interval.ITERATION])].append(r)
+    keys = list(groups)
+    by_bytes = run.workload not in RATE_WORKLOADS and any(r[Interval.BYTES]
+                                                          for r in run.intervals)
+    member, unit = ((Interval.BANDWIDTH, "MiB/s") if by_bytes
+                    else (Interval.OPS_PER_S, "operations/s"))
+    first = {}
+    for phase, it in keys:
+        first.setdefault(phase, (phase, it))
+    x_label = "seconds since the phase started"
+    rate = Panel("Bandwidth over time" if by_bytes else "Operations over time", x_label, unit)
+    lat = Panel("Call latency, p99 dashed", x_label, "µs", y_log=10)
+    active = Panel("Ranks running", x_label, "ranks", y_integer=True)
+    for key in keys[:MAX_SERIES]:
+        iv = groups[key]
+        name, colour = _series_name(*key), keys.index(key)
+        mid = [r[Interval.START] + r[Interval.SECONDS] / 2 for r in iv]
+        hover = {"interval": [r[Interval.INTERVAL] for r in iv],
+                 "seconds": [r[Interval.SECONDS] for r in iv],
+                 "bytes": [r[Interval.BYTES] for r in iv], "ops": [r[Interval.OPS] for r in iv]}
+        rate.series.append(Series(LINE, name, mid, [r[member] for r in iv], color=colour,
+                                  markers=True, hover=hover))
+        if first[key[0]] != key:
+            continue
+        timed = [(x, r) for x, r in zip(mid, iv, strict=True)
+                 if r[Interval.LATENCY_P50] is not None]
+        if timed:
+            xs = [x for x, _ in timed]
+            lat.series.append(Series(LINE, f"{name} p50", xs,
+                                     [r[Interval.LATENCY_P50] * 1e6 for _, r in timed],
+                                     color=colour))
+            lat.series.append(Series(LINE, f"{name} p99", xs,
+                                     [r[Interval.LATENCY_P99] * 1e6 for _, r in timed],
+                                     color=colour, dash=True))
+        active.series.append(Series(LINE, name, mid, [r[Interval.RANKS_ACTIVE] for r in iv],
+                                    color=colour, markers=True))
+    period = max(r[Interval.SECONDS] for r in run.intervals)
+    left = keys[MAX_SERIES:]
+    more = (f" The first {MAX_SERIES} of {len(keys)} phases are drawn; left out: "
+            + ", ".join(_series_name(*k) for k in left) + ".") if left else ""
+    panels = [p for p in (rate, lat, active) if p.series]
+    return Figure(
+        f"{run.workload}-time-series-{_slug(label)}",
+        f"Time series of each phase: {label}",
+        f"{len(run.intervals)} intervals of up to {words.seconds(period)} (--interval). Each "
+        "point is one interval: what the ranks' calls that ended in it moved, over its length "
+        "(the first and the last are cut to the phase). Latencies are percentiles of those "
+        "calls (histogram bucket upper edges), ranks running those whose phase overlaps the "
+        "interval: it falls before the end when some ranks finish first. Latency and ranks "
+        "are drawn for each phase's first iteration." + more,
+        panels, columns=len(panels), section=run.workload)
+
+
 # ---- collectives ----------------------------------------------------------------------------
 
 def _coll_series_name(run, labels, comm):
@@ -572,4 +657,4 @@ def comparison(rows, names):
                    panels, section="compare")]
 
 
-ALL = (bandwidth, scaling, latency, timelines, collectives)
+ALL = (bandwidth, scaling, latency, timelines, time_series, collectives)

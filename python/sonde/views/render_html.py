@@ -54,7 +54,10 @@ def _source(s, panel):
 def _panel(panel, width, height):
     cats = panel.x_categories
     kwargs = dict(width=width, height=height, tools=TOOLS, toolbar_location="above",
-                  title=wrap(panel.title, (width - (140 if panel.y_categories else 0)) // 8),
+                  # the title has the plot's width less its y axis (its labels: 140 px), at
+                  # about 7.3 px a character of the 10pt bold title
+                  title=wrap(panel.title,
+                             (width - (140 if panel.y_categories else 70)) * 2 // 15),
                   x_axis_label=panel.x_label,
                   y_axis_label=panel.y_label)
     if cats:

@@ -76,8 +76,8 @@ struct work {
 	struct mdtest_data data; /* the owner's data (-w, -e) */
 	char path[PATH_MAX];     /* the current directory's item prefix, then the item's number */
 	size_t prefix;
-	int64_t dir; /* the directory the prefix names */
-	double t;    /* the end of the previous item */
+	int64_t dir;        /* the directory the prefix names */
+	double t;           /* the end of the previous item */
 	int64_t bytes_then; /* pass->bytes at that end */
 	double deadline;
 	struct sonde_progress *live;
