@@ -4,9 +4,9 @@
 windows marked) and the interference table (each overlap's groups: their phase averages, alone
 and at once, and the ratios), from the mix's own records and its groups' measurements."""
 
-from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
 from ..results.names import Measurement as M
 from ..results.names import Mix
+from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
 from .page import Section, Table, num, text
 
 
