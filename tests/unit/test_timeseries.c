@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 	                            .size = 2,
 	                            .common = {.json_path = json, .interval = PERIOD}};
 	char err[256];
-	CHECK_INT(sonde_results_open("test", json, NULL, err, sizeof err), 0);
+	CHECK_INT(sonde_results_open(MPI_COMM_WORLD, "test", json, NULL, err, sizeof err), 0);
 	CHECK_INT(sonde_series_setup(&ctx, err, sizeof err), 0);
 	CHECK(sonde_series_enabled());
 
