@@ -317,6 +317,7 @@ int main(int argc, char **argv)
 		if (launcher_mismatch(&launcher, ctx.size))
 			sonde_exit(early_usage_error(launcher.rank));
 		sonde_topology_init(ctx.comm, &ctx.topo);
+		sonde_clock_sync(ctx.comm, 10, &ctx.clock);
 		sonde_stop_init();
 	} else {
 		sonde_topology_single(&ctx.topo);

@@ -22,7 +22,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from . import campaign as _campaign
 from . import compare as _compare
-from . import plots, render_html, render_png, scores, systems, words
+from . import plots, render_html, render_png, scores, stragglers, systems, words
 from . import results as _results
 from . import rules as _rules
 from . import summary as _summary
@@ -500,7 +500,7 @@ def build(sources, runs=None):
     """The report of results files and run directories."""
     runs = runs if runs is not None else load(*sources)
     labels = words.Labels(runs)
-    figures = [f for view in plots.ALL for f in view(runs, labels)]
+    figures = [f for view in (*plots.ALL, stragglers.finish_times) for f in view(runs, labels)]
     dirs = _dirs(sources)
     campaigns = _campaign.of_runs(runs, sources)
     sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The report's view of stragglers: when each rank finished each phase (the measurement
+record's "finish", schema_version 2: src/core/finish.c), with the slowest ranks named, and the
+rate while every rank was still at work against the rate when the last one finished."""
+
+from .figures import HIGHLIGHT, MUTED, POINTS, RANGE, Figure, Panel, Series
+from .names import Measurement
+from .plots import MAX_COLUMNS, _slug, figure_of, io_runs
+
+MAX_NAMED = 12  # phases whose slowest rank the caption names; the hover has every one
+
+
+def _finished(run):
+    return [m for m in run.measurements if m.get("finish")]
+
+
+def _category(m):
+    iteration = m[Measurement.ITERATION]
+    return m[Measurement.PHASE] + (f" #{iteration}" if iteration >= 0 else "")
+
+
+def _who(slow):
+    return f"rank {slow['rank']} ({slow['host'] or 'node ' + str(slow['node'])})"
+
+
+def finish_times(runs, labels):
+    """Per run whose records have finish times: per phase and iteration, the ranks' finish
+    times since the phase start (the range from the first to the last, the median, the slowest
+    ranks marked and named), and the first-done and last-done rates."""
+    out = []
+    for run in io_runs(runs):
+        rows = _finished(run)
+        if not rows:
+            continue
+        label = labels(run)
+        cats = [_category(m) for m in rows]
+        rows_of = len(cats) > MAX_COLUMNS
+        spread = Panel("Rank finish times since the phase start", "phase", "seconds",
+                       x_categories=cats)
+        spread.series.append(Series(RANGE, "first to last rank", cats,
+                                    lo=[m["finish"]["min_s"] for m in rows],
+                                    hi=[m["finish"]["max_s"] for m in rows], color=MUTED))
+        spread.series.append(Series(POINTS, "median rank", cats,
+                                    [m["finish"]["p50_s"] for m in rows], color=0))
+        slow_x, slow_y, slow_who = [], [], []
+        for cat, m in zip(cats, rows, strict=True):
+            for slow in m["finish"]["slowest"]:
+                slow_x.append(cat)
+                slow_y.append(slow["seconds"])
+                slow_who.append(_who(slow))
+        spread.series.append(Series(POINTS, "slowest ranks", slow_x, slow_y, color=HIGHLIGHT,
+                                    hollow=True, hover={"rank": slow_who}))
+        unit = figure_of(rows[0])[1] or "MiB/s"
+        key = "bandwidth_mib_s" if unit == "MiB/s" else "ops_per_s"
+        rates = Panel("Rate when the first and the last rank finished", "phase", unit,
+                      x_categories=cats)
+        for k, (done, name) in enumerate((("first_done", "first done (all ranks at work)"),
+                                          ("last_done", "last done (the whole phase)"))):
+            rates.series.append(Series(POINTS, name, cats, [m["finish"][done][key] for m in rows],
+                                       color=k + 1, hover={"time lost to the tail (s)": [
+                                           m["finish"]["lost_s"] for m in rows]}))
+        named = "; ".join(
+            f"{cat}: {_who(m['finish']['slowest'][0])} at {m['finish']['max_s']:.3g} s, the "
+            f"median rank at {m['finish']['p50_s']:.3g} s"
+            for cat, m in list(zip(cats, rows, strict=True))[:MAX_NAMED])
+        more = (f" (and {len(rows) - MAX_NAMED} more phases in the hover)"
+                if len(rows) > MAX_NAMED else "")
+        out.append(Figure(
+            f"{run.workload}-finish-{_slug(label)}", f"Rank finish times: {label}",
+            "Left: when the ranks finished each phase, from the first (bottom of the bar) to "
+            "the last (top), the median rank, and the slowest ranks (hollow red; hover names "
+            "them). Right: the aggregate rate while every rank was at work (each rank's own "
+            "rate summed) and the rate over the whole phase, up to the last rank's finish; "
+            "the hover gives the time the mean rank waited for the last. Slowest: " + named +
+            more + ".", [spread, rates], columns=1 if rows_of else 2, section=run.workload))
+    return out
