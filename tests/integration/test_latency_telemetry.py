@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from conftest import run_sonde
 from preload import build_shim, preload_env
-
 from sonde import profiles, results
 
 CALL = 3000  # bytes: the shim delays writes of exactly this size, nothing else
