@@ -328,9 +328,10 @@ def latency(runs, labels):
             pct.series.append(Series(POINTS, name + edge, *((values, cats) if rows_of
                                                             else (cats, values)), color=k,
                                      hover={"calls": [m["latency"]["count"] for m in rows]}))
-        curve = Panel("Percentile curve per phase (error bar: the bucket holding it)",
-                      "percentile", "call latency (µs)", x_categories=[n for _, n in CURVE],
-                      y_log=10)
+        # x: the "nines" of each percentile, -log10(1 - p/100), as HDR histograms plot them
+        nines = [-math.log10(1 - p / 100) for p, _ in CURVE]
+        curve = Panel("Percentile curve per phase", "percentile", "call latency (µs)",
+                      x_ticks=list(zip(nines, [n for _, n in CURVE], strict=True)), y_log=10)
         cdf = Panel("Cumulative distribution per phase", "call latency (µs)",
                     "fraction of calls", x_log=10)
         hist = Panel("Calls per latency bucket", "call latency (µs)", "calls", x_log=10)
@@ -341,12 +342,11 @@ def latency(runs, labels):
             lo_us = lo_ns / 1e3
             hi_us = np.where(np.isinf(hi_ns), np.maximum(largest * 1e9, 2 * lo_ns), hi_ns) / 1e3
             points = [percentile_of_buckets(lo_ns, hi_ns, counts, p, largest) for p, _ in CURVE]
-            names = [n for _, n in CURVE]
-            curve.series.append(Series(LINE, phase, names, [v * 1e6 for v, _, _ in points],
+            curve.series.append(Series(LINE, phase, nines, [v * 1e6 for v, _, _ in points],
                                        color=c, markers=True,
                                        hover={"bucket (µs)": [f"{a * 1e6:.4g}-{b * 1e6:.4g}"
                                                               for _, a, b in points]}))
-            curve.series.append(Series(RANGE, "", names, lo=[a * 1e6 for _, a, _ in points],
+            curve.series.append(Series(RANGE, "", nines, lo=[a * 1e6 for _, a, _ in points],
                                        hi=[b * 1e6 for _, _, b in points], color=c))
             frac = np.cumsum(counts) / counts.sum()
             cdf.series.append(Series(LINE, phase, [lo_us[0]] + list(hi_us),

@@ -3,9 +3,9 @@
 record's "finish", schema_version 2: src/core/finish.c), with the slowest ranks named, and the
 rate while every rank was still at work against the rate when the last one finished."""
 
-from .figures import HIGHLIGHT, MUTED, POINTS, RANGE, Figure, Panel, Series
+from .figures import HIGHLIGHT, MUTED, POINTS, Figure, Panel, Series
 from .names import Measurement
-from .plots import MAX_COLUMNS, _slug, figure_of, io_runs
+from .plots import _slug, figure_of, io_runs
 
 MAX_NAMED = 12  # phases whose slowest rank the caption names; the hover has every one
 
@@ -34,29 +34,28 @@ def finish_times(runs, labels):
             continue
         label = labels(run)
         cats = [_category(m) for m in rows]
-        rows_of = len(cats) > MAX_COLUMNS
-        spread = Panel("Rank finish times since the phase start", "phase", "seconds",
-                       x_categories=cats)
-        spread.series.append(Series(RANGE, "first to last rank", cats,
-                                    lo=[m["finish"]["min_s"] for m in rows],
-                                    hi=[m["finish"]["max_s"] for m in rows], color=MUTED))
-        spread.series.append(Series(POINTS, "median rank", cats,
-                                    [m["finish"]["p50_s"] for m in rows], color=0))
+        # phases on the y axis, a row each: any number of them stays readable
+        spread = Panel("Rank finish times since the phase start", "seconds", "",
+                       y_categories=cats)
+        spread.series.append(Series(POINTS, "first rank", [m["finish"]["min_s"] for m in rows],
+                                    cats, color=MUTED))
+        spread.series.append(Series(POINTS, "median rank", [m["finish"]["p50_s"] for m in rows],
+                                    cats, color=0))
         slow_x, slow_y, slow_who = [], [], []
         for cat, m in zip(cats, rows, strict=True):
             for slow in m["finish"]["slowest"]:
-                slow_x.append(cat)
-                slow_y.append(slow["seconds"])
+                slow_x.append(slow["seconds"])
+                slow_y.append(cat)
                 slow_who.append(_who(slow))
         spread.series.append(Series(POINTS, "slowest ranks", slow_x, slow_y, color=HIGHLIGHT,
                                     hollow=True, hover={"rank": slow_who}))
         unit = figure_of(rows[0])[1] or "MiB/s"
         key = "bandwidth_mib_s" if unit == "MiB/s" else "ops_per_s"
-        rates = Panel("Rate when the first and the last rank finished", "phase", unit,
-                      x_categories=cats)
+        rates = Panel("Rate when the first and the last rank finished", unit, "",
+                      y_categories=cats)
         for k, (done, name) in enumerate((("first_done", "first done (all ranks at work)"),
                                           ("last_done", "last done (the whole phase)"))):
-            rates.series.append(Series(POINTS, name, cats, [m["finish"][done][key] for m in rows],
+            rates.series.append(Series(POINTS, name, [m["finish"][done][key] for m in rows], cats,
                                        color=k + 1, hover={"time lost to the tail (s)": [
                                            m["finish"]["lost_s"] for m in rows]}))
         named = "; ".join(
@@ -67,10 +66,10 @@ def finish_times(runs, labels):
                 if len(rows) > MAX_NAMED else "")
         out.append(Figure(
             f"{run.workload}-finish-{_slug(label)}", f"Rank finish times: {label}",
-            "Left: when the ranks finished each phase, from the first (bottom of the bar) to "
-            "the last (top), the median rank, and the slowest ranks (hollow red; hover names "
-            "them). Right: the aggregate rate while every rank was at work (each rank's own "
+            "Left: when the ranks finished each phase: the first rank (grey), the median rank, "
+            "and the slowest ranks (hollow red; the hover names them). Right: the aggregate "
+            "rate while every rank was at work (each rank's own "
             "rate summed) and the rate over the whole phase, up to the last rank's finish; "
             "the hover gives the time the mean rank waited for the last. Slowest: " + named +
-            more + ".", [spread, rates], columns=1 if rows_of else 2, section=run.workload))
+            more + ".", [spread, rates], columns=2, section=run.workload))
     return out
