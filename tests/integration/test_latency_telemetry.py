@@ -137,3 +137,26 @@ def test_ior_stonewall_wear_out_leaves_a_tail_with_its_rank_named(shm_scratch, s
     assert f["lost_s"] == pytest.approx((f["max_s"] - f["min_s"]) / 2, rel=1e-9)
     assert f["first_done"]["bandwidth_mib_s"] > f["last_done"]["bandwidth_mib_s"]
     assert f["max_s"] == pytest.approx(m["seconds"], rel=0.01)  # IOR's span is the last rank's
+
+
+def test_mdtest_stonewall_wear_out_leaves_a_tail_with_its_rank_named(shm_scratch, shim):
+    """mdtest -W 1 (creates stop at 1 s, then every rank goes on to the most items any rank
+    made): the shim makes rank 1's file writes (-w) twice as slow, so rank 1 is the straggler
+    of file-create, named as such, its lead over rank 0 the shim's own last-write difference."""
+    log = shm_scratch / "delays"
+    env = preload_env(shim, {"SONDE_TEST_DELAY_SIZE": CALL, "SONDE_TEST_DELAY_MEDIAN_US": 200,
+                             "SONDE_TEST_DELAY_SIGMA": 0.1, "SONDE_TEST_DELAY_SLOW_RANK": 1,
+                             "SONDE_TEST_DELAY_SLOW_FACTOR": 2, "SONDE_TEST_DELAY_LOG": log})
+    run_sonde(["mdtest", "-n", 20000, "-F", "-C", "-w", CALL, "-W", 1, "-d", shm_scratch / "md",
+               "--json", shm_scratch / "r.jsonl"], np=2, env={k: str(v) for k, v in env.items()})
+    [run] = results.load(shm_scratch / "r.jsonl", validate=True)
+    [m] = [m for m in run.measurements if m["phase"] == "file-create"]
+    f = m["finish"]
+    assert [s["rank"] for s in f["slowest"]] == [1, 0]
+    items = m["extra"]["rank_items"]
+    assert items[0] == items[1] == m["extra"]["wearout_items_per_rank"]  # the wear-out ran
+    last_write = [np.loadtxt(f"{log}.{r}", ndmin=2)[-1, 1] for r in range(2)]
+    tail = last_write[1] - last_write[0]
+    assert tail > 0.3, tail
+    assert f["max_s"] - f["min_s"] == pytest.approx(tail, abs=0.05)
+    assert f["first_done"]["ops_per_s"] > f["last_done"]["ops_per_s"]
