@@ -5,7 +5,7 @@ rate while every rank was still at work against the rate when the last one finis
 
 from .figures import HIGHLIGHT, MUTED, POINTS, Figure, Panel, Series
 from .names import Measurement
-from .plots import _slug, figure_of, io_runs
+from .plots import MAX_COLUMNS, _slug, figure_of, io_runs
 
 MAX_NAMED = 12  # phases whose slowest rank the caption names; the hover has every one
 
@@ -23,6 +23,16 @@ def _who(slow):
     return f"rank {slow['rank']} ({slow['host'] or 'node ' + str(slow['node'])})"
 
 
+def _panel(title, unit, cats, rows_of, log=None):
+    if rows_of:  # a log axis keeps large rates' tick labels apart
+        return Panel(title, unit, "", y_categories=cats, x_log=log)
+    return Panel(title, "phase", unit, x_categories=cats)
+
+
+def _points(rows_of, name, values, at, **kw):
+    return Series(POINTS, name, *((values, at) if rows_of else (at, values)), **kw)
+
+
 def finish_times(runs, labels):
     """Per run whose records have finish times: per phase and iteration, the ranks' finish
     times since the phase start (the range from the first to the last, the median, the slowest
@@ -34,30 +44,29 @@ def finish_times(runs, labels):
             continue
         label = labels(run)
         cats = [_category(m) for m in rows]
-        # phases on the y axis, a row each: any number of them stays readable
-        spread = Panel("Rank finish times since the phase start", "seconds", "",
-                       y_categories=cats)
-        spread.series.append(Series(POINTS, "first rank", [m["finish"]["min_s"] for m in rows],
-                                    cats, color=MUTED))
-        spread.series.append(Series(POINTS, "median rank", [m["finish"]["p50_s"] for m in rows],
-                                    cats, color=0))
-        slow_x, slow_y, slow_who = [], [], []
+        # Many phases (mdtest's ten): a row each, named on the y axis; a few: side by side.
+        rows_of = len(cats) > MAX_COLUMNS
+        spread = _panel("Rank finish times since the phase start", "seconds", cats, rows_of)
+        for name, key, colour in (("first rank", "min_s", MUTED), ("median rank", "p50_s", 0)):
+            spread.series.append(_points(rows_of, name, [m["finish"][key] for m in rows], cats,
+                                         color=colour))
+        slow_s, slow_at, slow_who = [], [], []
         for cat, m in zip(cats, rows, strict=True):
             for slow in m["finish"]["slowest"]:
-                slow_x.append(slow["seconds"])
-                slow_y.append(cat)
+                slow_s.append(slow["seconds"])
+                slow_at.append(cat)
                 slow_who.append(_who(slow))
-        spread.series.append(Series(POINTS, "slowest ranks", slow_x, slow_y, color=HIGHLIGHT,
-                                    hollow=True, hover={"rank": slow_who}))
+        spread.series.append(_points(rows_of, "slowest ranks", slow_s, slow_at,
+                                     color=HIGHLIGHT, hollow=True, hover={"rank": slow_who}))
         unit = figure_of(rows[0])[1] or "MiB/s"
         key = "bandwidth_mib_s" if unit == "MiB/s" else "ops_per_s"
-        rates = Panel("Rate when the first and the last rank finished", unit, "",
-                      y_categories=cats)
+        rates = _panel("Rate when the first and the last rank finished", unit, cats, rows_of,
+                       log=10)
         for k, (done, name) in enumerate((("first_done", "first done (all ranks at work)"),
                                           ("last_done", "last done (the whole phase)"))):
-            rates.series.append(Series(POINTS, name, [m["finish"][done][key] for m in rows], cats,
-                                       color=k + 1, hover={"time lost to the tail (s)": [
-                                           m["finish"]["lost_s"] for m in rows]}))
+            values = [m["finish"][done][key] for m in rows]
+            rates.series.append(_points(rows_of, name, values, cats, color=k + 1, hover={
+                "time lost to the tail (s)": [m["finish"]["lost_s"] for m in rows]}))
         named = "; ".join(
             f"{cat}: {_who(m['finish']['slowest'][0])} at {m['finish']['max_s']:.3g} s, the "
             f"median rank at {m['finish']['p50_s']:.3g} s"

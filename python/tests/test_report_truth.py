@@ -324,10 +324,12 @@ def test_finish_figures_are_the_records(written):
     for fig, r in zip(figs, finished, strict=True):
         ms = [m for m in r["measurement"] if m.get("finish")]
         spread = panel(fig, "Rank finish times since the phase start")
-        assert series(spread, "first rank").x == [m["finish"]["min_s"] for m in ms]
-        assert series(spread, "median rank").x == [m["finish"]["p50_s"] for m in ms]
+        value = "x" if spread.y_categories else "y"  # phases as rows, or side by side
+        for name, key in (("first rank", "min_s"), ("median rank", "p50_s")):
+            assert getattr(series(spread, name), value) == [m["finish"][key] for m in ms]
         slow = series(spread, "slowest ranks")
-        assert slow.x == [x["seconds"] for m in ms for x in m["finish"]["slowest"]]
+        want = [x["seconds"] for m in ms for x in m["finish"]["slowest"]]
+        assert getattr(slow, value) == want
         assert slow.hover["rank"] == [f"rank {x['rank']} ({x['host']})"
                                       for m in ms for x in m["finish"]["slowest"]]
         top = ms[0]["finish"]["slowest"][0]
