@@ -233,6 +233,8 @@ static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
 	if (launcher_mismatch(&launcher, ctx->size))
 		sonde_exit(early_usage_error(launcher.rank));
 	sonde_topology_init(ctx->comm, &ctx->topo);
+	/* The run's one global clock: phases' finish times, profiles and intervals share it. */
+	ctx->clock = *sonde_run_clock(ctx->comm);
 	sonde_stop_init();
 }
 

@@ -28,7 +28,7 @@ from .results.manifest import Manifest
 from .results.names import COLL, COLLExtra
 from .views import campaign as _campaign
 from .views import compare as _compare
-from .views import mix_report, plots, render_html, render_png, systems, words
+from .views import mix_report, plots, render_html, render_png, stragglers, systems, words
 from .views import summary as _summary
 from .views.page import Cell, Page, Section, Table, num, text
 
@@ -494,7 +494,7 @@ def build(sources, runs=None):
     """The report of results files and run directories."""
     runs = runs if runs is not None else load(*sources)
     labels = words.Labels(runs)
-    figures = [f for view in plots.ALL for f in view(runs, labels)]
+    figures = [f for view in (*plots.ALL, stragglers.finish_times) for f in view(runs, labels)]
     dirs = _dirs(sources)
     campaigns = _campaign.of_runs(runs, sources)
     sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \

@@ -78,6 +78,22 @@ PLOTS = """(() => {
 })()"""
 
 
+# Per figure: its caption's box against the figure's, and whether its text is clipped (a
+# caption that names the stragglers must be read whole, not cut at the figure's edge).
+CAPTIONS = """Array.from(document.querySelectorAll('figure.figure')).map(f => {
+  const c = f.querySelector('figcaption'), fb = f.getBoundingClientRect(),
+        cb = c.getBoundingClientRect();
+  return {figure: f.dataset.title, text: c.textContent, clipped: c.scrollWidth > c.clientWidth + 1,
+          outside: cb.left < fb.left - 1 || cb.right > fb.right + 1};
+})"""
+
+
+def caption_problems(browser):
+    """Figures whose caption is clipped or reaches outside the figure, in words."""
+    return [f"{c['figure']}: caption {'clipped' if c['clipped'] else 'outside its figure'}"
+            for c in browser.evaluate(CAPTIONS) if c["clipped"] or c["outside"]]
+
+
 def overlap(a, b):
     return min(a["x1"], b["x1"]) - max(a["x0"], b["x0"]) > 1 and \
         min(a["y1"], b["y1"]) - max(a["y0"], b["y0"]) > 1

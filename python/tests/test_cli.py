@@ -33,7 +33,7 @@ def test_bad_files_are_one_line_never_a_traceback(tmp_path, capsys):
     toml = tmp_path / "s.toml"
     toml.write_bytes(b"\xff\xfe[suite]\n")
     for path, words in ((cut, "cut inside its first record"), (junk, "not a JSON record"),
-                        (newer, "schema_version 99; this sonde reads schema_version 1")):
+                        (newer, "schema_version 99; this sonde reads schema_version 1 and 2")):
         assert report.main([str(path), "-o", str(tmp_path / "r.html")]) == 2
         err = capsys.readouterr().err
         assert len(err.splitlines()) == 1 and words in err, err

@@ -108,6 +108,41 @@ def test_large_profile_report_in_a_browser(tmp_path):
     check_page(out, page, LARGE_SECONDS)
 
 
+def test_latency_and_finish_views_are_readable(golden, tmp_path):
+    """The percentile curves with their error bars and the rank finish times with the
+    stragglers named, for the binary's ior and mdtest runs (mdtest's ten phases: the most
+    categories), at 1400 px: no layout problem on the page or in their PNGs, every such figure
+    drawn (not blank), the curve's error bars drawn as segments, and each finish figure's
+    caption, whole and inside its figure, naming the slowest rank of its first phase."""
+    from golden import WORKLOAD_RUNS
+
+    sources = [golden.run(w, *WORKLOAD_RUNS[w]) for w in ("ior", "mdtest")]
+    page = report.build([str(p) for p in sources])
+    path = report.write(page, tmp_path / "telemetry.html")
+    shown = [f for f in page.figures() if f.title.startswith(("Call latency", "Rank finish"))]
+    assert len([f for f in shown if f.title.startswith("Rank finish")]) == 2
+    assert len([f for f in shown if f.title.startswith("Call latency")]) == 2
+    with Browser(browser_or_skip(), width=1400) as b:
+        b.open(path.as_uri(), READY, timeout=CAMPAIGN_SECONDS * 2)
+        assert b.problems() == []
+        assert layout.page_problems(b) == []
+        assert layout.caption_problems(b) == []
+        captions = {c["figure"]: c["text"] for c in b.evaluate(layout.CAPTIONS)}
+        figs = {f["title"]: f for f in b.evaluate(FIGURES)}
+        for f in shown:
+            box = figs[f.title]
+            shot = b.screenshot({k: box[k] for k in ("x", "y", "width", "height")})
+            assert distinct_colours(shot) > 12, f"blank figure: {f.title}"
+            if f.title.startswith("Rank finish"):
+                slow = f.panels[0].series[2].hover["rank"][0]  # the first phase's slowest
+                assert slow in captions[f.title]
+            else:
+                curve = f.panels[1]
+                assert [s.kind for s in curve.series].count("range") == len(curve.series) // 2
+    problems = {f.name: layout.png_problems(f) for f in shown}
+    assert {k: v for k, v in problems.items() if v} == {}
+
+
 @pytest.fixture(scope="module")
 def quick_pages(quick_pair, tmp_path_factory):
     """The quick suite's report and the comparison of two runs of it, written once."""

@@ -281,18 +281,58 @@ def test_latency_figures_are_the_records(written):
     for fig, r in zip(figs, with_latency, strict=True):
         ms = [m for m in r["measurement"] if (m["latency"] or {}).get("count", 0) > 1]
         pct = panel(fig, "Percentiles per phase and iteration")
+        keys = {"p50": "p50", "p90": "p90", "p99": "p99", "p99.9": "p999", "max": "max"}
+        assert [s.name for s in pct.series] == list(keys)
         for s in pct.series:
-            key = "max" if s.name == "max" else s.name.split()[0]
-            assert s.y == [m["latency"][key] * 1e6 for m in ms]
+            assert s.y == [m["latency"][keys[s.name]] * 1e6 for m in ms]
         hist = panel(fig, "Calls per latency bucket")
+        curve = panel(fig, "Percentile curve per phase")
         for s in hist.series:
-            h = np.sum([m["latency"]["histogram_log2_ns"] for m in ms
-                        if m["phase"] == s.name], axis=0)
-            nz = np.nonzero(h)[0]
-            assert s.y == h[nz[0]:nz[-1] + 1].tolist()
-            assert s.left == [2.0**b / 1e3 for b in range(nz[0], nz[-1] + 1)]
+            counts = defaultdict(int)
+            for m in ms:
+                if m["phase"] == s.name:
+                    for lo, hi, n in m["latency"]["histogram_ns"]:
+                        counts[(lo, hi)] += n
+            edges = sorted(counts)
+            assert s.y == [counts[e] for e in edges]
+            assert s.left == [lo / 1e3 for lo, _ in edges]
             cdf = series(panel(fig, "Cumulative distribution per phase"), s.name)
-            assert cdf.y[1:] == pytest.approx((np.cumsum(s.y) / h.sum()).tolist(), rel=1e-12)
+            total = sum(s.y)
+            assert cdf.y[1:] == pytest.approx((np.cumsum(s.y) / total).tolist(), rel=1e-12)
+            # the curve: the bucket of the sample of rank ceil(p% of the calls), its midpoint
+            largest = max(m["latency"]["max"] for m in ms if m["phase"] == s.name)
+            line = next(c for c in curve.series if c.name == s.name)
+            bars = next(c for c in curve.series if c.kind == "range" and c.color == line.color)
+            for i, p in enumerate((50, 90, 99, 99.9)):
+                rank = math.ceil(round(p * total / 100, 9))
+                seen = 0
+                for lo, hi in edges:
+                    seen += counts[(lo, hi)]
+                    if seen >= rank:
+                        break
+                assert line.y[i] == pytest.approx(min((lo + hi) / 2e3, largest * 1e6), rel=1e-12)
+                assert bars.lo[i] == pytest.approx(lo / 1e3, rel=1e-12)
+                assert bars.lo[i] <= line.y[i] <= bars.hi[i]
+
+
+def test_finish_figures_are_the_records(written):
+    page, _, runs = written
+    figs = [f for f in page.figures() if f.title.startswith("Rank finish times: ")]
+    finished = [r for r in runs if any(m.get("finish") for m in r["measurement"])]
+    assert finished and len(figs) == len(finished)
+    for fig, r in zip(figs, finished, strict=True):
+        ms = [m for m in r["measurement"] if m.get("finish")]
+        spread = panel(fig, "Rank finish times since the phase start")
+        value = "x" if spread.y_categories else "y"  # phases as rows, or side by side
+        for name, key in (("first rank", "min_s"), ("median rank", "p50_s")):
+            assert getattr(series(spread, name), value) == [m["finish"][key] for m in ms]
+        slow = series(spread, "slowest ranks")
+        want = [x["seconds"] for m in ms for x in m["finish"]["slowest"]]
+        assert getattr(slow, value) == want
+        assert slow.hover["rank"] == [f"rank {x['rank']} ({x['host']})"
+                                      for m in ms for x in m["finish"]["slowest"]]
+        top = ms[0]["finish"]["slowest"][0]
+        assert f"rank {top['rank']} ({top['host']})" in fig.caption
 
 
 def test_timelines_are_the_records(written):

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from golden import IOR_WAITING, WORKLOAD_RUNS, records_of
+from golden import IOR_WAITING, REPO, WORKLOAD_RUNS, records_of
 
-from sonde import results
+from sonde import report, results
 from sonde.results.schema import SchemaError
 
 
@@ -190,12 +190,42 @@ def test_the_record_says_how_its_percentiles_were_found(golden):
     mib = results.load(golden_csv(golden, "mib")[0])[0]
     for m in mib.measurements:
         lat = m["latency"]
-        assert lat["percentiles"] == "log2-bucket-upper-edge"
-        for p in ("p50", "p90", "p99"):  # upper edges of log2 nanosecond buckets
-            assert math.log2(round(lat[p] * 1e9)).is_integer(), lat[p]
-        assert lat["p50"] <= lat["p90"] <= lat["p99"]
+        assert lat["percentiles"] == "log-linear-bucket-midpoint"
+        assert lat["error_rel"] == 2**-7
+        buckets = lat["histogram_ns"]
+        assert sum(n for _, _, n in buckets) == lat["count"]
+        for p in ("p50", "p90", "p99", "p999"):  # a bucket's midpoint, or the maximum
+            ns = lat[p] * 1e9
+            assert any(ns == pytest.approx((lo + hi) / 2, rel=1e-12)
+                       for lo, hi, _ in buckets) or lat[p] == lat["max"], lat[p]
+        assert lat["p50"] <= lat["p90"] <= lat["p99"] <= lat["p999"] <= lat["max"]
     coll = results.load(golden_csv(golden, "coll")[0])[0]
     assert {m["latency"]["percentiles"] for m in coll.measurements} == {"exact"}
+    assert {m["latency"]["error_rel"] for m in coll.measurements} == {0}
+
+
+def test_schema_version_1_files_are_read(golden, tmp_path):
+    """A results file of schema_version 1 (48 log2 buckets, no p99.9, no finish times: the
+    fixture is a real run of that version) loads, validates and makes a report; its CSV, and a
+    CSV begun by version 1 and continued by version 2, load with the new columns empty."""
+    old = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
+    [run] = results.load(old, validate=True)
+    assert run.header["schema_version"] == 1 and run.measurements
+    assert all("histogram_log2_ns" in m["latency"] for m in run.measurements)
+    assert report.main([str(old), "-o", str(tmp_path / "r.html")]) == 0
+    _, csv_path = golden_csv(golden, "ior")
+    header, *rows = csv_path.read_text().splitlines()
+    drop = [results.CSV_COLUMNS.index(c) for c in ("lat_p999_s", "lat_error_rel")]
+    v1_row = [v for i, v in enumerate(next(csv.reader([rows[0]]))) if i not in drop]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(v1_row)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(",".join(results.CSV_COLUMNS_V1) + "\n" + out.getvalue() + rows[0] + "\n")
+    first, second = results.load_csv(mixed)
+    assert first["lat_p999_s"] is None and first["lat_error_rel"] is None
+    assert second["lat_p999_s"] is not None
+    assert {k: v for k, v in first.items() if k not in ("lat_p999_s", "lat_error_rel")} == \
+        {k: v for k, v in second.items() if k not in ("lat_p999_s", "lat_error_rel")}
 
 
 def test_a_csv_that_is_not_sonde_s_is_refused_with_the_line(golden, tmp_path):

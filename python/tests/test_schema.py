@@ -34,7 +34,12 @@ def test_records_the_binary_wrote_pass(golden_records, kind):
 def test_the_binary_writes_every_member_and_only_those(record, kind):
     # A record that ended well has exactly the required members; the optional ones of an end
     # record (signal, rank, path, error) are for failures (test_end_of_a_failed_run).
-    assert sorted(record(kind)) == sorted(DEFS[kind]["required"])
+    assert sorted(record(kind)) == sorted(DEFS[kind]["required"] + ADDED_IN_2.get(kind, []))
+
+
+# Members schema_version 2 writes that records of version 1 lack: optional in the schema, so
+# that version 1 files still validate.
+ADDED_IN_2 = {"measurement": ["finish"]}
 
 
 @pytest.mark.parametrize("kind,member",
@@ -50,18 +55,27 @@ def test_each_required_member_is_required(record, kind, member):
 
 
 NESTED = {"per_rank": "measurement", "latency": "measurement", "verify": "measurement",
-          "filesystem": "header"}
+          "filesystem": "header", "finish": "measurement"}
 # Documented as optional: records written before sonde wrote it lack it.
 OPTIONAL = {("latency", "percentiles")}
+# Required by the variant of each schema_version (the latency object's oneOf), not by both.
+BY_VERSION = {("latency", "p999"), ("latency", "error_rel"), ("latency", "histogram_ns"),
+              ("latency", "histogram_log2_ns")}
+VERSION_1_ONLY = {("latency", "histogram_log2_ns")}
 
 
 @pytest.mark.parametrize("outer", sorted(NESTED))
 def test_the_binary_writes_every_nested_member(record, outer):
     written = record(NESTED[outer])[outer]
     schema_object = object_variant(DEFS[NESTED[outer]], outer)
-    assert sorted(written) == sorted(schema_object["properties"])
-    optional = {m for o, m in OPTIONAL if o == outer}
+    old = {m for o, m in VERSION_1_ONLY if o == outer}
+    assert sorted(written) == sorted(set(schema_object["properties"]) - old)
+    optional = {m for o, m in OPTIONAL | BY_VERSION if o == outer}
     assert set(schema_object["required"]) == set(schema_object["properties"]) - optional
+    variants = schema_object.get("oneOf", [])
+    assert all(m in v["required"] for o, m in BY_VERSION if o == outer for v in variants
+               if m in v["required"]) and (not variants or any(
+                   set(v["required"]) <= set(written) for v in variants))
 
 
 @pytest.mark.parametrize(
@@ -104,8 +118,13 @@ def test_null_variants_allowed(golden, record):
         lambda r: r.update(seconds=None),
         lambda r: r.update(seconds="1"),
         lambda r: r.update(unexpected=1),
-        lambda r: r["latency"].update(histogram_log2_ns=r["latency"]["histogram_log2_ns"][1:]),
-        lambda r: r["latency"].update(histogram_log2_ns=r["latency"]["histogram_log2_ns"] + [0]),
+        lambda r: r["latency"].update(histogram_ns=[b[:2] for b in r["latency"]["histogram_ns"]]),
+        lambda r: r["latency"].update(histogram_ns=[[1, 2, 0]]),
+        lambda r: r["latency"].pop("histogram_ns"),
+        lambda r: r["latency"].pop("p999"),
+        lambda r: r["latency"].update(error_rel=-0.1),
+        lambda r: r["finish"]["slowest"][0].pop("host"),
+        lambda r: r["finish"].update(n=0),
         lambda r: r["latency"].update(percentiles="guessed"),
         lambda r: r["verify"].update(checked=1),
         lambda r: r.update(params=None),

@@ -570,8 +570,9 @@ static void csv_header(void)
 {
 	fputs("run_id,workload,ranks,nodes,tasks_per_node,phase,iteration,bytes,seconds,"
 	      "bandwidth_mib_s,ops,ops_per_s,rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,"
-	      "rank_mean_s,rank_stddev_s,lat_count,lat_p50_s,lat_p90_s,lat_p99_s,lat_max_s,"
-	      "lat_mean_s,lat_percentiles,verify_checked,verify_errors,params,extra\n",
+	      "rank_mean_s,rank_stddev_s,lat_count,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,"
+	      "lat_max_s,lat_mean_s,lat_percentiles,lat_error_rel,verify_checked,verify_errors,"
+	      "params,extra\n",
 	      R.csv);
 }
 
@@ -595,7 +596,7 @@ static double counted(const struct sonde_latency *l, double figure)
 
 static const char *percentile_method(const struct sonde_latency *l)
 {
-	return l->from_histogram ? "log2-bucket-upper-edge" : "exact";
+	return l->from_histogram ? "log-linear-bucket-midpoint" : "exact";
 }
 
 /* The row built in the memory stream goes out whole (with the header row before the first
@@ -635,9 +636,11 @@ static void csv_row(const char *workload, const struct sonde_measurement *m)
 	csv_number(l ? counted(l, l->p50) : NAN);
 	csv_number(l ? counted(l, l->p90) : NAN);
 	csv_number(l ? counted(l, l->p99) : NAN);
+	csv_number(l ? counted(l, l->p999) : NAN);
 	csv_number(l ? counted(l, l->max) : NAN);
 	csv_number(l ? counted(l, l->mean) : NAN);
 	fprintf(R.csv, ",%s", l ? percentile_method(l) : "");
+	csv_number(l ? counted(l, l->error_rel) : NAN);
 	fprintf(R.csv, ",%s,%lld", m->verified ? "true" : "false", (long long)m->verify_errors);
 	csv_json(m->params_json);
 	csv_json(m->extra_json);
@@ -673,13 +676,58 @@ static void latency(const struct sonde_latency *l)
 	sonde_json_double(&R.rec, "p50", counted(l, l->p50));
 	sonde_json_double(&R.rec, "p90", counted(l, l->p90));
 	sonde_json_double(&R.rec, "p99", counted(l, l->p99));
+	sonde_json_double(&R.rec, "p999", counted(l, l->p999));
 	sonde_json_double(&R.rec, "max", counted(l, l->max));
 	sonde_json_double(&R.rec, "mean", counted(l, l->mean));
 	sonde_json_string(&R.rec, "percentiles", percentile_method(l));
-	sonde_json_array_begin(&R.rec, "histogram_log2_ns");
-	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
+	sonde_json_double(&R.rec, "error_rel", counted(l, l->error_rel));
+	/* Only the buckets that counted something, each with its edges: a few dozen entries
+	 * where the whole histogram has thousands. */
+	sonde_json_array_begin(&R.rec, "histogram_ns");
+	for (int b = 0; b < SONDE_HIST_BUCKETS; b++) {
+		if (l->hist.count[b] == 0)
+			continue;
+		sonde_json_array_begin(&R.rec, NULL);
+		sonde_json_double(&R.rec, NULL, sonde_hist_lower_ns(b));
+		sonde_json_double(&R.rec, NULL, sonde_hist_upper_ns(b));
 		sonde_json_int(&R.rec, NULL, l->hist.count[b]);
+		sonde_json_array_end(&R.rec);
+	}
 	sonde_json_array_end(&R.rec);
+	sonde_json_object_end(&R.rec);
+}
+
+static void finish(const struct sonde_finish *f)
+{
+	if (!f || f->n == 0) {
+		sonde_json_null(&R.rec, "finish");
+		return;
+	}
+	sonde_json_object_begin(&R.rec, "finish");
+	sonde_json_int(&R.rec, "n", f->n);
+	sonde_json_double(&R.rec, "min_s", f->min);
+	sonde_json_double(&R.rec, "p50_s", f->p50);
+	sonde_json_double(&R.rec, "max_s", f->max);
+	sonde_json_double(&R.rec, "mean_s", f->mean);
+	sonde_json_double(&R.rec, "lost_s", f->lost_s);
+	sonde_json_array_begin(&R.rec, "slowest");
+	for (int i = 0; i < f->nslowest; i++) {
+		sonde_json_object_begin(&R.rec, NULL);
+		sonde_json_int(&R.rec, "rank", f->slowest_rank[i]);
+		sonde_json_int(&R.rec, "node", f->slowest_node[i]);
+		sonde_json_string(&R.rec, "host", f->slowest_host[i] ? f->slowest_host[i] : "");
+		sonde_json_double(&R.rec, "seconds", f->slowest_s[i]);
+		sonde_json_object_end(&R.rec);
+	}
+	sonde_json_array_end(&R.rec);
+	sonde_json_object_begin(&R.rec, "first_done");
+	sonde_json_double(&R.rec, "bandwidth_mib_s", f->first_done_mib_s);
+	sonde_json_double(&R.rec, "ops_per_s", f->first_done_ops_s);
+	sonde_json_object_end(&R.rec);
+	sonde_json_object_begin(&R.rec, "last_done");
+	sonde_json_double(&R.rec, "bandwidth_mib_s", f->last_done_mib_s);
+	sonde_json_double(&R.rec, "ops_per_s", f->last_done_ops_s);
+	sonde_json_object_end(&R.rec);
 	sonde_json_object_end(&R.rec);
 }
 
@@ -703,6 +751,7 @@ void sonde_results_measurement(const char *workload, const struct sonde_measurem
 	sonde_json_double(&R.rec, "ops_per_s", ratio((double)m->ops, m->seconds));
 	per_rank(m->per_rank);
 	latency(m->latency);
+	finish(m->finish);
 	sonde_json_object_begin(&R.rec, "verify");
 	sonde_json_bool(&R.rec, "checked", m->verified);
 	sonde_json_int(&R.rec, "errors", m->verify_errors);

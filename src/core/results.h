@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "finish.h"
 #include "stats.h"
 
-#define SONDE_SCHEMA_VERSION 1
+#define SONDE_SCHEMA_VERSION 2
 
 struct sonde_context;
 
@@ -27,6 +28,7 @@ struct sonde_measurement {
 	int64_t ops;       /* calls/transfers in the phase (0 if not counted) */
 	const struct sonde_stats *per_rank;  /* per-rank phase seconds, or NULL */
 	const struct sonde_latency *latency; /* per-call latency, or NULL */
+	const struct sonde_finish *finish;   /* when each rank finished, or NULL */
 	int verified;                        /* 1 checked, 0 not checked */
 	int64_t verify_errors;               /* mismatching bytes/elements when verified */
 	int64_t bytes_checked;

@@ -105,11 +105,17 @@ void sonde_sort_doubles(double *v, int64_t n)
 static int hist_bucket(double seconds)
 {
 	double ns = seconds * 1e9;
-	if (!(ns >= 2.0)) /* also catches NaN */
+	if (!(ns >= 1.0)) /* below 1 ns, negative, or NaN */
 		return 0;
-	int e;
-	frexp(ns, &e); /* ns = m * 2^e with m in [0.5, 1): floor(log2(ns)) = e - 1, exactly */
-	return e - 1 < SONDE_HIST_BUCKETS ? e - 1 : SONDE_HIST_BUCKETS - 1;
+	/* The double's own exponent and leading mantissa bits are the octave and the sub-bucket:
+	 * ns = (1 + m) * 2^e, and the top SONDE_HIST_SUB_BITS bits of m pick the linear slice. */
+	uint64_t bits;
+	memcpy(&bits, &ns, sizeof bits);
+	int e = (int)(bits >> 52) - 1023;
+	if (e >= SONDE_HIST_OCTAVES)
+		return SONDE_HIST_BUCKETS - 1;
+	return 1 + (e << SONDE_HIST_SUB_BITS) +
+	       (int)((bits >> (52 - SONDE_HIST_SUB_BITS)) & (SONDE_HIST_SUBS - 1));
 }
 
 void sonde_hist_add(struct sonde_hist *h, double seconds)
@@ -117,20 +123,43 @@ void sonde_hist_add(struct sonde_hist *h, double seconds)
 	h->count[hist_bucket(seconds)]++;
 }
 
+double sonde_hist_lower_ns(int b)
+{
+	if (b <= 0)
+		return 0.0;
+	if (b >= SONDE_HIST_BUCKETS - 1)
+		return ldexp(1.0, SONDE_HIST_OCTAVES);
+	int e = (b - 1) >> SONDE_HIST_SUB_BITS, s = (b - 1) & (SONDE_HIST_SUBS - 1);
+	return ldexp(1.0 + (double)s / SONDE_HIST_SUBS, e);
+}
+
+double sonde_hist_upper_ns(int b)
+{
+	return b >= SONDE_HIST_BUCKETS - 1 ? HUGE_VAL : sonde_hist_lower_ns(b + 1);
+}
+
 void sonde_hist_merge(MPI_Comm comm, const struct sonde_hist *local, struct sonde_hist *out)
 {
 	MPI_Allreduce(local->count, out->count, SONDE_HIST_BUCKETS, MPI_INT64_T, MPI_SUM, comm);
 }
 
-double sonde_hist_percentile(const struct sonde_hist *h, double p)
+int64_t sonde_hist_total(const struct sonde_hist *h)
 {
 	int64_t total = 0;
 	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
 		total += h->count[b];
+	return total;
+}
+
+double sonde_hist_percentile(const struct sonde_hist *h, double p)
+{
+	int64_t total = sonde_hist_total(h);
 	if (total == 0)
 		return 0.0;
-	/* The sample of rank ceil(p% of total), counted from 1. */
-	int64_t want = (int64_t)ceil(p * (double)total / 100.0);
+	/* The sample of rank ceil(p% of total), counted from 1, in integers for p given to a
+	 * tenth (99.9 x total / 100 in doubles can land a hair above a whole rank). */
+	int64_t tenths = llround(p * 10);
+	int64_t want = (tenths * total + 999) / 1000;
 	if (want < 1)
 		want = 1;
 	int64_t seen = 0;
@@ -140,15 +169,29 @@ double sonde_hist_percentile(const struct sonde_hist *h, double p)
 		if (seen >= want)
 			break;
 	}
-	return ldexp(1.0, b + 1) * 1e-9;
+	/* The midpoint is within half a sub-bucket of every value in it; the overflow bucket has
+	 * no upper edge, its lower edge is what is known. */
+	if (b == SONDE_HIST_BUCKETS - 1)
+		return sonde_hist_lower_ns(b) * 1e-9;
+	return 0.5 * (sonde_hist_lower_ns(b) + sonde_hist_upper_ns(b)) * 1e-9;
+}
+
+/* A histogram percentile never above the largest value seen: the true percentile is not, so
+ * the clamp only brings the figure closer (and gives the overflow bucket a value). */
+static double hist_figure(const struct sonde_latency *l, double p)
+{
+	double v = sonde_hist_percentile(&l->hist, p);
+	return l->count > 0 && v > l->max ? l->max : v;
 }
 
 void sonde_latency_from_histogram(struct sonde_latency *l)
 {
-	l->p50 = sonde_hist_percentile(&l->hist, 50);
-	l->p90 = sonde_hist_percentile(&l->hist, 90);
-	l->p99 = sonde_hist_percentile(&l->hist, 99);
+	l->p50 = hist_figure(l, 50);
+	l->p90 = hist_figure(l, 90);
+	l->p99 = hist_figure(l, 99);
+	l->p999 = hist_figure(l, 99.9);
 	l->from_histogram = 1;
+	l->error_rel = SONDE_HIST_ERROR_REL;
 }
 
 /* Samples travel to rank 0 in pieces of this many, so no message (and no count) grows with the
@@ -200,6 +243,7 @@ static void exact_percentiles(MPI_Comm comm, const double *samples, int64_t n, i
 	out->p50 = sonde_percentile(all, total, 50);
 	out->p90 = sonde_percentile(all, total, 90);
 	out->p99 = sonde_percentile(all, total, 99);
+	out->p999 = sonde_percentile(all, total, 99.9);
 	free(all);
 }
 
@@ -253,4 +297,5 @@ void sonde_latency_across(MPI_Comm comm, const double *samples, int64_t n, int64
 		return;
 	exact_percentiles(comm, samples, n, out->count, out);
 	out->from_histogram = 0;
+	out->error_rel = 0;
 }

@@ -29,35 +29,53 @@ double sonde_percentile(const double *sorted, int64_t n, double p);
 /* Sorts in place (ascending). */
 void sonde_sort_doubles(double *v, int64_t n);
 
-/* Log2 histogram of latencies in nanoseconds: bucket b counts samples in [2^b, 2^(b+1)) ns,
- * bucket 0 also holds everything below 2 ns. Mergeable across ranks with MPI_SUM. */
-#define SONDE_HIST_BUCKETS 48
+/* Log-linear (HDR-style) histogram of latencies in nanoseconds: each octave [2^e, 2^(e+1)) ns,
+ * e = 0 .. SONDE_HIST_OCTAVES-1 (1 ns to 73 minutes), is split into SONDE_HIST_SUBS equal
+ * sub-buckets; bucket 0 holds everything below 1 ns, the last bucket everything from
+ * 2^SONDE_HIST_OCTAVES ns on. A percentile is reported as its sub-bucket's midpoint, within
+ * half a sub-bucket of the true value: a relative error of at most 2^-(SONDE_HIST_SUB_BITS+1)
+ * (SONDE_HIST_ERROR_REL, 0.78 %) from 1 ns up (below 1 ns, 0.5 ns at most). Fixed size, so
+ * ranks merge by summing counts (MPI_SUM), and the merge of any split of the samples is the
+ * histogram of all of them. */
+#define SONDE_HIST_SUB_BITS  6
+#define SONDE_HIST_SUBS      (1 << SONDE_HIST_SUB_BITS)
+#define SONDE_HIST_OCTAVES   42
+#define SONDE_HIST_BUCKETS   (SONDE_HIST_OCTAVES * SONDE_HIST_SUBS + 2)
+#define SONDE_HIST_ERROR_REL (1.0 / (2 * SONDE_HIST_SUBS))
 struct sonde_hist {
 	int64_t count[SONDE_HIST_BUCKETS];
 };
 
+/* A few instructions: the bucket is read from the bits of the double, no log, no frexp. */
 void sonde_hist_add(struct sonde_hist *h, double seconds);
 /* Collective: sums every rank's histogram into *out on every rank. */
 void sonde_hist_merge(MPI_Comm comm, const struct sonde_hist *local, struct sonde_hist *out);
-/* Approximate percentile from a histogram (upper edge of the bucket holding it), seconds. */
+/* Percentile p in [0,100] (p to a tenth): the midpoint of the bucket holding the sample of rank
+ * ceil(p% of the count) (numpy's "inverted_cdf"), seconds; the overflow bucket gives its lower
+ * edge. 0 for an empty histogram. */
 double sonde_hist_percentile(const struct sonde_hist *h, double p);
+int64_t sonde_hist_total(const struct sonde_hist *h);
+/* Edges of bucket b in ns: [lower, upper); the last bucket's upper edge is +infinity. */
+double sonde_hist_lower_ns(int b);
+double sonde_hist_upper_ns(int b);
 
-/* Per-call latency summary for results: exact percentiles from samples when a workload keeps
- * them, histogram otherwise (the record says which: a reader comparing p99s must know that a
- * histogram percentile is the upper edge of a log2 bucket, up to twice the true value). */
+/* Per-call latency summary for results: exact percentiles from samples when sonde has every
+ * sample (error_rel 0), histogram percentiles otherwise (error_rel SONDE_HIST_ERROR_REL, the
+ * record says which). */
 struct sonde_latency {
 	int64_t count;
-	double p50, p90, p99, max, mean; /* seconds */
-	int from_histogram;              /* p50/p90/p99 are bucket upper edges */
+	double p50, p90, p99, p999, max, mean; /* seconds */
+	int from_histogram;                    /* percentiles are histogram bucket midpoints */
+	double error_rel;                      /* bound of the percentiles' relative error */
 	struct sonde_hist hist;
 };
 
-/* Sets p50, p90 and p99 from l->hist (bucket upper edges) and marks them so. */
+/* Sets p50 .. p999 from l->hist (bucket midpoints, never above l->max) and marks them so. */
 void sonde_latency_from_histogram(struct sonde_latency *l);
 
 /* One rank's per-call latencies without the samples, for loops too long to keep them: the
- * histogram with the count, sum and largest value. Adding one costs a frexp and a few
- * additions. Start from all zeros. */
+ * histogram with the count, sum and largest value. Adding one costs a few integer operations
+ * and additions. Start from all zeros. */
 struct sonde_latency_acc {
 	struct sonde_hist hist;
 	int64_t count;

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include "clock.h"
 #include "options.h"
 #include "topology.h"
 
@@ -27,6 +28,9 @@ struct sonde_context {
 	MPI_Comm comm; /* MPI_COMM_WORLD, a group of it (sonde mix), or MPI_COMM_NULL */
 	int rank, size;
 	struct sonde_topology topo;
+	/* The global clock every rank's time stamps share (finish times of phases); synced once
+	 * at start when MPI is up, all zeros otherwise. */
+	struct sonde_clock clock;
 	int argc; /* the whole command line, for the results header */
 	char **argv;
 	struct sonde_common common;

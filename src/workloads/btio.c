@@ -287,6 +287,15 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	struct sonde_latency latency;
 	sonde_latency_across(ctx->comm, per_dump, s->dumps, SONDE_LATENCY_MAX_EXACT, &latency);
 	free(per_dump);
+	/* this rank's share: its cells' points, 5 doubles each, every dump */
+	int64_t points = 0;
+	for (int c = 0; c < L->n; c++)
+		points += L->cells[c].size[0] * L->cells[c].size[1] * L->cells[c].size[2];
+	struct sonde_finish fin;
+	sonde_finish_across(&ctx->topo, ctx->comm, sonde_clock_global(&ctx->clock, t0),
+	                    sonde_clock_global(&ctx->clock, t0 + elapsed),
+	                    points * 5 * (int64_t)sizeof(double) * s->dumps,
+	                    s->dumps * (s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1), &fin);
 
 	if (ctx->rank == 0) {
 		char *params = params_json(o, NULL);
@@ -309,6 +318,7 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		    .ops = s->dumps * calls * (int64_t)ctx->size,
 		    .per_rank = &per_rank,
 		    .latency = &latency,
+		    .finish = &fin,
 		    .verified = !writing && verify,
 		    .verify_errors = total[1],
 		    .bytes_checked = total[0] * (int64_t)sizeof(double),

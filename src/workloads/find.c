@@ -590,7 +590,8 @@ static void json_column(struct sonde_json *j, const char *key, const int64_t *al
 }
 
 static void record(const struct walker *w, const int64_t *total, double seconds,
-                   const struct sonde_stats *per_rank, const int64_t *all)
+                   const struct sonde_stats *per_rank, const struct sonde_finish *fin,
+                   const int64_t *all)
 {
 	struct sonde_json extra;
 	sonde_json_init(&extra);
@@ -611,6 +612,7 @@ static void record(const struct walker *w, const int64_t *total, double seconds,
 	    .seconds = seconds,
 	    .ops = total[SCANNED],
 	    .per_rank = per_rank,
+	    .finish = fin,
 	    .params_json = w->params,
 	    .extra_json = extra.buf,
 	    /* after the walk's barrier, on this rank's clock; the slowest rank's end */
@@ -637,6 +639,11 @@ static int conclude(struct walker *w, double mine)
 	          "MPI_Allreduce");
 	struct sonde_stats per_rank;
 	sonde_stats_across(w->comm, mine, &per_rank);
+	/* a rank finishes when it leaves the walk: when the termination reached it */
+	struct sonde_finish fin;
+	const struct sonde_clock *clock = &w->ctx->clock;
+	sonde_finish_across(&w->ctx->topo, w->comm, sonde_clock_global(clock, w->start),
+	                    sonde_clock_global(clock, w->start + mine), 0, w->n[SCANNED], &fin);
 	int64_t *all = w->rank == 0 ? malloc(sizeof *all * NCOUNTS * (size_t)w->size) : NULL;
 	double *times = w->rank == 0 ? malloc(sizeof *times * 2 * (size_t)w->size) : NULL;
 	if (w->rank == 0 && (!all || !times))
@@ -648,7 +655,7 @@ static int conclude(struct walker *w, double mine)
 	if (w->rank == 0) {
 		/* the record first: a figure on the screen always has one in the results, even
 		 * when a stop signal comes in between */
-		record(w, total, per_rank.max, &per_rank, all);
+		record(w, total, per_rank.max, &per_rank, &fin, all);
 		for (int r = 0; w->p.per_process && r < w->size; r++) {
 			char who[16];
 			snprintf(who, sizeof who, "%d", r);

@@ -348,9 +348,13 @@ static void report(struct ior_run *r, const struct ior_test *t, const struct pha
 		ior_outliers(r, p, ph->acc, ph->tm);
 	double *ranks = ior_rank_figures(r, ph->tm, ph->po.moved);
 	struct sonde_latency lat;
+	/* the phase as IOR spans it: each rank from its open to its close, on r->clock */
+	struct sonde_finish fin;
+	sonde_finish_across(&r->ctx->topo, r->comm, ph->tm[IOR_T_OPEN0], ph->tm[IOR_T_CLOSE1],
+	                    ph->po.moved, p->xfer ? ph->po.moved / p->xfer : 0, &fin);
 	int have_lat = ior_json_record(r, t, ph->acc, ph->rep, ph->pt,
 	                               ph->tm[IOR_T_XFER1] - ph->tm[IOR_T_XFER0], &ph->v,
-	                               ph->acc == IOR_READCHECK, ph->errors, ranks, &lat);
+	                               ph->acc == IOR_READCHECK, ph->errors, ranks, &fin, &lat);
 	/* after its record: a rate on the screen always has one in the results, even when a stop
 	 * signal comes in between */
 	if (r->rank == 0 && r->out)

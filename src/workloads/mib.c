@@ -517,6 +517,12 @@ static double conclude(struct mib *m, struct phase *ph)
 		sonde_stats_of(&mine, 1, &per_rank);
 	struct sonde_latency lat;
 	sonde_latency_of_acc(m->ctx->comm, &ph->latency, &lat);
+	/* one task alone (-M, without MPI) has no stragglers */
+	struct sonde_finish fin = {0};
+	if (m->ctx->mpi)
+		sonde_finish_across(&m->ctx->topo, m->ctx->comm, global(m, ph->start),
+		                    global(m, ph->writing ? ph->end_fsync : ph->last_end),
+		                    ph->bytes, ph->calls, &fin);
 	if (report_here(m) && sonde_results_active()) {
 		struct sonde_json extra;
 		sonde_json_init(&extra);
@@ -534,6 +540,7 @@ static double conclude(struct mib *m, struct phase *ph)
 		    .ops = calls,
 		    .per_rank = &per_rank,
 		    .latency = &lat,
+		    .finish = &fin,
 		    .verified = verified,
 		    .verify_errors = verify_errors,
 		    .bytes_checked = checked,

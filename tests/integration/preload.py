@@ -19,7 +19,7 @@ def build_shim(name, directory):
         pytest.skip("building an LD_PRELOAD shim needs a C compiler")
     out = Path(directory) / f"{name}.so"
     subprocess.run([cc, "-shared", "-fPIC", "-O1", "-o", str(out), str(SOURCES / f"{name}.c"),
-                    "-ldl"], check=True, capture_output=True, timeout=120)
+                    "-ldl", "-lm"], check=True, capture_output=True, timeout=120)
     return out
 
 

@@ -148,10 +148,12 @@ int main(int argc, char **argv)
 	                              .bytes_checked = 4 << 20,
 	                              .params_json = "{\"t\":\"a,\\\"b\"}"};
 	sonde_results_measurement("test", &m);
-	/* Latency from a histogram (percentiles are bucket upper edges: the record says so), and
-	 * a latency of no call (figures null, never 0). */
-	struct sonde_latency from_hist = {.count = 1, .max = 3e-6, .mean = 3e-6};
+	/* Latency from a histogram (percentiles are bucket midpoints, never above the maximum,
+	 * with their error bound: the record says so), and a latency of no call (figures null,
+	 * never 0). */
+	struct sonde_latency from_hist = {.count = 2, .max = 10e-6, .mean = 6.5e-6};
 	sonde_hist_add(&from_hist.hist, 3e-6);
+	sonde_hist_add(&from_hist.hist, 10e-6);
 	sonde_latency_from_histogram(&from_hist);
 	struct sonde_latency no_call = {0};
 	struct sonde_measurement lat = {.phase = "read", .seconds = 1.0, .latency = &from_hist};
@@ -169,41 +171,46 @@ int main(int argc, char **argv)
 		CHECK_INT(count_lines(text), 8);
 		CHECK(strncmp(text, "{\"type\":\"earlier\"}\n{\"type\":\"header\",\"run_id\":\"",
 		              45) == 0);
-		CHECK(strstr(text, "\"workload\":\"test\",\"schema_version\":1,") != NULL);
+		CHECK(strstr(text, "\"workload\":\"test\",\"schema_version\":2,") != NULL);
 		CHECK(strstr(text, "\"ranks\":2,\"nodes\":1,\"tasks_per_node\":2,") != NULL);
 		CHECK(strstr(text, "\"params\":{\"block\":4096},\"filesystem\":{\"path\":\"") !=
 		      NULL);
 		CHECK(strstr(text, "\"type\":\"tmpfs\"") || strstr(text, "\"type\":\"ext4\"") ||
 		      strstr(text, "\"type\":\"overlay\""));
-		CHECK(strstr(
-		          text,
-		          "\"phase\":\"write\",\"iteration\":0,\"bytes\":4194304,"
-		          "\"seconds\":2,\"bandwidth_mib_s\":2,\"ops\":8,\"ops_per_s\":4,"
-		          "\"per_rank\":{\"n\":2,\"min\":1,\"min_rank\":0,\"max\":2,"
-		          "\"max_rank\":1,\"mean\":1.5,\"stddev\":0.5},\"latency\":null,"
-		          "\"verify\":{\"checked\":true,\"errors\":0,\"bytes_checked\":4194304}") !=
-		      NULL);
+		CHECK(strstr(text, "\"phase\":\"write\",\"iteration\":0,\"bytes\":4194304,"
+		                   "\"seconds\":2,\"bandwidth_mib_s\":2,\"ops\":8,\"ops_per_s\":4,"
+		                   "\"per_rank\":{\"n\":2,\"min\":1,\"min_rank\":0,\"max\":2,"
+		                   "\"max_rank\":1,\"mean\":1.5,\"stddev\":0.5},\"latency\":null,"
+		                   "\"finish\":null,\"verify\":{\"checked\":true,\"errors\":0,"
+		                   "\"bytes_checked\":4194304}") != NULL);
 		CHECK(strstr(text, ",\"score\":1.5}\n") != NULL);
 		CHECK(strstr(text, "\"type\":\"summary\",\"run_id\":") != NULL);
 		CHECK(strstr(text, "\"exit_code\":0,") != NULL);
-		CHECK(strstr(text, "\"latency\":{\"count\":1,\"p50\":4.096e-06,\"p90\":4.096e-06,"
-		                   "\"p99\":4.096e-06,\"max\":3e-06,\"mean\":3e-06,"
-		                   "\"percentiles\":\"log2-bucket-upper-edge\",") != NULL);
-		CHECK(strstr(text,
-		             "\"latency\":{\"count\":0,\"p50\":null,\"p90\":null,\"p99\":null,"
-		             "\"max\":null,\"mean\":null,\"percentiles\":\"exact\",") != NULL);
+		/* 3 us lies in [2976, 3008) ns, 10 us in [9984, 10112) ns, whose midpoint is above
+		 * the maximum */
+		CHECK(strstr(text, "\"latency\":{\"count\":2,\"p50\":2.9920000000000003e-06,"
+		                   "\"p90\":1e-05,"
+		                   "\"p99\":1e-05,\"p999\":1e-05,\"max\":1e-05,\"mean\":6.5e-06,"
+		                   "\"percentiles\":\"log-linear-bucket-midpoint\","
+		                   "\"error_rel\":0.0078125,"
+		                   "\"histogram_ns\":[[2976,3008,1],[9984,10112,1]]}") != NULL);
+		CHECK(strstr(text, "\"latency\":{\"count\":0,\"p50\":null,\"p90\":null,"
+		                   "\"p99\":null,\"p999\":null,\"max\":null,\"mean\":null,"
+		                   "\"percentiles\":\"exact\",\"error_rel\":null,"
+		                   "\"histogram_ns\":[]}") != NULL);
 		CHECK(strstr(text, "\"measurements\":3}\n") != NULL);
 		text = slurp(csv);
 		CHECK(strncmp(text, "run_id,workload,ranks,nodes,tasks_per_node,phase,", 49) == 0);
 		CHECK_INT(count_lines(text), 4);
 		CHECK(strstr(text,
-		             ",1,4.096e-06,4.096e-06,4.096e-06,3e-06,3e-06,log2-bucket-upper-edge,"
-		             "false,0,\"{}\",\"{}\"\n") != NULL);
-		CHECK(strstr(text, ",0,,,,,,exact,false,0,") != NULL);
+		             ",2,2.992e-06,1e-05,1e-05,1e-05,1e-05,6.5e-06,"
+		             "log-linear-bucket-midpoint,0.0078125,false,0,\"{}\",\"{}\"\n") !=
+		      NULL);
+		CHECK(strstr(text, ",0,,,,,,,exact,,false,0,") != NULL);
 		/* The run's shape on the row; no latency: empty fields; params and extra as JSON.
 		 */
 		CHECK(strstr(text,
-		             ",test,2,1,2,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,,,,true,0,"
+		             ",test,2,1,2,write,0,4194304,2,2,8,4,1,0,2,1,1.5,0.5,,,,,,,,,,true,0,"
 		             "\"{\"\"t\"\":\"\"a,\\\"\"b\"\"}\",\"{}\"\n") != NULL);
 	} else {
 		CHECK(!sonde_results_active());

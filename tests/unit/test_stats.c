@@ -69,47 +69,102 @@ static int bucket_of(double seconds)
 	return -1;
 }
 
+/* A reproducible stream of latencies spread over 1 ns .. 1 h: 2^(42 u) ns for uniform u, with a
+ * 64-bit LCG (Knuth's MMIX constants) so every rank draws the same stream. */
+static double draw(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	double u = (double)(*state >> 11) / 9007199254740992.0;
+	return exp2(41.7 * u) * 1e-9;
+}
+
+/* numpy's "inverted_cdf": the sample of rank ceil(p% of n), from 1. */
+static double inverted_cdf(const double *sorted, int64_t n, int tenths)
+{
+	int64_t want = (tenths * n + 999) / 1000;
+	return sorted[want < 1 ? 0 : want - 1];
+}
+
 static void test_hist(int rank)
 {
 	CHECK_INT(bucket_of(0), 0);
 	CHECK_INT(bucket_of(-1e-3), 0);
 	CHECK_INT(bucket_of(NAN), 0);
-	CHECK_INT(bucket_of(1.999e-9), 0);
-	CHECK_INT(bucket_of(2.001e-9), 1);
-	CHECK_INT(bucket_of(3.999e-9), 1);
-	CHECK_INT(bucket_of(4.001e-9), 2);
-	CHECK_INT(bucket_of(1023.5e-9), 9);
-	CHECK_INT(bucket_of(1024.5e-9), 10);
-	CHECK_INT(bucket_of(1.0), 29); /* 2^29 ns = 0.54 s <= 1 s < 2^30 ns */
-	CHECK_INT(bucket_of(1e9), SONDE_HIST_BUCKETS - 1);
+	CHECK_INT(bucket_of(0.999e-9), 0);
+	CHECK_INT(bucket_of(1.001e-9), 1);              /* [1, 1 + 1/64) ns */
+	CHECK_INT(bucket_of(1.99e-9), SONDE_HIST_SUBS); /* [2 - 1/64, 2) ns */
+	CHECK_INT(bucket_of(2.001e-9), SONDE_HIST_SUBS + 1);
+	CHECK_INT(bucket_of(100e-9), 1 + 6 * SONDE_HIST_SUBS + 36);  /* 64 (1 + 36/64) = 100 */
+	CHECK_INT(bucket_of(5000.0), SONDE_HIST_BUCKETS - 1);        /* 2^42 ns is 73 min */
+	CHECK_INT(bucket_of(3600.0), 1 + 41 * SONDE_HIST_SUBS + 40); /* 1 h: still bounded */
+	CHECK_NEAR(sonde_hist_lower_ns(1), 1.0, 0);
+	CHECK_NEAR(sonde_hist_upper_ns(1), 1.015625, 0);
+	CHECK_NEAR(sonde_hist_lower_ns(1 + 6 * SONDE_HIST_SUBS + 36), 100.0, 0);
+	CHECK(isinf(sonde_hist_upper_ns(SONDE_HIST_BUCKETS - 1)));
+	CHECK_NEAR(SONDE_HIST_ERROR_REL, 0.0078125, 0);
 
+	/* Every value lies in its bucket, and the midpoint is within SONDE_HIST_ERROR_REL. */
+	uint64_t st = 42;
+	for (int i = 0; i < 200000; i++) {
+		double v = draw(&st), ns = v * 1e9;
+		int b = bucket_of(v);
+		CHECK(b > 0 && b < SONDE_HIST_BUCKETS - 1);
+		CHECK(ns >= sonde_hist_lower_ns(b) && ns < sonde_hist_upper_ns(b));
+		double mid = 0.5 * (sonde_hist_lower_ns(b) + sonde_hist_upper_ns(b));
+		CHECK(fabs(mid - ns) <= SONDE_HIST_ERROR_REL * ns);
+	}
+
+	/* Percentiles of 100000 drawn values against the exact ones (numpy's inverted_cdf), on
+	 * the stated bound, p99.9 included. */
+	enum { N = 100000 };
+	double *v = malloc(sizeof *v * N);
 	struct sonde_hist h;
 	memset(&h, 0, sizeof h);
-	for (int i = 0; i < 90; i++)
-		sonde_hist_add(&h, 100e-9); /* bucket 6: [64, 128) ns */
-	for (int i = 0; i < 9; i++)
-		sonde_hist_add(&h, 1000e-9); /* bucket 9: [512, 1024) ns */
-	sonde_hist_add(&h, 1e-3);            /* bucket 19: [2^19, 2^20) ns */
-	CHECK_NEAR(sonde_hist_percentile(&h, 0), 128e-9, 1e-15);
-	CHECK_NEAR(sonde_hist_percentile(&h, 50), 128e-9, 1e-15);
-	CHECK_NEAR(sonde_hist_percentile(&h, 90), 128e-9, 1e-15);
-	CHECK_NEAR(sonde_hist_percentile(&h, 91), 1024e-9, 1e-15);
-	CHECK_NEAR(sonde_hist_percentile(&h, 99), 1024e-9, 1e-15);
-	CHECK_NEAR(sonde_hist_percentile(&h, 100), 1048576e-9, 1e-15);
+	st = 7;
+	for (int i = 0; i < N; i++) {
+		v[i] = draw(&st);
+		sonde_hist_add(&h, v[i]);
+	}
+	sonde_sort_doubles(v, N);
+	const int tenths[] = {0, 10, 500, 900, 990, 999, 1000};
+	for (size_t k = 0; k < sizeof tenths / sizeof *tenths; k++) {
+		double exact = inverted_cdf(v, N, tenths[k]);
+		double got = sonde_hist_percentile(&h, tenths[k] / 10.0);
+		CHECK(fabs(got - exact) <= SONDE_HIST_ERROR_REL * exact);
+	}
+	free(v);
+	CHECK_INT(sonde_hist_total(&h), N);
 	struct sonde_hist empty;
 	memset(&empty, 0, sizeof empty);
 	CHECK_NEAR(sonde_hist_percentile(&empty, 50), 0.0, 0);
 
-	/* Rank r adds r+1 samples to bucket r. */
-	struct sonde_hist local, merged;
-	memset(&local, 0, sizeof local);
-	for (int i = 0; i <= rank; i++)
-		sonde_hist_add(&local, ldexp(1.5, rank) * 1e-9);
-	sonde_hist_merge(MPI_COMM_WORLD, &local, &merged);
+	/* Merging is summing: the same stream split over the ranks (sample i on rank i mod size,
+	 * then in uneven runs) merges into exactly the histogram of one rank holding it all. */
 	int size;
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
-		CHECK_INT(merged.count[b], b < size ? b + 1 : 0);
+	struct sonde_hist local, merged, whole;
+	memset(&local, 0, sizeof local);
+	memset(&whole, 0, sizeof whole);
+	st = 99;
+	for (int i = 0; i < 50000; i++) {
+		double x = draw(&st);
+		sonde_hist_add(&whole, x);
+		if ((i < 20000 ? i % size : (i / 777) % size) == rank)
+			sonde_hist_add(&local, x);
+	}
+	sonde_hist_merge(MPI_COMM_WORLD, &local, &merged);
+	CHECK(memcmp(&merged, &whole, sizeof whole) == 0);
+	struct sonde_latency_acc acc;
+	memset(&acc, 0, sizeof acc);
+	acc.hist = local;
+	acc.count = sonde_hist_total(&local);
+	acc.max = 1e4; /* above every drawn value: no clamp */
+	struct sonde_latency l;
+	sonde_latency_of_acc(MPI_COMM_WORLD, &acc, &l);
+	if (rank == 0) {
+		CHECK(memcmp(&l.hist, &whole, sizeof whole) == 0);
+		CHECK_NEAR(l.p999, sonde_hist_percentile(&whole, 99.9), 0);
+	}
 }
 
 static void test_across(MPI_Comm world, MPI_Comm half, int rank)
@@ -188,7 +243,7 @@ static void test_across_some(MPI_Comm world, int rank)
 	CHECK_NEAR(s.mean, 0, 0);
 }
 
-/* Latencies kept as histograms: count, mean and max exact, percentiles at bucket edges. */
+/* Latencies kept as histograms: count, mean and max exact, percentiles at bucket midpoints. */
 static void test_latency_acc(MPI_Comm world, int rank)
 {
 	/* rank r: 1000 calls of (r + 1) us, and rank 3 100 more calls of 1 ms */
@@ -206,13 +261,16 @@ static void test_latency_acc(MPI_Comm world, int rank)
 		CHECK_INT(l.from_histogram, 1);
 		CHECK_NEAR(l.max, 1e-3, 1e-15);
 		CHECK_NEAR(l.mean, (10000e-6 + 100e-3) / 4100, 1e-15);
-		/* samples 1..1000 are 1 us, in [512, 1024) ns; 2001..3000 3 us and 3001..4000 4 us,
-		 * both in [2048, 4096); 4001..4100 1 ms, in [2^19, 2^20) ns */
-		CHECK_NEAR(l.p50, 4096e-9, 1e-15);    /* sample 2050 */
-		CHECK_NEAR(l.p90, 4096e-9, 1e-15);    /* sample 3690 */
-		CHECK_NEAR(l.p99, 1048576e-9, 1e-15); /* sample 4059 */
-		CHECK_INT(l.hist.count[9], 1000);
-		CHECK_INT(l.hist.count[19], 100);
+		/* samples 1..1000 are 1 us, 1001..2000 2 us, 2001..3000 3 us, 3001..4000 4 us,
+		 * 4001..4100 1 ms: p50 is sample 2050 (3 us), p90 sample 3690 (4 us), p99 sample
+		 * 4059 and p99.9 sample 4096 (1 ms), each within the stated error */
+		CHECK_NEAR(l.error_rel, SONDE_HIST_ERROR_REL, 0);
+		CHECK(fabs(l.p50 - 3e-6) <= l.error_rel * 3e-6);
+		CHECK(fabs(l.p90 - 4e-6) <= l.error_rel * 4e-6);
+		CHECK(fabs(l.p99 - 1e-3) <= l.error_rel * 1e-3);
+		CHECK(fabs(l.p999 - 1e-3) <= l.error_rel * 1e-3);
+		CHECK(l.p999 <= l.max); /* never above the largest value */
+		CHECK_INT(sonde_hist_total(&l.hist), 4100);
 	} else {
 		CHECK_NEAR(l.max, 0, 0); /* only rank 0 holds the summary */
 	}
@@ -247,22 +305,25 @@ static void test_latency(MPI_Comm world, MPI_Comm half, int rank)
 		CHECK_NEAR(l.p50, 50.5e-6, 1e-15);
 		CHECK_NEAR(l.p90, 90.1e-6, 1e-15);
 		CHECK_NEAR(l.p99, 99.01e-6, 1e-15);
+		CHECK_NEAR(l.p999, 99.901e-6, 1e-15);
 		CHECK_NEAR(l.max, 100e-6, 1e-15);
 		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);
 		CHECK_INT(l.from_histogram, 0);
+		CHECK_NEAR(l.error_rel, 0, 0);
 		int64_t n = 0;
 		for (int b = 0; b < SONDE_HIST_BUCKETS; b++)
 			n += l.hist.count[b];
 		CHECK_INT(n, 100);
 	}
-	/* Histogram path: 50th sample 50 us lies in [2^15, 2^16) ns, 90th and 99th in
-	 * [2^16, 2^17) ns; mean and max stay exact. */
+	/* Histogram path: the 50th, 90th and 99th samples (50, 90 and 99 us) within the stated
+	 * error; mean and max stay exact. */
 	sonde_latency_across(half, s, 50, 10, &l);
 	if (hrank == 0) {
 		CHECK_INT(l.count, 100);
-		CHECK_NEAR(l.p50, 65536e-9, 1e-15);
-		CHECK_NEAR(l.p90, 131072e-9, 1e-15);
-		CHECK_NEAR(l.p99, 131072e-9, 1e-15);
+		CHECK(fabs(l.p50 - 50e-6) <= SONDE_HIST_ERROR_REL * 50e-6);
+		CHECK(fabs(l.p90 - 90e-6) <= SONDE_HIST_ERROR_REL * 90e-6);
+		CHECK(fabs(l.p99 - 99e-6) <= SONDE_HIST_ERROR_REL * 99e-6);
+		CHECK(fabs(l.p999 - 100e-6) <= SONDE_HIST_ERROR_REL * 100e-6);
 		CHECK_INT(l.from_histogram, 1);
 		CHECK_NEAR(l.max, 100e-6, 1e-15);
 		CHECK_NEAR(l.mean, 50.5e-6, 1e-15);

@@ -31,15 +31,19 @@ CSV_COLUMNS = [
     "run_id", "workload", "ranks", "nodes", "tasks_per_node", "phase", "iteration", "bytes",
     "seconds", "bandwidth_mib_s", "ops", "ops_per_s", "rank_min_s", "rank_min_rank",
     "rank_max_s", "rank_max_rank", "rank_mean_s", "rank_stddev_s", "lat_count", "lat_p50_s",
-    "lat_p90_s", "lat_p99_s", "lat_max_s", "lat_mean_s", "lat_percentiles", "verify_checked",
-    "verify_errors", "params", "extra",
+    "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s", "lat_mean_s", "lat_percentiles",
+    "lat_error_rel", "verify_checked", "verify_errors", "params", "extra",
 ]
+# The columns of schema_version 1 (no p99.9, no error bound): its files are read too, with
+# those two columns empty.
+CSV_COLUMNS_V1 = [c for c in CSV_COLUMNS if c not in ("lat_p999_s", "lat_error_rel")]
 _JSON_COLUMNS = {"params": "param", "extra": "extra"}
 _INT_COLUMNS = {"ranks", "nodes", "tasks_per_node", "iteration", "bytes", "ops",
                 "rank_min_rank", "rank_max_rank", "lat_count", "verify_errors"}
 _FLOAT_COLUMNS = {
     "seconds", "bandwidth_mib_s", "ops_per_s", "rank_min_s", "rank_max_s", "rank_mean_s",
-    "rank_stddev_s", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_max_s", "lat_mean_s",
+    "rank_stddev_s", "lat_p50_s", "lat_p90_s", "lat_p99_s", "lat_p999_s", "lat_max_s",
+    "lat_mean_s", "lat_error_rel",
 }
 # The columns a suite run directory adds (from its manifest): which launch of the campaign a
 # row belongs to, and the value of each swept parameter as "sweep.<key>".
@@ -211,9 +215,10 @@ def _record(line, where, validate):
     if not isinstance(record.get("run_id"), str):
         raise ResultsError(f"{where}: {record['type']} record without a run_id")
     version = record.get("schema_version")
-    if record["type"] == "header" and version != _schema.SCHEMA_VERSION:
+    if record["type"] == "header" and version not in _schema.READABLE_VERSIONS:
+        readable = " and ".join(str(v) for v in _schema.READABLE_VERSIONS)
         raise ResultsError(f"{where}: records of schema_version {version!r}; this sonde reads "
-                           f"schema_version {_schema.SCHEMA_VERSION} (docs/results-schema.md)")
+                           f"schema_version {readable} (docs/results-schema.md)")
     if validate:
         _schema.validate(record, where)
     return record
@@ -317,9 +322,11 @@ def measurement_row(m, run=None):
         "lat_p50_s": latency.get("p50"),
         "lat_p90_s": latency.get("p90"),
         "lat_p99_s": latency.get("p99"),
+        "lat_p999_s": latency.get("p999"),
         "lat_max_s": latency.get("max"),
         "lat_mean_s": latency.get("mean"),
         "lat_percentiles": latency.get("percentiles"),
+        "lat_error_rel": latency.get("error_rel"),
         "verify_checked": verify.get("checked"),
         "verify_errors": verify.get("errors"),
     }
@@ -415,17 +422,24 @@ def load_csv(path):
     header = next(reader, None)
     if header is None:
         return []
-    if header != CSV_COLUMNS:
+    if header not in (CSV_COLUMNS, CSV_COLUMNS_V1):
         raise ResultsError(f"{path}:1: not a sonde CSV header: {','.join(header)}")
+    # sonde appends to an existing file without a second header: a file begun by a sonde of
+    # schema_version 1 may go on with rows of version 2, so each row is read by its length.
+    by_length = {len(CSV_COLUMNS): CSV_COLUMNS, len(CSV_COLUMNS_V1): CSV_COLUMNS_V1}
     rows = []
     for lineno, values in enumerate(reader, 2):
         where = f"{path}:{lineno}"
-        if values == CSV_COLUMNS:
+        if values in (CSV_COLUMNS, CSV_COLUMNS_V1):
             continue
-        if len(values) != len(CSV_COLUMNS):
-            raise ResultsError(f"{where}: {len(values)} columns, expected {len(CSV_COLUMNS)}")
-        row, nested = {}, {}
-        for column, text in zip(CSV_COLUMNS, values, strict=True):
+        columns = by_length.get(len(values))
+        if columns is None:
+            raise ResultsError(f"{where}: {len(values)} columns, expected {len(CSV_COLUMNS)} "
+                               f"(or {len(CSV_COLUMNS_V1)} of schema_version 1)")
+        row, nested = dict.fromkeys(CSV_COLUMNS), {}
+        for column in _JSON_COLUMNS:
+            del row[column]
+        for column, text in zip(columns, values, strict=True):
             if column in _JSON_COLUMNS:
                 try:
                     nested[column] = json.loads(text) if text else {}

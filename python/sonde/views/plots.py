@@ -47,7 +47,7 @@ from .figures import (
 MIB_BYTES = 2**20
 MAX_PANELS = 12  # runs drawn one panel each per workload; the tables list every run
 MAX_TASK_LINES = 16  # more tasks: a band over all tasks, the median and the stragglers
-PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("max", "max"))
+PERCENTILES = (("p50", "p50"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9"), ("max", "max"))
 
 
 # ---- what a measurement measures ------------------------------------------------------------
@@ -311,16 +311,17 @@ MAX_COLUMNS = 8  # categories an x axis takes; more are rows of a y axis
 
 
 def latency(runs, labels):
-    """Per run with per-call latencies (not coll: its own view): the p50/p90/p99/max of every
-    phase and iteration; the CDF and the histogram of each phase over its iterations (log2
-    buckets drawn with their true widths), log time axes."""
+    """Per run with per-call latencies (not coll: its own view): the p50/p90/p99/p99.9/max of
+    every phase and iteration; per phase over its iterations, the percentile curve up to p99.9
+    with the bucket that holds each point as its error bar, the CDF and the histogram (buckets
+    drawn with their true widths), log time axes."""
     out = []
     for run in io_runs(runs):
         rows = _latency_rows(run)
         if not rows:
             continue
         label = labels(run)
-        bucketed = any(m["latency"].get("percentiles") == "log2-bucket-upper-edge" for m in rows)
+        bucketed = any(m["latency"].get("percentiles") == LOG2_EDGE for m in rows)
         cats = [f"{m[Measurement.PHASE]}" + (f" #{m[Measurement.ITERATION]}"
                                                if m[Measurement.ITERATION] >= 0 else "")
                 for m in rows]
@@ -332,46 +333,102 @@ def latency(runs, labels):
             y_categories=cats if rows_of else None, x_categories=None if rows_of else cats,
             x_log=10 if rows_of else None, y_log=None if rows_of else 10)
         for k, (key, name) in enumerate(PERCENTILES):
+            if any(m["latency"].get(key) is None for m in rows):
+                continue  # p99.9 of schema_version 1 records
             edge = " (log2 bucket edge)" if bucketed and key != "max" else ""
             values = [m["latency"][key] * 1e6 for m in rows]
             pct.series.append(Series(POINTS, name + edge, *((values, cats) if rows_of
                                                             else (cats, values)), color=k,
                                      hover={"calls": [m["latency"]["count"] for m in rows]}))
+        # x: the "nines" of each percentile, -log10(1 - p/100), as HDR histograms plot them
+        nines = [-math.log10(1 - p / 100) for p, _ in CURVE]
+        curve = Panel("Percentile curve per phase", "percentile", "call latency (µs)",
+                      x_ticks=list(zip(nines, [n for _, n in CURVE], strict=True)), y_log=10)
         cdf = Panel("Cumulative distribution per phase", "call latency (µs)",
                     "fraction of calls", x_log=10)
         hist = Panel("Calls per latency bucket", "call latency (µs)", "calls", x_log=10)
         colours = {p: k for k, p in enumerate(_phases([run]))}
-        merged = defaultdict(lambda: np.zeros(48, dtype=np.int64))
-        for m in rows:
-            merged[m[Measurement.PHASE]] += np.asarray(m["latency"]["histogram_log2_ns"])
-        for phase, h in merged.items():
-            lo_edge, hi_edge, counts = histogram_buckets(h)
+        for phase, (lo_ns, hi_ns, counts, largest) in _merged_buckets(rows).items():
             c = colours[phase]
+            # the overflow bucket (no upper edge) drawn up to the largest call
+            lo_us = lo_ns / 1e3
+            hi_us = np.where(np.isinf(hi_ns), np.maximum(largest * 1e9, 2 * lo_ns), hi_ns) / 1e3
+            points = [percentile_of_buckets(lo_ns, hi_ns, counts, p, largest) for p, _ in CURVE]
+            curve.series.append(Series(LINE, phase, nines, [v * 1e6 for v, _, _ in points],
+                                       color=c, markers=True,
+                                       hover={"bucket (µs)": [f"{a * 1e6:.4g}-{b * 1e6:.4g}"
+                                                              for _, a, b in points]}))
+            curve.series.append(Series(RANGE, "", nines, lo=[a * 1e6 for _, a, _ in points],
+                                       hi=[b * 1e6 for _, _, b in points], color=c))
             frac = np.cumsum(counts) / counts.sum()
-            cdf.series.append(Series(LINE, phase, [lo_edge[0]] + list(hi_edge),
+            cdf.series.append(Series(LINE, phase, [lo_us[0]] + list(hi_us),
                                      [0.0] + list(frac), color=c, markers=True))
-            hist.series.append(Series(QUADS, phase, left=list(lo_edge), right=list(hi_edge),
+            hist.series.append(Series(QUADS, phase, left=list(lo_us), right=list(hi_us),
                                       y=[int(v) for v in counts], color=c))
-        note = (" Percentiles marked (log2 bucket edge) come from the histogram: each is the "
-                "upper edge of the bucket holding it, up to twice the true value; max is "
-                "exact." if bucketed else "")
+        note = (" Percentiles marked (log2 bucket edge) come from a histogram of schema_version "
+                "1: each is the upper edge of the bucket holding it, up to twice the true "
+                "value; max is exact." if bucketed else "")
+        errors = sorted({m["latency"].get("error_rel") or 0 for m in rows} - {0})
+        if errors:
+            note += (f" Percentiles of phases with more calls than sonde keeps come from its "
+                     f"log-linear histogram, within {errors[-1]:.2%} of the true value.")
         out.append(Figure(
             f"{run.workload}-latency-{_slug(label)}", f"Call latency: {label}",
-            "Left: the latency of the median, 90th and 99th percentile and slowest call of "
-            "each phase and iteration. Middle: the fraction of calls done within a latency "
-            "(all iterations of a phase). Right: calls per log2 bucket, each bar as wide as "
-            "its bucket." + note, [pct, cdf, hist], columns=3, section=run.workload))
+            "Top left: the latency of the median, 90th, 99th and 99.9th percentile and slowest "
+            "call of each phase and iteration. Top right: per phase (all iterations), the "
+            "percentile curve, each point with the latency bucket that holds the true value "
+            "as its error bar. Bottom: the fraction of calls done within a latency, and calls "
+            "per bucket, each bar as wide as its bucket." + note, [pct, curve, cdf, hist],
+            columns=2, section=run.workload))
     return out
 
 
-def histogram_buckets(hist):
-    """(lower edges, upper edges, counts) in µs of the non-empty span of a log2 ns histogram:
-    bucket b is [2^b, 2^(b+1)) ns (bucket 0 from 1 ns)."""
-    hist = np.asarray(hist)
-    nz = np.nonzero(hist)[0]
-    first, last = (int(nz[0]), int(nz[-1])) if nz.size else (0, 0)
-    b = np.arange(first, last + 1)
-    return (2.0**b) / 1e3, (2.0 ** (b + 1)) / 1e3, hist[first:last + 1]
+LOG2_EDGE = "log2-bucket-upper-edge"  # schema_version 1's histogram percentiles
+CURVE = ((50, "p50"), (90, "p90"), (99, "p99"), (99.9, "p99.9"))
+
+
+def latency_buckets(latency):
+    """(lower, upper, count) in ns of the buckets of a latency record that counted something:
+    schema_version 2's histogram_ns as written (upper null: the overflow bucket, +inf), or
+    version 1's 48 log2 buckets, bucket b [2^b, 2^(b+1)) ns (bucket 0 from 1 ns)."""
+    if "histogram_ns" in latency:
+        rows = latency["histogram_ns"]
+        return (np.array([r[0] for r in rows], dtype=float),
+                np.array([math.inf if r[1] is None else r[1] for r in rows], dtype=float),
+                np.array([r[2] for r in rows], dtype=np.int64))
+    h = np.asarray(latency["histogram_log2_ns"], dtype=np.int64)
+    b = np.nonzero(h)[0]
+    return 2.0**b, 2.0 ** (b + 1), h[b]
+
+
+def _merged_buckets(rows):
+    """Per phase, its records' buckets summed (the same edges in every record of a version)
+    and the largest call: {phase: (lower, upper, counts, max seconds)}."""
+    sums, largest = defaultdict(lambda: defaultdict(int)), defaultdict(float)
+    for m in rows:
+        phase = m[Measurement.PHASE]
+        for lo, hi, n in zip(*latency_buckets(m["latency"]), strict=True):
+            sums[phase][(float(lo), float(hi))] += int(n)
+        largest[phase] = max(largest[phase], m["latency"]["max"] or 0.0)
+    out = {}
+    for phase, buckets in sums.items():
+        edges = sorted(buckets)
+        out[phase] = (np.array([e[0] for e in edges]), np.array([e[1] for e in edges]),
+                      np.array([buckets[e] for e in edges], dtype=np.int64), largest[phase])
+    return out
+
+
+def percentile_of_buckets(lower, upper, counts, p, largest):
+    """(value, low, high) in seconds of percentile p (to a tenth) from buckets in ns, as sonde
+    computes it (src/core/stats.c): the bucket holding the sample of rank ceil(p% of the
+    count), its midpoint as the value, its edges as the bounds of the true value, none above
+    the largest call."""
+    total = int(counts.sum())
+    want = max(1, (round(p * 10) * total + 999) // 1000)
+    i = int(np.searchsorted(np.cumsum(counts), want))
+    lo, hi = lower[i] * 1e-9, upper[i] * 1e-9
+    value = lo if math.isinf(hi) else (lo + hi) / 2
+    return min(value, largest), lo, min(hi, largest)
 
 
 def _slug(text):

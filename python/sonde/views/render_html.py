@@ -160,6 +160,13 @@ def layout(figure):
     if any(p.y_categories for p in figure.panels):  # room for the rows' names
         width = PAGE_WIDTH // cols
     plots = [_panel(p, width, height(p)) for p in figure.panels]
+    # A row's panels as tall as its tallest: a panel with a shorter legend below it would
+    # otherwise give the difference from its own plot area.
+    for first in range(0, len(plots), cols):
+        row = plots[first:first + cols]
+        tallest = max(p.height for p in row)
+        for p in row:
+            p.height = tallest
     return gridplot(plots, ncols=cols, merge_tools=True, toolbar_location="above")
 
 

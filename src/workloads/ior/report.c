@@ -105,7 +105,8 @@ static void node_bytes(struct sonde_json *j, const double *all, const struct son
 
 int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                    int verified, int64_t errors, const double *ranks, struct sonde_latency *lat)
+                    int verified, int64_t errors, const double *ranks,
+                    const struct sonde_finish *fin, struct sonde_latency *lat)
 {
 	struct sonde_stats per_rank;
 	/* gathering every rank's samples costs time at scale: only when someone reads them
@@ -161,6 +162,7 @@ int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access
 	    .ops = p->xfer ? pt->bytes / p->xfer : 0,
 	    .per_rank = &per_rank,
 	    .latency = lat,
+	    .finish = fin,
 	    .verified = verified,
 	    .verify_errors = errors,
 	    .bytes_checked = checked,

@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "finish.h"
 #include "json.h"
 #include "pattern.h"
 #include "workload.h"
@@ -81,7 +82,8 @@ void ior_rank_details(struct ior_run *r, const struct ior_params *p, enum ior_ac
  * (collective). Returns whether lat was worked out (results files or --latency asked). */
 int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access acc, int rep,
                     const struct ior_point *pt, double my_xfer, const struct sonde_verify *v,
-                    int verified, int64_t errors, const double *ranks, struct sonde_latency *lat);
+                    int verified, int64_t errors, const double *ranks,
+                    const struct sonde_finish *fin, struct sonde_latency *lat);
 /* Rank 0: --latency's line. */
 void ior_print_latency(const struct ior_run *r, enum ior_access acc, int rep,
                        const struct sonde_latency *lat);

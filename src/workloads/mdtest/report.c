@@ -21,7 +21,8 @@ static int is_tree(enum mdtest_op op)
 static void record(const struct mdtest_run *run, const struct mdtest_pass *pass,
                    const struct mdtest_figure *f, int64_t bytes, const double *all,
                    const struct sonde_stats *per_rank, const struct sonde_latency *lat,
-                   int verified, int64_t errors, int64_t checked, int64_t made)
+                   const struct sonde_finish *fin, int verified, int64_t errors, int64_t checked,
+                   int64_t made)
 {
 	struct sonde_json extra;
 	sonde_json_init(&extra);
@@ -54,6 +55,7 @@ static void record(const struct mdtest_run *run, const struct mdtest_pass *pass,
 	    .ops = f->items,
 	    .per_rank = per_rank,
 	    .latency = lat,
+	    .finish = fin,
 	    .verified = verified,
 	    .verify_errors = errors,
 	    .bytes_checked = checked,
@@ -95,6 +97,12 @@ void mdtest_report_phase(struct mdtest_run *run, const struct mdtest_pass *pass)
 	sonde_stats_across(run->comm, mine[R_BEFORE], &per_rank);
 	struct sonde_latency lat;
 	sonde_latency_across(run->comm, run->lat, pass->nlat, 1 << 20, &lat);
+	/* each rank's own finish: its last item, before the barrier that closes the phase */
+	const struct sonde_clock *clock = &run->ctx->clock;
+	struct sonde_finish fin;
+	sonde_finish_across(&run->ctx->topo, run->comm, sonde_clock_global(clock, pass->start),
+	                    sonde_clock_global(clock, pass->before_barrier), pass->bytes,
+	                    pass->items, &fin);
 	int verified = (pass->op == MDTEST_FILE_READ && run->p.verify_read) ||
 	               (pass->op == MDTEST_FILE_CREATE && run->p.verify_write);
 	int64_t errors = 0, checked = 0;
@@ -126,7 +134,7 @@ void mdtest_report_phase(struct mdtest_run *run, const struct mdtest_pass *pass)
 		printf("V-2: Rank   0    %-18s: rank times %.6f s (rank %d) to %.6f s (rank %d)\n",
 		       mdtest_op_title(pass->op), per_rank.min, per_rank.min_rank, per_rank.max,
 		       per_rank.max_rank);
-	record(run, pass, f, bytes, all, &per_rank, &lat, verified, errors, checked, items);
+	record(run, pass, f, bytes, all, &per_rank, &lat, &fin, verified, errors, checked, items);
 	free(all);
 }
 

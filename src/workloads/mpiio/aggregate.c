@@ -280,6 +280,7 @@ void mpiio_aggregate_phase(struct mpiio_run *run, int write, struct mpiio_times 
 {
 	int agg = run->plan.my_agg >= 0;
 	double t0 = sonde_now();
+	t->start = t0;
 	MPI_File fh = MPI_FILE_NULL;
 	/* Collective over the world (the agreement on open errors): senders take part, but their
 	 * clocks start after it, as they open nothing. */

@@ -43,6 +43,7 @@ void mpiio_direct_phase(struct mpiio_run *run, int write, struct mpiio_times *t,
 	mpiio_fill_base(obj, run->blk, run->rank);
 
 	double t0 = sonde_now();
+	t->start = t0;
 	MPI_File fh = MPI_FILE_NULL;
 	if (!p->nofile)
 		fh = mpiio_open(run, write, t);

@@ -297,7 +297,7 @@ static const char *const timer_names[NT] = {"total",       "op",   "open",  "wai
                                             "preallocate", "sync", "close", "send", "recv"};
 
 static void record(const struct mpiio_run *run, int write, const struct sonde_stats *s,
-                   const int64_t *verify, double mib)
+                   const struct sonde_finish *fin, const int64_t *verify, double mib)
 {
 	const struct mpiio_params *p = run->p;
 	struct sonde_json x, par;
@@ -325,6 +325,7 @@ static void record(const struct mpiio_run *run, int write, const struct sonde_st
 	    .seconds = s[T_TOTAL].max,
 	    .ops = run->senders * p->nobj,
 	    .per_rank = &s[T_TOTAL],
+	    .finish = fin,
 	    .verified = !write && p->chkdata > 0,
 	    .verify_errors = verify[0],
 	    .bytes_checked = verify[2] * 8,
@@ -355,6 +356,15 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	int64_t local[4] = {v->errors, v->bad_objects, v->checked, v->short_reads}, verify[4];
 	MPI_Allreduce(local, verify, 4, MPI_INT64_T, MPI_SUM, comm);
 	double mib = (double)run->job_bytes / (double)SONDE_MIB;
+	/* A rank's own objects count for it when its data is moved (every rank's in the direct
+	 * types; a sender's, through its aggregator, in types 3 and 4); its finish is the end of
+	 * its timed span (checks and the open agreement left out, as in total). */
+	int moved = !run->plan.slot || run->plan.slot[run->rank] >= 0;
+	struct sonde_finish fin;
+	const struct sonde_clock *clock = &run->ctx->clock;
+	sonde_finish_across(&run->ctx->topo, comm, sonde_clock_global(clock, t->start),
+	                    sonde_clock_global(clock, t->start + t->total),
+	                    moved ? p->nobj * p->size : 0, moved ? p->nobj : 0, &fin);
 
 	struct per_rank pr = {.nranks = run->nranks, .mib = mib};
 	double *all = NULL;
@@ -367,7 +377,7 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	if (run->rank == 0) {
 		/* the record first: a rate on the screen always has one in the results, even when
 		 * a stop signal comes in between */
-		record(run, write, s, verify, mib);
+		record(run, write, s, &fin, verify, mib);
 		print_phase(run, write, s, &pr);
 	}
 	free(all);
