@@ -41,6 +41,53 @@ int sonde_option_takes_value(const struct sonde_option *o)
 	       o->type != SONDE_OPT_REFUSED;
 }
 
+static const struct sonde_option_source *backend_source;
+
+void sonde_options_set_backend_source(const struct sonde_option_source *source)
+{
+	backend_source = source;
+}
+
+const struct sonde_option_table *sonde_options_full(const struct sonde_option_table *t)
+{
+	static struct {
+		const struct sonde_option_table *from;
+		struct sonde_option_table full;
+	} made[16];
+	static int nmade;
+	if (!t->takes_backends)
+		return t;
+	for (int i = 0; i < nmade; i++)
+		if (made[i].from == t || &made[i].full == t)
+			return &made[i].full;
+	if (nmade == (int)(sizeof made / sizeof made[0]) || !backend_source) {
+		fprintf(stderr, "sonde: internal error: %s takes backends, but %s\n", t->command,
+		        backend_source ? "too many tables do" : "no backend registry is linked");
+		abort();
+	}
+	const struct sonde_option_source *src = backend_source;
+	int count = t->count + src->count(t);
+	struct sonde_option *all = calloc((size_t)count, sizeof *all);
+	const char *names = src->names(t);
+	if (!all || !names)
+		abort();
+	int n = 0;
+	for (int i = 0; i < t->count; i++) {
+		all[n] = t->options[i];
+		if (all[n].backend_option)
+			src->resolve(t, &all[n]);
+		if (all[n].metavar && strcmp(all[n].metavar, "BACKEND") == 0)
+			all[n].metavar = names;
+		n++;
+	}
+	n += src->append(t, all + n);
+	made[nmade].from = t;
+	made[nmade].full = *t;
+	made[nmade].full.options = all;
+	made[nmade].full.count = n;
+	return &made[nmade++].full;
+}
+
 const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name)
 {
 	for (int i = 0; i < t->count; i++) {
@@ -74,7 +121,7 @@ const char *sonde_option_inert(const struct sonde_option_set *set, int i, char *
 	const struct sonde_option *o = &set->table->options[i];
 	if (!o->inert || !set->given || !set->given[i])
 		return NULL;
-	const char *where = o->inert(set->cfg);
+	const char *where = o->inert(sonde_option_cfg(o, set->cfg));
 	if (!where)
 		return NULL;
 	char name[64];
@@ -160,7 +207,7 @@ static int number_in_range(const struct sonde_option *o, const char *value, int6
 static int apply(const struct sonde_option *o, void *cfg, const char *shown, const char *value,
                  char *err, size_t errlen)
 {
-	char *field = (char *)cfg + o->offset;
+	char *field = (char *)sonde_option_cfg(o, cfg) + o->offset;
 	char why[256];
 	int64_t v;
 	switch (o->type) {
@@ -211,7 +258,7 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 		return 0;
 	case SONDE_OPT_CALLBACK:
 		why[0] = '\0';
-		if (o->parse(cfg, value, why, sizeof why) < 0)
+		if (o->parse(sonde_option_cfg(o, cfg), value, why, sizeof why) < 0)
 			break;
 		return 0;
 	case SONDE_OPT_REFUSED:
@@ -369,7 +416,7 @@ int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t
 		if (number_in_range(o, value, 0, o->type == SONDE_OPT_FLAG ? 1 : INT_MAX, o->name,
 		                    &v, err, errlen) < 0)
 			return -1;
-		*(int *)((char *)set->cfg + o->offset) = (int)v;
+		*(int *)((char *)sonde_option_cfg(o, set->cfg) + o->offset) = (int)v;
 		return 0;
 	}
 	const char *near = nearest_name(set, 1, key, keylen, SONDE_SCOPE_COMMAND_LINE);

@@ -90,17 +90,17 @@ static int64_t stat_size(const struct ior_run *r, const char *path)
 static struct sonde_file *open_target(struct ior_run *r, const struct ior_params *p,
                                       const struct ior_target *tg, int writing, int *err)
 {
-	struct sonde_io_options opt = {
-	    .comm = p->fpp ? MPI_COMM_SELF : r->comm,
-	    .collective = p->collective,
-	    .hints = r->hints.items,
-	    .nhints = r->hints.count,
-	    .alignment = p->odirect ? 4096 : 0,
-	};
+	struct sonde_io_options opt;
+	ior_io_plan(p, r->ntasks, &opt);
+	opt.comm = p->fpp ? MPI_COMM_SELF : r->comm;
+	opt.collective = p->collective;
+	opt.hints = r->hints.items;
+	opt.nhints = r->hints.count;
+	opt.alignment = ior_odirect(p) ? 4096 : 0;
 	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
 	 * before the barrier that starts the phase (in phase()) */
 	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;
-	if (p->odirect)
+	if (ior_odirect(p))
 		flags |= SONDE_IO_DIRECT;
 	struct sonde_file *f = NULL;
 	int rc = r->backend->open(tg->io_path, flags, &opt, &f);
@@ -737,11 +737,11 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 
 	char err[512] = "";
 	int ignored = 0;
-	int ok = ior_hints_collect(ctx->comm, tests[0].p.hints_file, &r.hints, &ignored, err,
+	int ok = ior_hints_collect(ctx->comm, ior_hints_file(&tests[0].p), &r.hints, &ignored, err,
 	                           sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return SONDE_EXIT_USAGE;
-	if (r.hints.count && strcmp(tests[0].p.api, "MPIIO") != 0)
+	if (r.hints.count && !(sonde_backend_find(tests[0].p.api)->caps & SONDE_CAP_HINTS))
 		sonde_warn("%d MPI-IO hint(s) given, but -a %s does not use them", r.hints.count,
 		           tests[0].p.api);
 	if (ignored)

@@ -165,6 +165,7 @@ PATHS = [
     _ior([], "ior POSIX"),
     _ior(["-a", "MPIIO"], "ior MPI-IO independent"),
     _ior(["-a", "MPIIO", "-c"], "ior MPI-IO collective"),
+    _ior(["-a", "MMAP"], "ior MMAP"),
     IoPath(
         name="mib", np=2,
         full=["mib", "-F", "-t", "{d}", "-s", "64k", "-l", 40],

@@ -157,11 +157,14 @@ def test_help_shows_the_defaults_a_run_uses(tmp_path):
     assert params["blockSize"] == 1 << 20 and params["transferSize"] == 256 << 10
     assert re.search(r"--blockSize N .*\(default 1m\)$", text, re.M)
     assert re.search(r"--transferSize N .*\(default 256k\)$", text, re.M)
-    assert re.search(rf"--api POSIX\|MPIIO .*\(default {params['api']}\)$", text, re.M)
+    # -a's values are the backends' names, from the registry
+    assert re.search(rf"--api [A-Z0-9|]*\bMPIIO\b[A-Z0-9|]* .*\(default {params['api']}\)$", text,
+                     re.M)
     md = subprocess.run([SONDE, "mdtest", "--help"], capture_output=True, text=True,
                         timeout=30).stdout
     assert re.search(r"^  -b N .*\(default 1\)$", md, re.M)
-    assert re.search(r"^  -a API .*\(default POSIX\)$", md, re.M)
+    # mdtest's -a: the backends IOR's mdtest runs on (of sonde's, POSIX)
+    assert re.search(r"^  -a POSIX .*\(default POSIX\)$", md, re.M)
 
 
 def read_header(path):
@@ -206,8 +209,8 @@ def test_completion_offers_the_values_the_binary_takes():
     """After ior -a, the backends; after coll, the operation names: each one offered is one the
     binary's own parse takes, and it takes no operation that is not offered."""
     apis = completions(["sonde", "ior", "-a", ""])
-    assert sorted(apis) == ["MPIIO", "POSIX"]
-    assert all(parses("ior", ["-a", a]) for a in apis) and not parses("ior", ["-a", "HDF5"])
+    assert {"MMAP", "MPIIO", "POSIX"} <= set(apis)  # the backends built (the registry)
+    assert all(parses("ior", ["-a", a]) for a in apis) and not parses("ior", ["-a", "DUMMY"])
     ops = completions(["sonde", "coll", "-e", "8", ""])
     assert {"Bcast", "Allreduce", "Ireduce", "all"} <= set(ops) and len(ops) == 25
     assert all(parses("coll", [op]) for op in ops) and not parses("coll", ["Bcastt"])

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include "backend.h"
 #include "fsinfo.h"
 #include "options.h"
 #include "stats.h"
@@ -53,7 +54,6 @@ struct ior_params {
 	int64_t segments;                /* -s */
 	int64_t xfer;                    /* -t */
 	int max_minutes;                 /* -T */
-	const char *hints_file;          /* -U, --mpiio.hintsFileName */
 	int unique_dir;                  /* -u */
 	int verbose;                     /* -v */
 	int reorder_seed;                /* -X */
@@ -62,8 +62,9 @@ struct ior_params {
 	int reorder_random;              /* -Z (count) */
 	int dry_run;                     /* --dryRun */
 	int quit_on_error;               /* -q */
-	int odirect;                     /* --posix.odirect */
 	int64_t random_seed;             /* --random-offset-seed, -1 = time */
+	/* the backends' own options (--posix.odirect, --mpiio.hintsFileName, --mmap.* ...) */
+	struct sonde_backend_params backends;
 	/* -O directives (and script keys) */
 	int wearout;
 	int64_t wearout_pairs;   /* stoneWallingWearOutIterations */
@@ -120,6 +121,14 @@ void ior_params_defaults(struct ior_params *p);
  * ior_params, through the option table (ior_option_table), counting them in set->given when
  * that is not NULL. Returns 0 or -1 with err. */
 int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen);
+/* --posix.odirect (-B) and the hints file (-U, --mpiio.hintsFileName), which sonde ior reads
+ * itself: O_DIRECT for POSIX and direct I/O hints for MPIIO; the hints it hands the backend. */
+int ior_odirect(const struct ior_params *p);
+/* What a test will do with its files, for the backend's check and open (struct
+ * sonde_io_options' plan fields and the backend's own parameters): every file holds
+ * -b x -s of each of its ranks (all ntasks, or one with -F), moved -t at a time. */
+void ior_io_plan(const struct ior_params *p, int ntasks, struct sonde_io_options *plan);
+const char *ior_hints_file(const struct ior_params *p);
 /* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);
 
