@@ -42,7 +42,18 @@ const struct sonde_backend *sonde_backend_find(const char *name)
 	/* IOR spells it MPIIO; people write MPI-IO. */
 	if (strcasecmp(name, "MPIIO") == 0 || strcasecmp(name, "MPI-IO") == 0)
 		return &sonde_backend_mpiio;
-	sonde_io_set_error("unknown I/O backend '%s' (known: POSIX, MPIIO)", name);
+	if (strcasecmp(name, "HDF5") == 0) {
+#ifdef SONDE_HAVE_HDF5
+		return &sonde_backend_hdf5;
+#else
+		sonde_io_set_error(
+		    "-a HDF5: this sonde was built without parallel HDF5 for its MPI "
+		    "library (Open MPI: libhdf5-openmpi-dev; Debian has none for "
+		    "MPICH)");
+		return NULL;
+#endif
+	}
+	sonde_io_set_error("unknown I/O backend '%s' (known: POSIX, MPIIO, HDF5)", name);
 	return NULL;
 }
 

@@ -28,6 +28,14 @@ enum sonde_io_caps {
 	SONDE_CAP_SHARED_OPEN = 1 << 1, /* open is collective over comm (one handle per comm) */
 	SONDE_CAP_DIRECT = 1 << 2,
 	SONDE_CAP_HINTS = 1 << 3,
+	/* The file is a library's format (HDF5, PnetCDF): its size is more than the bytes moved,
+	 * and the library, not the caller, places them (write_at's offset is where IOR's layout
+	 * puts the bytes; the backend maps it to its data set). */
+	SONDE_CAP_FORMATTED = 1 << 4,
+	/* Every rank sharing the file must make every data call and sync in the same order, even
+	 * independent ones (the library creates its data sets and flushes collectively): after a
+	 * failure a rank makes its calls empty (len 0), and the ranks agree on where to stop. */
+	SONDE_CAP_LOCKSTEP = 1 << 5,
 };
 
 struct sonde_io_options {
@@ -36,6 +44,12 @@ struct sonde_io_options {
 	const char **hints; /* "key=value" strings, or NULL */
 	int nhints;
 	size_t alignment; /* for O_DIRECT: buffers, offsets and sizes must be multiples */
+	/* IOR's layout, for the backends that store data sets (SONDE_CAP_FORMATTED): bytes per
+	 * task per segment (-b), per transfer (-t), and the tasks sharing the file (1 for a
+	 * file per process). */
+	int64_t block, xfer;
+	int ntasks;
+	const void *backend_options; /* the backend's own (struct sonde_hdf5_options ...) */
 };
 
 struct sonde_file; /* backend-specific */
@@ -43,6 +57,8 @@ struct sonde_file; /* backend-specific */
 struct sonde_backend {
 	const char *name; /* "POSIX", "MPIIO" */
 	unsigned caps;
+	/* The library's version for IOR's apiVersion line ("1.10.8 (Parallel)"); NULL: none. */
+	const char *(*version)(void);
 	int (*open)(const char *path, unsigned flags, const struct sonde_io_options *opt,
 	            struct sonde_file **out);
 	/* Moves all len bytes or fails: short transfers and EINTR are retried inside. */
@@ -70,6 +86,17 @@ struct sonde_backend {
 const struct sonde_backend *sonde_backend_find(const char *name); /* case-insensitive */
 extern const struct sonde_backend sonde_backend_posix;
 extern const struct sonde_backend sonde_backend_mpiio;
+#ifdef SONDE_HAVE_HDF5
+extern const struct sonde_backend sonde_backend_hdf5;
+#endif
+
+/* IOR's HDF5 options (--hdf5.*), given to the HDF5 backend as backend_options. */
+struct sonde_hdf5_options {
+	int64_t alignment;       /* H5Pset_alignment's threshold and alignment, bytes (IOR: 1) */
+	int chunk;               /* elements per chunk (H5Pset_chunk); 0: contiguous */
+	int collective_metadata; /* H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write */
+	int no_fill;             /* H5Pset_fill_time(H5D_FILL_TIME_NEVER) */
+};
 
 /* MPI_File_open (and PnetCDF, which opens through it) follows symbolic links and has no
  * O_NOFOLLOW; sonde never follows a link planted at its test file path (see posix.c). Collective
@@ -85,6 +112,12 @@ int sonde_io_link_refused(const char *op, const char *path);
 /* For backends: exactly one access mode, and exclusive only with create. Returns 0, or -EINVAL
  * with the message set. */
 int sonde_io_check_flags(const char *path, unsigned flags);
+
+/* The MPI_Info of an MPI-IO open (for backends over MPI-IO): opt's hints, and for
+ * SONDE_IO_DIRECT ROMIO's direct_read/direct_write. Returns 0, or -EINVAL with the message
+ * ("open <path>: <bad hint>"); *info is MPI_INFO_NULL for none. */
+int sonde_mpio_open_info(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                         MPI_Info *info);
 
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);

@@ -95,6 +95,10 @@ static struct sonde_file *open_target(struct ior_run *r, const struct ior_params
 	    .hints = r->hints.items,
 	    .nhints = r->hints.count,
 	    .alignment = p->odirect ? 4096 : 0,
+	    .block = p->block,
+	    .xfer = p->xfer,
+	    .ntasks = p->fpp ? 1 : r->ntasks,
+	    .backend_options = &p->hdf5,
 	};
 	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
 	 * before the barrier that starts the phase (in phase()) */
@@ -301,7 +305,9 @@ static void check_file_size(struct ior_run *r, const struct ior_test *t, struct 
 	MPI_Allreduce(&mv, &mv_sum, 1, MPI_LONG_LONG, MPI_SUM, r->comm);
 	ph->pt->stat_bytes = st_sum;
 	ph->pt->bytes = mv_sum;
-	if (r->rank == 0 && (t->expected != mv_sum || st_sum != mv_sum)) {
+	/* as IOR: an HDF5 or PnetCDF file holds its format besides the data */
+	int formatted = (r->backend->caps & SONDE_CAP_FORMATTED) != 0;
+	if (r->rank == 0 && !formatted && (t->expected != mv_sum || st_sum != mv_sum)) {
 		sonde_warn("Expected aggregate file size       = %lld", (long long)t->expected);
 		sonde_warn("Stat() of aggregate file size      = %lld", st_sum);
 		sonde_warn("Using actual aggregate bytes moved = %lld", mv_sum);
@@ -729,7 +735,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	                           sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return SONDE_EXIT_USAGE;
-	if (r.hints.count && strcmp(tests[0].p.api, "MPIIO") != 0)
+	if (r.hints.count && !(sonde_backend_find(tests[0].p.api)->caps & SONDE_CAP_HINTS))
 		sonde_warn("%d MPI-IO hint(s) given, but -a %s does not use them", r.hints.count,
 		           tests[0].p.api);
 	if (ignored)

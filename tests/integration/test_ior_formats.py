@@ -107,7 +107,7 @@ BAD_BOTH = [
     (["--preset", "jupiter-easy", "-t", "1m"], "--preset jupiter-easy fixes -t 16m"),
 ]
 BAD_ONE = [
-    (["-w", "-a", "HDF5"], "API HDF5 is not available"),
+    (["-w", "-a", "HDFS"], "API HDFS is not available"),
     (["--preset", "jupiter-hard", "-F"], "conflicts"),
     (["-w", "-N", "2"], "option -N is not supported by sonde"),
     (["-w", "-O", "bogus=1"], "unknown directive 'bogus'"),

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include "backend.h"
 #include "fsinfo.h"
 #include "options.h"
 #include "stats.h"
@@ -64,6 +65,7 @@ struct ior_params {
 	int quit_on_error;               /* -q */
 	int odirect;                     /* --posix.odirect */
 	int64_t random_seed;             /* --random-offset-seed, -1 = time */
+	struct sonde_hdf5_options hdf5;  /* --hdf5.*, -J, -n */
 	/* -O directives (and script keys) */
 	int wearout;
 	int64_t wearout_pairs;   /* stoneWallingWearOutIterations */

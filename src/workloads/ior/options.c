@@ -11,6 +11,12 @@
 
 #define F(field) SONDE_FIELD(struct ior_params, field)
 #define BIG      INT64_MAX
+/* The APIs this build has: the help, manual page and completion offer only these. */
+#ifdef SONDE_HAVE_HDF5
+#define IOR_APIS "POSIX|MPIIO|HDF5"
+#else
+#define IOR_APIS "POSIX|MPIIO"
+#endif
 
 /* Options IOR accepted in runs where they do nothing (struct sonde_option .inert). */
 static const char *unless_writing(const void *cfg)
@@ -52,12 +58,22 @@ static const char *unless_random_offsets(const void *cfg)
 	return ((const struct ior_params *)cfg)->random_offset ? NULL : "applies to -z";
 }
 
+static const char *unless_hdf5(const void *cfg)
+{
+	return strcmp(((const struct ior_params *)cfg)->api, "HDF5") == 0 ? NULL
+	                                                                  : "applies to -a HDF5";
+}
+
 static const struct sonde_option options[] = {
     {'B', "useO_DIRECT", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (IOR 3.3's letter)"},
     {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
-    {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL, "HDF5 data sets are not implemented"},
-    {'J', "setAlignment", SONDE_OPT_REFUSED, 0, NULL, "HDF5 alignment is not implemented"},
-    {'n', "noFill", SONDE_OPT_REFUSED, 0, NULL, "HDF5 no-fill is not implemented"},
+    {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
+     "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
+    {'J', "setAlignment", SONDE_OPT_SIZE, F(hdf5.alignment), "N",
+     "HDF5 alignment of objects in bytes (k/m/g suffixes; default 1)", 1, BIG,
+     .inert = unless_hdf5},
+    {'n', "noFill", SONDE_OPT_FLAG, F(hdf5.no_fill), NULL,
+     "HDF5 data sets without fill values (H5D_FILL_TIME_NEVER)", .inert = unless_hdf5},
     {'p', "preallocate", SONDE_OPT_REFUSED, 0, NULL, "MPI-IO preallocation is not implemented"},
     {'P', "useSharedFilePointer", SONDE_OPT_REFUSED, 0, NULL,
      "MPI-IO shared file pointers are not implemented"},
@@ -66,11 +82,11 @@ static const struct sonde_option options[] = {
     {'S', "useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
      "strided datatypes are not implemented"},
     {'V', "useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
-    {'a', "api", SONDE_OPT_STRING, F(api), "POSIX|MPIIO", "I/O interface"},
+    {'a', "api", SONDE_OPT_STRING, F(api), IOR_APIS, "I/O interface"},
     {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
      "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
-    {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO)"},
+    {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO, HDF5)"},
     {'C', "reorderTasks", SONDE_OPT_FLAG, F(reorder), NULL,
      "read back what another node wrote: constant shift of -Q nodes", .inert = unless_reading_back},
     {'d', "interTestDelay", SONDE_OPT_INT, F(delay), "S", "seconds to wait before each phase", 0,
@@ -203,8 +219,19 @@ static const struct sonde_option options[] = {
     {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
      .scope = SONDE_SCOPE_DIRECTIVE},
     /* IOR 4.1's other options and directives, named and refused ("prefix.*": all under it) */
-    {0, "hdf5.*", SONDE_OPT_REFUSED, 0, NULL,
-     "IOR's HDF5 backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
+    {0, "hdf5.setAlignment", SONDE_OPT_SIZE, F(hdf5.alignment), "N", "same as -J", 1, BIG,
+     .inert = unless_hdf5},
+    {0, "hdf5.noFill", SONDE_OPT_FLAG, F(hdf5.no_fill), NULL, "same as -n", .inert = unless_hdf5},
+    {0, "hdf5.chunkSize", SONDE_OPT_INT, F(hdf5.chunk), "N",
+     "HDF5 chunked data sets of N elements (8 bytes each) per chunk; 0: contiguous", 0, 2147483647,
+     .inert = unless_hdf5},
+    {0, "hdf5.collectiveMetadata", SONDE_OPT_FLAG, F(hdf5.collective_metadata), NULL,
+     "HDF5 collective metadata reads and writes", .inert = unless_hdf5},
+    {0, "hdf5.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE", "same as -U"},
+    {0, "hdf5.showHints", SONDE_OPT_REFUSED, 0, NULL,
+     "not implemented: the HDF5 backend does not show the file's MPI-IO hints"},
+    {0, "hdf5.individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
+     "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
     {0, "ncmpi.*", SONDE_OPT_REFUSED, 0, NULL,
      "IOR's NCMPI (PnetCDF) backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "mmap.*", SONDE_OPT_REFUSED, 0, NULL,
@@ -264,6 +291,7 @@ void ior_params_defaults(struct ior_params *p)
 	p->packet_name = "timestamp";
 	p->random_seed = -1;
 	p->summary_format = "default";
+	p->hdf5.alignment = 1;
 }
 
 int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen)
@@ -330,18 +358,25 @@ static int packet_of(const char *s, enum ior_packet *out)
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 {
 	static const char *other_apis[] = {
-	    "HDF5",  "NCMPI",  "MMAP",  "DUMMY", "AIO",     "PMDK",   "DFS", "HDFS",  "IME",
-	    "RADOS", "CEPHFS", "Gfarm", "CHFS",  "FINCHFS", "LIBNFS", "S3",  "S3-4c", "S3-libs3"};
+	    "NCMPI",  "MMAP",  "DUMMY", "AIO",     "PMDK",   "DFS", "HDFS",  "IME",     "RADOS",
+	    "CEPHFS", "Gfarm", "CHFS",  "FINCHFS", "LIBNFS", "S3",  "S3-4c", "S3-libs3"};
 	if (strcasecmp(p->api, "POSIX") == 0)
 		p->api = "POSIX";
 	else if (strcasecmp(p->api, "MPIIO") == 0)
 		p->api = "MPIIO";
+	else if (strcasecmp(p->api, "HDF5") == 0)
+		p->api = "HDF5";
 	else {
 		for (size_t i = 0; i < sizeof other_apis / sizeof other_apis[0]; i++)
 			if (strcasecmp(p->api, other_apis[i]) == 0)
-				FAIL("API %s is not available in sonde ior (POSIX, MPIIO)", p->api);
-		FAIL("unrecognized I/O API '%s' (POSIX, MPIIO)", p->api);
+				FAIL("API %s is not available in sonde ior (POSIX, MPIIO, HDF5)",
+				     p->api);
+		FAIL("unrecognized I/O API '%s' (POSIX, MPIIO, HDF5)", p->api);
 	}
+	/* a backend this sonde was built without: the line names the missing library */
+	if (!sonde_backend_find(p->api))
+		FAIL("%s", sonde_io_last_error());
+	int hdf5 = strcmp(p->api, "HDF5") == 0;
 	if (packet_of(p->packet_name, &p->packet) < 0)
 		FAIL("unknown data packet type '%s' (timestamp, offset, incompressible, random)",
 		     p->packet_name);
@@ -406,8 +441,16 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		     "(-r); IOR's -z -z writes are not");
 	if (p->reorder_random > 2)
 		FAIL("-Z given %d times: -Z is random, -Z -Z a shuffle", p->reorder_random);
-	if (p->collective && strcmp(p->api, "MPIIO") != 0)
-		FAIL("-c (collective) needs -a MPIIO");
+	if (p->collective && strcmp(p->api, "MPIIO") != 0 && !hdf5)
+		FAIL("-c (collective) needs -a MPIIO or HDF5");
+	/* IOR's HDF5 rules and sonde's: the layout is IOR's data sets of whole segments */
+	if (hdf5 && p->random_offset)
+		FAIL("random offset not available with HDF5");
+	if (hdf5 && p->odirect)
+		FAIL("--posix.odirect: the HDF5 backend has no direct I/O");
+	if (hdf5 && p->use_existing)
+		FAIL("-E with -a HDF5: the write phase creates the file anew, as IOR's HDF5 "
+		     "backend does");
 	if (p->collective && p->random_offset && !p->fpp)
 		FAIL(
 		    "-c with -z on a shared file: ranks would make different numbers of collective "
