@@ -119,7 +119,7 @@ static void print_version(void)
  * workload does not use that word for something else. */
 static int asks_for_help(const struct sonde_workload *w, int argc, char **argv)
 {
-	const struct sonde_option_table *t = w->options;
+	const struct sonde_option_table *t = sonde_options_full(w->options);
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			return 0;
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 			return early_usage_error(sonde_launcher_rank());
 		}
 		if (speaks)
-			sonde_options_help(w->options, stdout);
+			sonde_options_help(sonde_options_full(w->options), stdout);
 		return 0;
 	}
 	/* The build's generated documents (CMakeLists.txt): sonde(1) and the shell completion. */
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	sonde_fail_set_workload(w->name);
 	if (argc > 2 && strcmp(argv[2], "--help-markdown") == 0) {
 		if (speaks)
-			sonde_options_markdown(w->options, stdout);
+			sonde_options_markdown(sonde_options_full(w->options), stdout);
 		return 0;
 	}
 	/* sonde-<workload>(1), with the DIFFERENCES of its docs page (docs/workloads/<w>.md). */
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	}
 	if (asks_for_help(w, argc, argv)) {
 		if (speaks)
-			sonde_options_help(w->options, stdout);
+			sonde_options_help(sonde_options_full(w->options), stdout);
 		return 0;
 	}
 

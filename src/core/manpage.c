@@ -305,7 +305,7 @@ int sonde_manpage_workload(const struct sonde_workload *w, const char *docs_page
 		         docs_page, w->name);
 		return -1;
 	}
-	const struct sonde_option_table *t = w->options;
+	const struct sonde_option_table *t = sonde_options_full(w->options);
 	void *defaults = sonde_option_table_defaults(t);
 	char name[64];
 	snprintf(name, sizeof name, "sonde-%s", w->name);

@@ -34,7 +34,7 @@ static const char *shown_default(const struct sonde_option *o, const void *cfg, 
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	o->show(cfg, "v", &j);
+	o->show((const char *)cfg + o->base, "v", &j);
 	sonde_json_object_end(&j);
 	const char *v = strchr(j.buf, ':');
 	const char *shown = NULL;
@@ -59,7 +59,7 @@ static const char *shown_default(const struct sonde_option *o, const void *cfg, 
 static const char *default_text(const struct sonde_option *o, const void *cfg, int brief, char *buf,
                                 size_t len)
 {
-	const char *field = (const char *)cfg + o->offset;
+	const char *field = (const char *)cfg + o->base + o->offset;
 	char words[32];
 	switch (o->type) {
 	case SONDE_OPT_FLAG:
@@ -113,7 +113,7 @@ static const char *default_text(const struct sonde_option *o, const void *cfg, i
  * given", whose meaning the help text says (-csize: nobj x size). */
 static int sentinel(const struct sonde_option *o, const void *cfg)
 {
-	const char *field = (const char *)cfg + o->offset;
+	const char *field = (const char *)cfg + o->base + o->offset;
 	int64_t v;
 	if (o->type == SONDE_OPT_INT)
 		v = *(const int *)field;

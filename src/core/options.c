@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "backend.h"
 #include "fail.h"
 #include "option_default.h"
 #include "workload.h"
@@ -39,6 +40,79 @@ int sonde_option_takes_value(const struct sonde_option *o)
 {
 	return o->type != SONDE_OPT_FLAG && o->type != SONDE_OPT_COUNT &&
 	       o->type != SONDE_OPT_REFUSED;
+}
+
+/* A backend entry of a merged table: the backend's own, pointed at its slot. */
+static struct sonde_option backend_entry(const struct sonde_option_table *t, int slot,
+                                         const struct sonde_option *o)
+{
+	struct sonde_option e = *o;
+	e.base = t->backend_params + offsetof(struct sonde_backend_params, slot) +
+	         (size_t)slot * sizeof((struct sonde_backend_params *)0)->slot[0];
+	return e;
+}
+
+/* Points a workload entry that sets a backend option (.backend_option) at its field. */
+static void resolve_backend_option(const struct sonde_option_table *t, struct sonde_option *e)
+{
+	for (int b = 0; b < sonde_backend_count(); b++) {
+		const struct sonde_backend *be = sonde_backend_at(b);
+		for (int k = 0; k < be->noptions; k++) {
+			const struct sonde_option *o = &be->options[k];
+			if (!o->name || strcmp(o->name, e->backend_option) != 0)
+				continue;
+			if (o->type != e->type)
+				break;
+			struct sonde_option f = backend_entry(t, b, o);
+			e->base = f.base;
+			e->offset = f.offset;
+			return;
+		}
+	}
+	fprintf(stderr, "sonde: internal error: %s: no backend option %s of the same type\n",
+	        t->command, e->backend_option);
+	abort();
+}
+
+const struct sonde_option_table *sonde_options_full(const struct sonde_option_table *t)
+{
+	static struct {
+		const struct sonde_option_table *from;
+		struct sonde_option_table full;
+	} made[16];
+	static int nmade;
+	if (!t->takes_backends)
+		return t;
+	for (int i = 0; i < nmade; i++)
+		if (made[i].from == t || &made[i].full == t)
+			return &made[i].full;
+	if (nmade == (int)(sizeof made / sizeof made[0]))
+		abort();
+	int count = t->count;
+	for (int b = 0; b < sonde_backend_count(); b++)
+		count += sonde_backend_at(b)->noptions;
+	struct sonde_option *all = calloc((size_t)count, sizeof *all);
+	char *names = malloc(256);
+	if (!all || !names)
+		abort();
+	sonde_backend_names(names, 256, "|");
+	int n = 0;
+	for (int i = 0; i < t->count; i++) {
+		all[n] = t->options[i];
+		if (all[n].backend_option)
+			resolve_backend_option(t, &all[n]);
+		if (all[n].metavar && strcmp(all[n].metavar, "BACKEND") == 0)
+			all[n].metavar = names;
+		n++;
+	}
+	for (int b = 0; b < sonde_backend_count(); b++)
+		for (int k = 0; k < sonde_backend_at(b)->noptions; k++)
+			all[n++] = backend_entry(t, b, &sonde_backend_at(b)->options[k]);
+	made[nmade].from = t;
+	made[nmade].full = *t;
+	made[nmade].full.options = all;
+	made[nmade].full.count = n;
+	return &made[nmade++].full;
 }
 
 const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name)
@@ -74,7 +148,7 @@ const char *sonde_option_inert(const struct sonde_option_set *set, int i, char *
 	const struct sonde_option *o = &set->table->options[i];
 	if (!o->inert || !set->given || !set->given[i])
 		return NULL;
-	const char *where = o->inert(set->cfg);
+	const char *where = o->inert(sonde_option_cfg(o, set->cfg));
 	if (!where)
 		return NULL;
 	char name[64];
@@ -160,7 +234,7 @@ static int number_in_range(const struct sonde_option *o, const char *value, int6
 static int apply(const struct sonde_option *o, void *cfg, const char *shown, const char *value,
                  char *err, size_t errlen)
 {
-	char *field = (char *)cfg + o->offset;
+	char *field = (char *)sonde_option_cfg(o, cfg) + o->offset;
 	char why[256];
 	int64_t v;
 	switch (o->type) {
@@ -211,7 +285,7 @@ static int apply(const struct sonde_option *o, void *cfg, const char *shown, con
 		return 0;
 	case SONDE_OPT_CALLBACK:
 		why[0] = '\0';
-		if (o->parse(cfg, value, why, sizeof why) < 0)
+		if (o->parse(sonde_option_cfg(o, cfg), value, why, sizeof why) < 0)
 			break;
 		return 0;
 	case SONDE_OPT_REFUSED:
@@ -369,7 +443,7 @@ int sonde_option_directive(struct sonde_option_set *set, const char *key, size_t
 		if (number_in_range(o, value, 0, o->type == SONDE_OPT_FLAG ? 1 : INT_MAX, o->name,
 		                    &v, err, errlen) < 0)
 			return -1;
-		*(int *)((char *)set->cfg + o->offset) = (int)v;
+		*(int *)((char *)sonde_option_cfg(o, set->cfg) + o->offset) = (int)v;
 		return 0;
 	}
 	const char *near = nearest_name(set, 1, key, keylen, SONDE_SCOPE_COMMAND_LINE);

@@ -80,6 +80,14 @@ struct sonde_option {
 	/* CALLBACK entries: writes the parameter's value as member key of the open object j (its
 	 * record form), since a callback may fill several fields. */
 	void (*show)(const void *cfg, const char *key, struct sonde_json *j);
+	/* A workload's entry that sets a backend's option under the workload's own spelling
+	 * (IOR's -U for --mpiio.hintsFileName): that option's long name. The merged table
+	 * (sonde_options_full) points the entry at the backend option's field. */
+	const char *backend_option;
+	/* Where the struct the entry describes begins inside the table's cfg: 0 for a table's
+	 * own entries; set by sonde_options_full for the backends' entries it merges in (their
+	 * offset, parse, inert and show then work on the backend's own parameters). */
+	size_t base;
 };
 
 struct sonde_option_table {
@@ -98,6 +106,13 @@ struct sonde_option_table {
 	 * values before parsing are not the run's defaults (BTIO's come from its input file). */
 	size_t cfg_size;
 	void (*defaults)(void *cfg);
+	/* A workload whose -a picks a storage backend (src/io/backend.h) holds every backend's
+	 * parameters in its struct (a struct sonde_backend_params at backend_params); its table
+	 * then takes the backends' options (--posix.*, --mpiio.*, --mmap.* ...) in its parser,
+	 * --help, manual page, completion, option reference and records, all through
+	 * sonde_options_full. A metavar "BACKEND" becomes the list of the backends' names. */
+	int takes_backends;
+	size_t backend_params;
 };
 
 /* One table and the struct it fills. A parse accepts options from several tables (the
@@ -138,6 +153,16 @@ const char *sonde_option_inert(const struct sonde_option_set *set, int i, char *
 /* One warning line (rank 0) per given option that has no effect in this run. Called once the
  * workload's configuration is final. */
 void sonde_options_warn_inert(const struct sonde_option_set *set);
+
+/* The table a workload's options are parsed, shown and recorded with: t itself, or for a table
+ * that takes_backends, t's entries followed by every backend's (made once, kept until exit). */
+const struct sonde_option_table *sonde_options_full(const struct sonde_option_table *t);
+
+/* The struct entry o of a table describes, inside the table's cfg. */
+static inline void *sonde_option_cfg(const struct sonde_option *o, void *cfg)
+{
+	return (char *)cfg + o->base;
+}
 
 /* The option entry for a long name or letter, or NULL. */
 const struct sonde_option *sonde_option_find(const struct sonde_option_table *t, const char *name);

@@ -17,7 +17,7 @@ static int names_field_first(const struct sonde_option_table *t, const struct so
 		return 1;
 	for (const struct sonde_option *e = t->options; e < o; e++)
 		if (e->type != SONDE_OPT_REFUSED && e->type != SONDE_OPT_CALLBACK &&
-		    e->offset == o->offset)
+		    e->base == o->base && e->offset == o->offset)
 			return 0;
 	return 1;
 }
@@ -57,7 +57,7 @@ void sonde_options_json(const struct sonde_option_table *t, const void *cfg, str
 		const char *key = o->key ? o->key : o->name;
 		if (!key)
 			table_error(t, o, "no record name (.key)");
-		const char *field = (const char *)cfg + o->offset;
+		const char *field = (const char *)cfg + o->base + o->offset;
 		switch (o->type) {
 		case SONDE_OPT_FLAG:
 			sonde_json_bool(j, key, *(const int *)field);
@@ -83,7 +83,7 @@ void sonde_options_json(const struct sonde_option_table *t, const void *cfg, str
 		case SONDE_OPT_CALLBACK:
 			if (!o->show)
 				table_error(t, o, "a callback option without .show");
-			o->show(cfg, key, j);
+			o->show((const char *)cfg + o->base, key, j);
 			break;
 		default: /* kinds that hold no value */
 			break;

@@ -96,7 +96,8 @@ static void value_cases(FILE *out, const struct sonde_option_table *const *table
 
 static void workload_case(FILE *out, const struct sonde_workload *w)
 {
-	const struct sonde_option_table *tables[] = {w->options, &sonde_common_options, NULL};
+	const struct sonde_option_table *tables[] = {sonde_options_full(w->options),
+	                                             &sonde_common_options, NULL};
 	fprintf(out, "\t%s)\n\t\tcase $prev in\n", w->name);
 	value_cases(out, tables);
 	fputs("\t\tesac\n\t\toptions=(", out);

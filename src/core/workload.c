@@ -59,6 +59,7 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
                                                   int argc, char **argv,
                                                   struct sonde_parse_result *positional)
 {
+	table = sonde_options_full(table);
 	struct sonde_option_set sets[2] = {
 	    {.table = table, .cfg = cfg},
 	    {.table = &sonde_common_options, .cfg = &ctx->common},

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Backend lookup, the per-thread error description, and "key=value" hints. */
+/* The per-thread error description and "key=value" hints; the registry is registry.c. */
 #include "backend.h"
 
 #include <ctype.h>
@@ -7,7 +7,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* Long enough for two paths and an MPI error string (MPI_MAX_ERROR_STRING is 256). */
 static _Thread_local char last_error[1024];
@@ -31,30 +30,6 @@ int sonde_io_link_refused(const char *op, const char *path)
 	                   "test file paths",
 	                   op, path);
 	return -ELOOP;
-}
-
-const struct sonde_backend *sonde_backend_find(const char *name)
-{
-	if (!name)
-		name = "(null)";
-	if (strcasecmp(name, "POSIX") == 0)
-		return &sonde_backend_posix;
-	/* IOR spells it MPIIO; people write MPI-IO. */
-	if (strcasecmp(name, "MPIIO") == 0 || strcasecmp(name, "MPI-IO") == 0)
-		return &sonde_backend_mpiio;
-	if (strcasecmp(name, "HDF5") == 0) {
-#ifdef SONDE_HAVE_HDF5
-		return &sonde_backend_hdf5;
-#else
-		sonde_io_set_error(
-		    "-a HDF5: this sonde was built without parallel HDF5 for its MPI "
-		    "library (Open MPI: libhdf5-openmpi-dev; Debian has none for "
-		    "MPICH)");
-		return NULL;
-#endif
-	}
-	sonde_io_set_error("unknown I/O backend '%s' (known: POSIX, MPIIO, HDF5)", name);
-	return NULL;
 }
 
 /* Copies s[0..n) without surrounding blanks into dst (size cap); returns the trimmed length or

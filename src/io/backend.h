@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Storage backends: one small struct of function pointers. A workload opens files through
- * sonde_backend_find("POSIX") or ("MPIIO") and never needs to know which it has, except through
- * the capability flags. Calls return a byte count or 0 on success, and a negative errno value on
- * failure; sonde_io_last_error() then holds a one-line description (with the MPI error string
- * for MPI-IO). */
+ * sonde_backend_find("POSIX"), ("MPIIO"), ("MMAP") ... and never needs to know which it has,
+ * except through the capability flags.
+ *
+ * Backends declare themselves: each src/io/<file>.c that defines
+ *     const struct sonde_backend sonde_backend_<name> = {
+ * (at the start of a line, exactly so) is one, and CMakeLists.txt generates the registry
+ * (generated/backends.inc) from those lines. A backend brings its name, capability flags and its
+ * own option table (--<name>.*) with the struct those options fill; workloads whose table
+ * takes_backends get every backend's options merged in (sonde_options_full). Adding a backend
+ * is adding one file (docs/io-backends.md). Calls return a byte count or 0 on success, and a
+ * negative errno value on failure; sonde_io_last_error() then holds a one-line description (with
+ * the MPI error string for MPI-IO). */
 #ifndef SONDE_IO_BACKEND_H
 #define SONDE_IO_BACKEND_H
 
 #include <mpi.h>
 #include <stddef.h>
+
+#include "options.h"
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -44,21 +54,46 @@ struct sonde_io_options {
 	const char **hints; /* "key=value" strings, or NULL */
 	int nhints;
 	size_t alignment; /* for O_DIRECT: buffers, offsets and sizes must be multiples */
+	/* The backend's own parameters (its slot of a struct sonde_backend_params, from
+	 * sonde_backend_params_of); NULL: its defaults. */
+	const void *params;
+	/* What the workload will do with the file, for backends that need to know it before the
+	 * first transfer (IOR hands its backends the same): the size the file has once written
+	 * (0: unknown), the largest transfer, random offsets, a sync after every write. */
+	int64_t file_size;
+	int64_t transfer_size;
+	int random_offsets;
+	int sync_per_write;
 	/* IOR's layout, for the backends that store data sets (SONDE_CAP_FORMATTED): bytes per
-	 * task per segment (-b), per transfer (-t), and the tasks sharing the file (1 for a
-	 * file per process). */
-	int64_t block, xfer;
+	 * task per segment (-b) and the tasks sharing the file (1 for a file per process); the
+	 * transfer size is transfer_size. */
+	int64_t block;
 	int ntasks;
-	const void *backend_options; /* the backend's own (struct sonde_hdf5_options ...) */
 };
 
 struct sonde_file; /* backend-specific */
 
 struct sonde_backend {
-	const char *name; /* "POSIX", "MPIIO" */
+	const char *name;    /* "POSIX", "MPIIO": what -a takes (without case) */
+	const char *alias;   /* another spelling -a takes ("MPI-IO"), or NULL */
+	const char *summary; /* one line for the docs and --help */
+	/* NULL when the backend is built; else the library it needs, which this build did not
+	 * find: "-a NAME" is then refused with one line naming it. */
+	const char *missing;
 	unsigned caps;
 	/* The library's version for IOR's apiVersion line ("1.10.8 (Parallel)"); NULL: none. */
 	const char *(*version)(void);
+	/* The backend's options: long names "<name>.<option>" (lower-case name), offsets into
+	 * its own parameter struct of params_size bytes (at most SONDE_BACKEND_PARAMS_MAX),
+	 * which params_defaults fills (NULL: all zero). */
+	const struct sonde_option *options;
+	int noptions;
+	size_t params_size;
+	void (*params_defaults)(void *params);
+	/* Optional: refuses, before any I/O, a run its parameters and opt (with transfer_size and
+	 * the other plan fields) cannot do. Returns 0, or -1 with one line in err. */
+	int (*check)(const void *params, const struct sonde_io_options *opt, char *err,
+	             size_t errlen);
 	int (*open)(const char *path, unsigned flags, const struct sonde_io_options *opt,
 	            struct sonde_file **out);
 	/* Moves all len bytes or fails: short transfers and EINTR are retried inside. */
@@ -83,20 +118,52 @@ struct sonde_backend {
 	int (*mknod)(const char *path, mode_t mode); /* a file without opening it (mdtest -k) */
 };
 
-const struct sonde_backend *sonde_backend_find(const char *name); /* case-insensitive */
-extern const struct sonde_backend sonde_backend_posix;
-extern const struct sonde_backend sonde_backend_mpiio;
-#ifdef SONDE_HAVE_HDF5
-extern const struct sonde_backend sonde_backend_hdf5;
-#endif
-
-/* IOR's HDF5 options (--hdf5.*), given to the HDF5 backend as backend_options. */
-struct sonde_hdf5_options {
-	int64_t alignment;       /* H5Pset_alignment's threshold and alignment, bytes (IOR: 1) */
-	int chunk;               /* elements per chunk (H5Pset_chunk); 0: contiguous */
-	int collective_metadata; /* H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write */
-	int no_fill;             /* H5Pset_fill_time(H5D_FILL_TIME_NEVER) */
+/* The registry, generated from the backend files. */
+#define SONDE_BACKEND(n) extern const struct sonde_backend sonde_backend_##n;
+#include "backends.inc"
+#undef SONDE_BACKEND
+enum sonde_backend_index {
+#define SONDE_BACKEND(n) SONDE_BACKEND_INDEX_##n,
+#include "backends.inc"
+#undef SONDE_BACKEND
+	SONDE_BACKEND_COUNT
 };
+
+/* Every backend's parameters, one slot each in registry order: a plain struct, so that a
+ * workload's parameters (IOR's tests of a script) copy with it. */
+#define SONDE_BACKEND_PARAMS_MAX 256
+struct sonde_backend_params {
+	union {
+		max_align_t align;
+		unsigned char bytes[SONDE_BACKEND_PARAMS_MAX];
+	} slot[SONDE_BACKEND_COUNT];
+};
+/* In a backend file: its parameter struct fits its slot. */
+#define SONDE_BACKEND_PARAMS_FIT(type)                                                             \
+	_Static_assert(sizeof(type) <= SONDE_BACKEND_PARAMS_MAX,                                   \
+	               #type " does not fit a backend's parameter slot")
+
+int sonde_backend_count(void);
+const struct sonde_backend *sonde_backend_at(int i);
+/* The backend -a names (name or alias, without case), or NULL with the message set: an unknown
+ * name, or a backend this build left out (naming its missing library). */
+const struct sonde_backend *sonde_backend_find(const char *name);
+/* The backends' names joined by sep ("MMAP|MPIIO|POSIX"), built ones first. */
+void sonde_backend_names(char *buf, size_t len, const char *sep);
+/* Every backend's defaults into bp. */
+void sonde_backend_params_defaults(struct sonde_backend_params *bp);
+/* Backend b's parameters in bp. */
+const void *sonde_backend_params_of(const struct sonde_backend_params *bp,
+                                    const struct sonde_backend *b);
+/* The field of the backend option named name ("mpiio.hintsFileName") in bp, for a workload
+ * that reads one under its own meaning (IOR's hints file); NULL when no backend has it. */
+const void *sonde_backend_option_field(const struct sonde_backend_params *bp, const char *name);
+/* b's check of its parameters in bp against opt (0 when it has none). */
+int sonde_backend_check(const struct sonde_backend *b, const struct sonde_backend_params *bp,
+                        const struct sonde_io_options *opt, char *err, size_t errlen);
+/* One warning line (rank 0) per option given on set (a workload's merged table) that belongs to
+ * another backend than b, unless a workload entry of the table sets it under its own name. */
+void sonde_backend_warn_unused(const struct sonde_option_set *set, const struct sonde_backend *b);
 
 /* MPI_File_open (and PnetCDF, which opens through it) follows symbolic links and has no
  * O_NOFOLLOW; sonde never follows a link planted at its test file path (see posix.c). Collective

@@ -9,6 +9,64 @@
  * (completion.h), since a full disk under HDF5's MPI-IO driver is not always an HDF5 error. */
 #include "backend.h"
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* --hdf5.*: IOR's HDF5 options, declared whether or not this build has HDF5 (a build without it
+ * refuses -a HDF5 by name). */
+struct hdf5_params {
+	int64_t alignment;       /* H5Pset_alignment's threshold and alignment, bytes (IOR: 1) */
+	int chunk;               /* elements per chunk (H5Pset_chunk); 0: contiguous */
+	int collective_metadata; /* H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write */
+	int no_fill;             /* H5Pset_fill_time(H5D_FILL_TIME_NEVER) */
+	const char *hints_file;  /* read by the workload, as IOR's -U */
+};
+SONDE_BACKEND_PARAMS_FIT(struct hdf5_params);
+
+#define F(field) offsetof(struct hdf5_params, field)
+static const struct sonde_option hdf5_options[] = {
+    {0, "hdf5.setAlignment", SONDE_OPT_SIZE, F(alignment), "N",
+     "objects of N bytes or more start at a multiple of N (k/m/g suffixes; default 1)", 1,
+     INT64_MAX},
+    {0, "hdf5.chunkSize", SONDE_OPT_INT, F(chunk), "N",
+     "chunked data sets of N elements (8 bytes each) a chunk; 0: contiguous", 0, 2147483647},
+    {0, "hdf5.noFill", SONDE_OPT_FLAG, F(no_fill), NULL,
+     "data sets without fill values (H5D_FILL_TIME_NEVER)"},
+    {0, "hdf5.collectiveMetadata", SONDE_OPT_FLAG, F(collective_metadata), NULL,
+     "collective metadata reads and writes"},
+    {0, "hdf5.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE",
+     "MPI-IO hints file for the HDF5 file (lines IOR_HINT__MPI__key=value), as -U"},
+    {0, "hdf5.showHints", SONDE_OPT_REFUSED, 0, NULL,
+     "not implemented: the HDF5 backend does not show the file's MPI-IO hints"},
+    {0, "hdf5.individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
+     "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
+};
+#undef F
+
+static void hdf5_defaults(void *params)
+{
+	((struct hdf5_params *)params)->alignment = 1;
+}
+
+/* IOR's rules for its HDF5 backend, before any I/O. */
+static int hdf5_check(const void *params, const struct sonde_io_options *opt, char *err,
+                      size_t errlen)
+{
+	(void)params;
+	if (opt->random_offsets) {
+		snprintf(err, errlen, "random offset not available with HDF5");
+		return -1;
+	}
+	if (opt->transfer_size % 8) {
+		snprintf(err, errlen,
+		         "-a HDF5 stores 8-byte integers: the transfer size must be a "
+		         "multiple of 8");
+		return -1;
+	}
+	return 0;
+}
+
 #ifdef SONDE_HAVE_HDF5
 #include <errno.h>
 #include <hdf5.h>
@@ -29,7 +87,7 @@ struct sonde_file {
 	int64_t dset_index; /* its segment, -1 for none */
 	int writing;
 	int64_t seg_bytes; /* one segment: one data set */
-	struct sonde_hdf5_options opt;
+	struct hdf5_params opt;
 	char path[];
 };
 
@@ -257,7 +315,7 @@ static ssize_t hdf5_read_at(struct sonde_file *f, void *buf, size_t len, int64_t
 /* The file access properties: the MPI-IO driver over comm with the hints, IOR's alignment and
  * collective metadata. */
 static hid_t access_list(const char *path, MPI_Comm comm, MPI_Info info,
-                         const struct sonde_hdf5_options *o, int *rc)
+                         const struct hdf5_params *o, int *rc)
 {
 	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 	*rc = h5_check(fapl, path, "create a file access property list for");
@@ -317,10 +375,8 @@ static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_opt
 	int rc = sonde_io_check_flags(path, flags);
 	if (rc < 0)
 		return rc;
-	if (!opt || opt->block <= 0 || opt->xfer <= 0 || opt->ntasks <= 0 || opt->block % ELEMENT ||
-	    !opt->backend_options) {
-		sonde_io_set_error("open %s: the HDF5 backend needs IOR's layout (block, transfer "
-		                   "size, tasks) and its options",
+	if (!opt || opt->block <= 0 || opt->ntasks <= 0 || opt->block % ELEMENT) {
+		sonde_io_set_error("open %s: the HDF5 backend needs IOR's layout (block and tasks)",
 		                   path);
 		return -EINVAL;
 	}
@@ -348,7 +404,10 @@ static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_opt
 		return -ENOMEM;
 	}
 	memcpy(f->path, path, plen);
-	f->opt = *(const struct sonde_hdf5_options *)opt->backend_options;
+	if (opt->params)
+		f->opt = *(const struct hdf5_params *)opt->params;
+	else
+		hdf5_defaults(&f->opt);
 	f->writing = (flags & SONDE_IO_RDONLY) == 0;
 	f->seg_bytes = opt->block * opt->ntasks;
 	f->dset = f->fspace = H5I_INVALID_HID;
@@ -435,11 +494,21 @@ static int hdf5_remove(const char *path)
 	return sonde_backend_mpiio.remove(path);
 }
 
+#endif
+
 const struct sonde_backend sonde_backend_hdf5 = {
     .name = "HDF5",
+    .summary = "IOR's HDF5 layout: a data set per segment, a hyperslab per transfer, through "
+               "HDF5's MPI-IO driver",
+    .options = hdf5_options,
+    .noptions = (int)(sizeof hdf5_options / sizeof hdf5_options[0]),
+    .params_size = sizeof(struct hdf5_params),
+    .params_defaults = hdf5_defaults,
+    .check = hdf5_check,
+#ifdef SONDE_HAVE_HDF5
+    .version = hdf5_version,
     .caps = SONDE_CAP_COLLECTIVE | SONDE_CAP_SHARED_OPEN | SONDE_CAP_HINTS | SONDE_CAP_FORMATTED |
             SONDE_CAP_LOCKSTEP,
-    .version = hdf5_version,
     .open = hdf5_open,
     .write_at = hdf5_write_at,
     .read_at = hdf5_read_at,
@@ -448,5 +517,9 @@ const struct sonde_backend sonde_backend_hdf5 = {
     .size = hdf5_size,
     .remove = hdf5_remove,
     SONDE_PATH_OPERATIONS,
-};
+#else
+    /* built without parallel HDF5: its options parse, -a HDF5 is refused naming the library */
+    .missing = "parallel HDF5 for this MPI library (Open MPI: libhdf5-openmpi-dev; Debian has "
+               "none for MPICH)",
 #endif
+};

@@ -18,6 +18,25 @@
 #include "fail.h"
 #include "open_errno.h"
 
+/* --mpiio.*: the MPI-IO backend's own parameters. The hints file is read by the workload (IOR's
+ * -U names it too), which hands the hints to open. */
+struct mpiio_params {
+	const char *hints_file;
+};
+SONDE_BACKEND_PARAMS_FIT(struct mpiio_params);
+
+static const struct sonde_option mpiio_options[] = {
+    {0, "mpiio.hintsFileName", SONDE_OPT_STRING, offsetof(struct mpiio_params, hints_file), "FILE",
+     "MPI-IO hints file (lines IOR_HINT__MPI__key=value)"},
+    {0, "mpiio.showHints", SONDE_OPT_REFUSED, 0, NULL,
+     "not implemented: the MPI-IO backend does not expose the file's hints"},
+    {0, "mpiio.preallocate", SONDE_OPT_REFUSED, 0, NULL,
+     "not implemented: files grow as they are written, as with POSIX"},
+    {0, "mpiio.useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
+    {0, "mpiio.useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
+     "strided datatypes are not implemented"},
+};
+
 /* A transfer larger than INT_MAX bytes is described by one derived datatype made of pieces of
  * this size, so that every rank makes exactly one call per transfer (see transfer()). */
 #define PIECE ((size_t)1 << 30)
@@ -298,7 +317,12 @@ static int mpiio_remove(const char *path)
 
 const struct sonde_backend sonde_backend_mpiio = {
     .name = "MPIIO",
+    .alias = "MPI-IO",
+    .summary = "one MPI_File per file, MPI_File_write_at/read_at (their _all forms with -c)",
     .caps = SONDE_CAP_COLLECTIVE | SONDE_CAP_SHARED_OPEN | SONDE_CAP_HINTS | SONDE_CAP_DIRECT,
+    .options = mpiio_options,
+    .noptions = (int)(sizeof mpiio_options / sizeof mpiio_options[0]),
+    .params_size = sizeof(struct mpiio_params),
     .open = mpiio_open,
     .write_at = mpiio_write_at,
     .read_at = mpiio_read_at,

@@ -17,6 +17,26 @@
 
 #define DEFAULT_ALIGNMENT 4096
 
+/* --posix.*: the POSIX backend's own parameters. */
+struct posix_params {
+	int odirect;
+};
+SONDE_BACKEND_PARAMS_FIT(struct posix_params);
+
+#define F(field) offsetof(struct posix_params, field)
+static const struct sonde_option posix_options[] = {
+    {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL,
+     "O_DIRECT (with -a MPIIO: ROMIO's direct I/O hints)"},
+    {0, "posix.lustre.*", SONDE_OPT_REFUSED, 0, NULL,
+     "Lustre striping from IOR is not implemented: stripe the directory with lfs setstripe"},
+    {0, "posix.gpfs.*", SONDE_OPT_REFUSED, 0, NULL, "GPFS hints are not implemented"},
+    {0, "posix.beegfs.*", SONDE_OPT_REFUSED, 0, NULL,
+     "BeeGFS striping from IOR is not implemented: set it on the directory with beegfs-ctl"},
+    {0, "posix.rangelocks", SONDE_OPT_REFUSED, 0, NULL,
+     "byte-range locks around each transfer are not implemented"},
+};
+#undef F
+
 struct sonde_file {
 	int fd;
 	int direct;
@@ -77,6 +97,9 @@ static int posix_open(const char *path, unsigned flags, const struct sonde_io_op
 		oflags |= O_EXCL;
 	if (flags & SONDE_IO_TRUNC)
 		oflags |= O_TRUNC;
+	const struct posix_params *pp = opt ? opt->params : NULL;
+	if (pp && pp->odirect)
+		flags |= SONDE_IO_DIRECT;
 	if (flags & SONDE_IO_DIRECT)
 		oflags |= O_DIRECT;
 
@@ -236,7 +259,11 @@ static int posix_remove(const char *path)
 
 const struct sonde_backend sonde_backend_posix = {
     .name = "POSIX",
+    .summary = "one file descriptor per rank, pwrite/pread at explicit offsets",
     .caps = SONDE_CAP_DIRECT,
+    .options = posix_options,
+    .noptions = (int)(sizeof posix_options / sizeof posix_options[0]),
+    .params_size = sizeof(struct posix_params),
     .open = posix_open,
     .write_at = posix_write_at,
     .read_at = posix_read_at,

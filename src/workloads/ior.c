@@ -94,16 +94,16 @@ static struct sonde_file *open_target(struct ior_run *r, const struct ior_params
 	    .collective = p->collective,
 	    .hints = r->hints.items,
 	    .nhints = r->hints.count,
-	    .alignment = p->odirect ? 4096 : 0,
+	    .alignment = ior_odirect(p) ? 4096 : 0,
+	    .params = sonde_backend_params_of(&p->backends, r->backend),
+	    .transfer_size = p->xfer,
 	    .block = p->block,
-	    .xfer = p->xfer,
 	    .ntasks = p->fpp ? 1 : r->ntasks,
-	    .backend_options = &p->hdf5,
 	};
 	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
 	 * before the barrier that starts the phase (in phase()) */
 	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;
-	if (p->odirect)
+	if (ior_odirect(p))
 		flags |= SONDE_IO_DIRECT;
 	struct sonde_file *f = NULL;
 	int rc = r->backend->open(tg->io_path, flags, &opt, &f);
@@ -731,7 +731,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 
 	char err[512] = "";
 	int ignored = 0;
-	int ok = ior_hints_collect(ctx->comm, tests[0].p.hints_file, &r.hints, &ignored, err,
+	int ok = ior_hints_collect(ctx->comm, ior_hints_file(&tests[0].p), &r.hints, &ignored, err,
 	                           sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return SONDE_EXIT_USAGE;

@@ -101,13 +101,13 @@ def test_preset_easy_and_hard(shm_scratch):
 BAD_BOTH = [
     (["-w", "-t", "3k", "-b", "4k"], "block size must be a multiple of transfer size"),
     (["-w", "-t", "0"], "test will not complete with zero transfer size"),
-    (["-w", "-a", "FOO"], "unrecognized I/O API 'FOO'"),
+    (["-w", "-a", "FOO"], "unknown I/O backend 'FOO' (known: "),
     (["-w", "-o", "/nonexistent-dir/x"], "directory /nonexistent-dir of test file"),
     (["-r", "-o", "{tmp}/missing"], "cannot open {tmp}/missing"),
     (["--preset", "jupiter-easy", "-t", "1m"], "--preset jupiter-easy fixes -t 16m"),
 ]
 BAD_ONE = [
-    (["-w", "-a", "HDFS"], "API HDFS is not available"),
+    (["-w", "-c", "-a", "POSIX"], "-c (collective): the POSIX backend has no collective I/O"),
     (["--preset", "jupiter-hard", "-F"], "conflicts"),
     (["-w", "-N", "2"], "option -N is not supported by sonde"),
     (["-w", "-O", "bogus=1"], "unknown directive 'bogus'"),

@@ -54,7 +54,6 @@ struct ior_params {
 	int64_t segments;                /* -s */
 	int64_t xfer;                    /* -t */
 	int max_minutes;                 /* -T */
-	const char *hints_file;          /* -U, --mpiio.hintsFileName */
 	int unique_dir;                  /* -u */
 	int verbose;                     /* -v */
 	int reorder_seed;                /* -X */
@@ -63,9 +62,9 @@ struct ior_params {
 	int reorder_random;              /* -Z (count) */
 	int dry_run;                     /* --dryRun */
 	int quit_on_error;               /* -q */
-	int odirect;                     /* --posix.odirect */
 	int64_t random_seed;             /* --random-offset-seed, -1 = time */
-	struct sonde_hdf5_options hdf5;  /* --hdf5.*, -J, -n */
+	/* the backends' own options (--posix.odirect, --mpiio.hintsFileName, --mmap.* ...) */
+	struct sonde_backend_params backends;
 	/* -O directives (and script keys) */
 	int wearout;
 	int64_t wearout_pairs;   /* stoneWallingWearOutIterations */
@@ -120,6 +119,10 @@ void ior_params_defaults(struct ior_params *p);
  * ior_params, through the option table (ior_option_table), counting them in set->given when
  * that is not NULL. Returns 0 or -1 with err. */
 int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen);
+/* --posix.odirect (-B) and the hints file (-U, --mpiio.hintsFileName), which sonde ior reads
+ * itself: O_DIRECT for POSIX and direct I/O hints for MPIIO; the hints it hands the backend. */
+int ior_odirect(const struct ior_params *p);
+const char *ior_hints_file(const struct ior_params *p);
 /* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);
 

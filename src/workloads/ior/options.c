@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior's options: IOR's letters, long names and -O / script keys in one table, and IOR's
  * parameter rules with its messages. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,6 @@
 
 #define F(field) SONDE_FIELD(struct ior_params, field)
 #define BIG      INT64_MAX
-/* The APIs this build has: the help, manual page and completion offer only these. */
-#ifdef SONDE_HAVE_HDF5
-#define IOR_APIS "POSIX|MPIIO|HDF5"
-#else
-#define IOR_APIS "POSIX|MPIIO"
-#endif
 
 /* Options IOR accepted in runs where they do nothing (struct sonde_option .inert). */
 static const char *unless_writing(const void *cfg)
@@ -58,22 +53,20 @@ static const char *unless_random_offsets(const void *cfg)
 	return ((const struct ior_params *)cfg)->random_offset ? NULL : "applies to -z";
 }
 
-static const char *unless_hdf5(const void *cfg)
-{
-	return strcmp(((const struct ior_params *)cfg)->api, "HDF5") == 0 ? NULL
-	                                                                  : "applies to -a HDF5";
-}
-
 static const struct sonde_option options[] = {
-    {'B', "useO_DIRECT", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (IOR 3.3's letter)"},
+    {'B', "useO_DIRECT", SONDE_OPT_FLAG, 0, NULL, "O_DIRECT (IOR 3.3's letter for --posix.odirect)",
+     .backend_option = "posix.odirect"},
     {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
     {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
      "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
-    {'J', "setAlignment", SONDE_OPT_SIZE, F(hdf5.alignment), "N",
-     "HDF5 alignment of objects in bytes (k/m/g suffixes; default 1)", 1, BIG,
-     .inert = unless_hdf5},
-    {'n', "noFill", SONDE_OPT_FLAG, F(hdf5.no_fill), NULL,
-     "HDF5 data sets without fill values (H5D_FILL_TIME_NEVER)", .inert = unless_hdf5},
+    {'J', "setAlignment", SONDE_OPT_SIZE, 0, "N",
+     "HDF5 alignment (IOR 3.3's letter for "
+     "--hdf5.setAlignment)",
+     1, BIG, .backend_option = "hdf5.setAlignment"},
+    {'n', "noFill", SONDE_OPT_FLAG, 0, NULL,
+     "HDF5 without fill (IOR 3.3's letter for "
+     "--hdf5.noFill)",
+     .backend_option = "hdf5.noFill"},
     {'p', "preallocate", SONDE_OPT_REFUSED, 0, NULL, "MPI-IO preallocation is not implemented"},
     {'P', "useSharedFilePointer", SONDE_OPT_REFUSED, 0, NULL,
      "MPI-IO shared file pointers are not implemented"},
@@ -82,7 +75,7 @@ static const struct sonde_option options[] = {
     {'S', "useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
      "strided datatypes are not implemented"},
     {'V', "useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
-    {'a', "api", SONDE_OPT_STRING, F(api), IOR_APIS, "I/O interface"},
+    {'a', "api", SONDE_OPT_STRING, F(api), "BACKEND", "I/O interface"},
     {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
      "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
@@ -137,9 +130,9 @@ static const struct sonde_option options[] = {
      "stop starting repetitions after MIN minutes", 0, 100000000},
     {'u', "uniqueDir", SONDE_OPT_FLAG, F(unique_dir), NULL,
      "file per process in its own directory <dir>/<rank>/"},
-    {'U', "hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE",
-     "MPI-IO hints file (lines IOR_HINT__MPI__key=value)"},
-    {0, "mpiio.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE", "same as -U"},
+    {'U', "hintsFileName", SONDE_OPT_STRING, 0, "FILE",
+     "MPI-IO hints file (lines IOR_HINT__MPI__key=value), as --mpiio.hintsFileName",
+     .backend_option = "mpiio.hintsFileName"},
     {'v', "verbose", SONDE_OPT_COUNT, F(verbose), NULL, "more detail (repeatable)"},
     {'w', "writeFile", SONDE_OPT_FLAG, F(write), NULL, "write phase"},
     {'W', "checkWrite", SONDE_OPT_FLAG, F(check_write), NULL,
@@ -158,19 +151,11 @@ static const struct sonde_option options[] = {
      "read back a random rank's data (-Z -Z: a shuffled permutation)", .inert = unless_reading},
     {0, "dryRun", SONDE_OPT_FLAG, F(dry_run), NULL,
      "check the parameters and show the setup without any I/O"},
-    {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL, "O_DIRECT (direct I/O hints for MPIIO)"},
     {0, "random-offset-seed", SONDE_OPT_LONG, F(random_seed), "N", "seed for -z", -1, 2147483647,
      .inert = unless_random_offsets},
     {0, "randomPrefill", SONDE_OPT_REFUSED, 0, NULL, "random prefill is not implemented"},
     {0, "warningAsErrors", SONDE_OPT_REFUSED, 0, NULL,
      "not implemented: sonde's warnings go to stderr, its errors set the exit status"},
-    {0, "mpiio.showHints", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: the MPI-IO backend does not expose the file's hints"},
-    {0, "mpiio.preallocate", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: files grow as they are written, as with POSIX"},
-    {0, "mpiio.useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
-    {0, "mpiio.useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
-     "strided datatypes are not implemented"},
     {0, "preset", SONDE_OPT_STRING, F(preset), "NAME",
      "jupiter-easy or jupiter-hard: the JUPITER procurement's fixed parameters",
      .scope = SONDE_SCOPE_COMMAND_LINE},
@@ -219,30 +204,10 @@ static const struct sonde_option options[] = {
     {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
      .scope = SONDE_SCOPE_DIRECTIVE},
     /* IOR 4.1's other options and directives, named and refused ("prefix.*": all under it) */
-    {0, "hdf5.setAlignment", SONDE_OPT_SIZE, F(hdf5.alignment), "N", "same as -J", 1, BIG,
-     .inert = unless_hdf5},
-    {0, "hdf5.noFill", SONDE_OPT_FLAG, F(hdf5.no_fill), NULL, "same as -n", .inert = unless_hdf5},
-    {0, "hdf5.chunkSize", SONDE_OPT_INT, F(hdf5.chunk), "N",
-     "HDF5 chunked data sets of N elements (8 bytes each) per chunk; 0: contiguous", 0, 2147483647,
-     .inert = unless_hdf5},
-    {0, "hdf5.collectiveMetadata", SONDE_OPT_FLAG, F(hdf5.collective_metadata), NULL,
-     "HDF5 collective metadata reads and writes", .inert = unless_hdf5},
-    {0, "hdf5.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE", "same as -U"},
-    {0, "hdf5.showHints", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: the HDF5 backend does not show the file's MPI-IO hints"},
-    {0, "hdf5.individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
-     "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
     {0, "ncmpi.*", SONDE_OPT_REFUSED, 0, NULL,
      "IOR's NCMPI (PnetCDF) backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "mmap.*", SONDE_OPT_REFUSED, 0, NULL,
      "IOR's MMAP backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
-    {0, "posix.lustre.*", SONDE_OPT_REFUSED, 0, NULL,
-     "Lustre striping from IOR is not implemented: stripe the directory with lfs setstripe"},
-    {0, "posix.gpfs.*", SONDE_OPT_REFUSED, 0, NULL, "GPFS hints are not implemented"},
-    {0, "posix.beegfs.*", SONDE_OPT_REFUSED, 0, NULL,
-     "BeeGFS striping from IOR is not implemented: set it on the directory with beegfs-ctl"},
-    {0, "posix.rangelocks", SONDE_OPT_REFUSED, 0, NULL,
-     "byte-range locks around each transfer are not implemented"},
     {0, "gpuDirect", SONDE_OPT_REFUSED, 0, NULL,
      "GPU buffers and GPUDirect Storage are not implemented"},
     {0, "allocateBufferOnGPU", SONDE_OPT_REFUSED, 0, NULL, "GPU buffers are not implemented",
@@ -274,6 +239,8 @@ const struct sonde_option_table ior_option_table = {
     .count = (int)(sizeof options / sizeof options[0]),
     .cfg_size = sizeof(struct ior_params),
     .defaults = table_defaults,
+    .takes_backends = 1,
+    .backend_params = F(backends),
     .epilog = "Example: mpirun -n 8 sonde ior -a POSIX -F -t 16m -b 1g -i 3 -w -r -C -g -v "
               "-o /scratch/testFile\n",
 };
@@ -291,7 +258,26 @@ void ior_params_defaults(struct ior_params *p)
 	p->packet_name = "timestamp";
 	p->random_seed = -1;
 	p->summary_format = "default";
-	p->hdf5.alignment = 1;
+	sonde_backend_params_defaults(&p->backends);
+}
+
+int ior_odirect(const struct ior_params *p)
+{
+	return *(const int *)sonde_backend_option_field(&p->backends, "posix.odirect");
+}
+
+const char *ior_hints_file(const struct ior_params *p)
+{
+	/* the API's own hints file (--hdf5.hintsFileName) when given, else -U's */
+	char name[64];
+	snprintf(name, sizeof name, "%s.hintsFileName", p->api);
+	for (char *c = name; *c != '.'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *const *own = sonde_backend_option_field(&p->backends, name);
+	if (own && *own && strcmp(name, "mpiio.hintsFileName") != 0)
+		return *own;
+	return *(const char *const *)sonde_backend_option_field(&p->backends,
+	                                                        "mpiio.hintsFileName");
 }
 
 int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen)
@@ -357,26 +343,10 @@ static int packet_of(const char *s, enum ior_packet *out)
 
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 {
-	static const char *other_apis[] = {
-	    "NCMPI",  "MMAP",  "DUMMY", "AIO",     "PMDK",   "DFS", "HDFS",  "IME",     "RADOS",
-	    "CEPHFS", "Gfarm", "CHFS",  "FINCHFS", "LIBNFS", "S3",  "S3-4c", "S3-libs3"};
-	if (strcasecmp(p->api, "POSIX") == 0)
-		p->api = "POSIX";
-	else if (strcasecmp(p->api, "MPIIO") == 0)
-		p->api = "MPIIO";
-	else if (strcasecmp(p->api, "HDF5") == 0)
-		p->api = "HDF5";
-	else {
-		for (size_t i = 0; i < sizeof other_apis / sizeof other_apis[0]; i++)
-			if (strcasecmp(p->api, other_apis[i]) == 0)
-				FAIL("API %s is not available in sonde ior (POSIX, MPIIO, HDF5)",
-				     p->api);
-		FAIL("unrecognized I/O API '%s' (POSIX, MPIIO, HDF5)", p->api);
-	}
-	/* a backend this sonde was built without: the line names the missing library */
-	if (!sonde_backend_find(p->api))
+	const struct sonde_backend *backend = sonde_backend_find(p->api);
+	if (!backend)
 		FAIL("%s", sonde_io_last_error());
-	int hdf5 = strcmp(p->api, "HDF5") == 0;
+	p->api = backend->name;
 	if (packet_of(p->packet_name, &p->packet) < 0)
 		FAIL("unknown data packet type '%s' (timestamp, offset, incompressible, random)",
 		     p->packet_name);
@@ -441,21 +411,20 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		     "(-r); IOR's -z -z writes are not");
 	if (p->reorder_random > 2)
 		FAIL("-Z given %d times: -Z is random, -Z -Z a shuffle", p->reorder_random);
-	if (p->collective && strcmp(p->api, "MPIIO") != 0 && !hdf5)
-		FAIL("-c (collective) needs -a MPIIO or HDF5");
-	/* IOR's HDF5 rules and sonde's: the layout is IOR's data sets of whole segments */
-	if (hdf5 && p->random_offset)
-		FAIL("random offset not available with HDF5");
-	if (hdf5 && p->odirect)
-		FAIL("--posix.odirect: the HDF5 backend has no direct I/O");
-	if (hdf5 && p->use_existing)
-		FAIL("-E with -a HDF5: the write phase creates the file anew, as IOR's HDF5 "
-		     "backend does");
+	if (p->collective && !(backend->caps & SONDE_CAP_COLLECTIVE))
+		FAIL("-c (collective): the %s backend has no collective I/O", p->api);
+	if (ior_odirect(p) && !(backend->caps & SONDE_CAP_DIRECT))
+		FAIL("--posix.odirect: the %s backend has no direct I/O", p->api);
+	/* a library's file format is created anew by every write phase, as IOR's backends do */
+	if (p->use_existing && (backend->caps & SONDE_CAP_FORMATTED))
+		FAIL("-E with -a %s: the write phase creates the file anew, as IOR's %s backend "
+		     "does",
+		     p->api, p->api);
 	if (p->collective && p->random_offset && !p->fpp)
 		FAIL(
 		    "-c with -z on a shared file: ranks would make different numbers of collective "
 		    "calls");
-	if (p->odirect && (p->xfer % 4096 != 0))
+	if (ior_odirect(p) && (p->xfer % 4096 != 0))
 		FAIL("--posix.odirect needs a transfer size that is a multiple of 4096 bytes");
 	if (p->unique_dir && !p->fpp)
 		FAIL("-u (unique directory per process) needs -F");
@@ -463,6 +432,14 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		FAIL("cannot use multiple file names with unique directories");
 	if (!p->test_file[0])
 		FAIL("empty test file name (-o)");
+	struct sonde_io_options plan = {
+	    .file_size = p->block * p->segments * (p->fpp ? 1 : ntasks),
+	    .transfer_size = p->xfer,
+	    .random_offsets = p->random_offset,
+	    .sync_per_write = p->fsync_per_write,
+	};
+	if (sonde_backend_check(backend, &p->backends, &plan, err, errlen) < 0)
+		return -1;
 	if (p->block > INT64_MAX / (p->segments ? p->segments : 1) / ntasks)
 		FAIL("aggregate file size overflows (-b x -s x tasks)");
 	return 0;

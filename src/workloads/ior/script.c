@@ -67,7 +67,8 @@ int ior_script_read(MPI_Comm comm, const char *path, const struct ior_params *de
 			continue;
 		}
 		char why[400];
-		struct sonde_option_set set = {.table = &ior_option_table, .cfg = &cur};
+		struct sonde_option_set set = {.table = sonde_options_full(&ior_option_table),
+		                               .cfg = &cur};
 		if (ior_directive(&set, s, why, sizeof why) < 0) {
 			snprintf(err, errlen, "script %s line %d: %s", path, lineno, why);
 			rc = -1;

@@ -83,6 +83,7 @@ int ior_check_test_files(struct sonde_context *ctx, const struct ior_params *cli
 		struct sonde_option_set mine = *given;
 		mine.cfg = &tests[0].p;
 		sonde_options_warn_inert(&mine);
+		sonde_backend_warn_unused(&mine, sonde_backend_find(tests[0].p.api));
 	}
 	return 0;
 }
@@ -110,7 +111,7 @@ char *ior_params_json(const struct ior_params *p0)
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_options_json(&ior_option_table, p0, &j);
+	sonde_options_json(sonde_options_full(&ior_option_table), p0, &j);
 	sonde_json_object_end(&j);
 	return j.buf;
 }
