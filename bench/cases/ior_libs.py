@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde ior on the library backends (-a HDF5) against IOR itself on the same command line, on
-tmpfs: the reference is IOR built with them (github.com/hpc/ior, `./configure --with-hdf5
+"""sonde ior on the library backends (-a HDF5, -a NCMPI) against IOR itself on the same command
+line, on tmpfs: the reference is IOR built with them (github.com/hpc/ior, `./configure --with-hdf5
 --with-ncmpi`, no Debian package), named by SONDE_BENCH_IOR; without it the case has no rows and
 says so on its line (make bench runs without an IOR).
 
 Both tools print IOR's results table; the figure is each one's bw(MiB/s) column for the write
 and the read (IOR's bandwidth: the bytes over open, transfers and close), the same span on both
 sides. 2 ranks, 1 MiB transfers, SONDE_BENCH_IOR_LIBS bytes per rank (default 256m): a shared
-file and a file per process.
+file and a file per process for HDF5, a shared file for NCMPI (IOR has no -F there).
 
 Knobs: SONDE_BENCH_IOR (the IOR binary), SONDE_BENCH_IOR_LIBS, SONDE_BENCH_SHM_DIR,
 SONDE_BENCH_MPIRUN."""
@@ -33,6 +33,7 @@ TARGET = 0.97
 PATTERNS = [
     ("HDF5 shared", ["-a", "HDF5"]),
     ("HDF5 file per process", ["-a", "HDF5", "-F"]),
+    ("NCMPI shared", ["-a", "NCMPI"]),
 ]
 ROW = re.compile(r"^(write|read)\s+([0-9.]+)\s", re.MULTILINE)
 
@@ -54,7 +55,7 @@ def rates(out, what, argv):
 
 class IorLibs:
     name = "ior_libs"
-    description = "sonde ior -a HDF5 vs IOR built with HDF5, 2 processes, tmpfs"
+    description = "sonde ior -a HDF5 and -a NCMPI vs IOR built with them, 2 processes, tmpfs"
 
     def run(self, ctx):
         ior = ior_path()

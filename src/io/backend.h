@@ -186,6 +186,17 @@ int sonde_io_check_flags(const char *path, unsigned flags);
 int sonde_mpio_open_info(const char *path, unsigned flags, const struct sonde_io_options *opt,
                          MPI_Info *info);
 
+/* For backends of a library over MPI-IO that store IOR's layout (HDF5, PnetCDF), before the
+ * library's open: the communicator (opt->comm, else MPI_COMM_SELF), the flags, the layout
+ * (block, transfer_size, ntasks), no direct I/O or exclusive create, the name and a planted
+ * symbolic link refused (collective over the communicator), and the hints' MPI_Info. Returns 0,
+ * or a negative errno value with the message set. */
+int sonde_mpio_layout_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                           const char *backend, MPI_Comm *comm, MPI_Info *info);
+/* A zeroed backend file struct of head bytes followed by path (its flexible member at head);
+ * NULL when out of memory, with the message set and *info freed. */
+void *sonde_io_file_alloc(size_t head, const char *path, MPI_Info *info);
+
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);
 /* Backends set it; printf-like. */

@@ -369,41 +369,14 @@ static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_opt
                      struct sonde_file **out)
 {
 	*out = NULL;
-	MPI_Comm comm = MPI_COMM_SELF;
-	if (opt && opt->comm != MPI_COMM_NULL && opt->comm != (MPI_Comm)0)
-		comm = opt->comm;
-	int rc = sonde_io_check_flags(path, flags);
-	if (rc < 0)
-		return rc;
-	if (!opt || opt->block <= 0 || opt->ntasks <= 0 || opt->block % ELEMENT) {
-		sonde_io_set_error("open %s: the HDF5 backend needs IOR's layout (block and tasks)",
-		                   path);
-		return -EINVAL;
-	}
-	if (flags & (SONDE_IO_DIRECT | SONDE_IO_EXCL)) {
-		sonde_io_set_error("open %s: the HDF5 backend has no direct I/O and no exclusive "
-		                   "create",
-		                   path);
-		return -EINVAL;
-	}
-	rc = sonde_mpio_check_name(comm, path);
-	if (rc == 0)
-		rc = sonde_io_refuse_symlink(comm, path);
-	if (rc < 0)
-		return rc;
+	MPI_Comm comm;
 	MPI_Info info;
-	rc = sonde_mpio_open_info(path, flags, opt, &info);
+	int rc = sonde_mpio_layout_open(path, flags, opt, "HDF5", &comm, &info);
 	if (rc < 0)
 		return rc;
-	size_t plen = strlen(path) + 1;
-	struct sonde_file *f = calloc(1, sizeof *f + plen);
-	if (!f) {
-		if (info != MPI_INFO_NULL)
-			MPI_Info_free(&info);
-		sonde_io_set_error("open %s: out of memory", path);
+	struct sonde_file *f = sonde_io_file_alloc(offsetof(struct sonde_file, path), path, &info);
+	if (!f)
 		return -ENOMEM;
-	}
-	memcpy(f->path, path, plen);
 	if (opt->params)
 		f->opt = *(const struct hdf5_params *)opt->params;
 	else

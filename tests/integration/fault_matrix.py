@@ -99,7 +99,7 @@ class IoPath:
 
 def _ior(api_args, name):
     return IoPath(
-        name=name, np=2, hdf5="HDF5" in api_args,
+        name=name, np=2, hdf5="HDF5" in api_args, pnetcdf="NCMPI" in api_args,
         full=["ior", *api_args, "-w", "-t", "64k", "-b", "1m", "-o", "{d}/f"],
         rw=["ior", *api_args, "-w", "-r", "-k", "-d", 1, "-t", "64k", "-b", "256k", "-o",
             "{d}/sub/f"],
@@ -144,6 +144,8 @@ PATHS = [
     _ior(["-a", "MPIIO", "-c"], "ior MPI-IO collective"),
     _ior(["-a", "HDF5"], "ior HDF5 independent"),
     _ior(["-a", "HDF5", "-c"], "ior HDF5 collective"),
+    _ior(["-a", "NCMPI"], "ior NCMPI independent"),
+    _ior(["-a", "NCMPI", "-c"], "ior NCMPI collective"),
     IoPath(
         name="mib", np=2,
         full=["mib", "-F", "-t", "{d}", "-s", "64k", "-l", 40],

@@ -15,7 +15,8 @@ import subprocess
 
 import pytest
 from conftest import OPEN_MPI, read_jsonl, run_sonde
-from faultlib import NEEDS_SHIM, SHIM, error_lines
+from faultlib import NEEDS_SHIM, error_lines
+from ior_lib_checks import WRITE_FAULTS, assert_failed_writes_give_no_figure, refusal
 
 KIB = 1024
 BUILT_WITHOUT = "I/O backend HDF5 is not in this build of sonde"
@@ -124,10 +125,7 @@ def test_file_per_process_alignment_and_syncs(shm_scratch, tmp_path):
 ])
 def test_refused_with_one_line(args, words):
     require_hdf5()
-    out = run_sonde(["--parse-only", 2, 2, "ior", "-a", "HDF5", "-w", *args], mpi=False,
-                    check=False)
-    assert out.returncode == 2, out.stderr
-    (line,) = out.stderr.strip().splitlines()
+    line = refusal("HDF5", args)
     assert words in line, line
 
 
@@ -143,10 +141,7 @@ def test_build_without_parallel_hdf5_names_the_library():
     assert BUILT_WITHOUT in line and "libhdf5-openmpi-dev" in line, line
 
 
-@pytest.mark.parametrize("fault,words", [
-    ("SONDE_FAULT_EIO=write", "Input/output error"),
-    ("SONDE_FAULT_SHORT=stall", r"short write: 0 of \d+ bytes"),
-])
+@pytest.mark.parametrize("fault,words", WRITE_FAULTS)
 @pytest.mark.parametrize("collective", [[], ["-c"]], ids=["independent", "collective"])
 @NEEDS_SHIM[0]
 @NEEDS_SHIM[1]
@@ -155,15 +150,5 @@ def test_failed_writes_give_no_figure(shm_scratch, tmp_path, fault, words, colle
     line naming the file, no rate and no measurement, an io-error end record, and no crash in
     HDF5's own termination (its close of the failed file is shielded: hdf5.c)."""
     require_hdf5()
-    f, results = shm_scratch / "f", tmp_path / "r.jsonl"
-    key, value = fault.split("=")
-    env = {"LD_PRELOAD": str(SHIM), "SONDE_FAULT_DIR": str(shm_scratch), key: value}
-    out = run_sonde(["ior", "-a", "HDF5", *collective, "-w", "-r", "-t", "64k", "-b", "128k",
-                     "-o", f, "--json", results], np=2, env=env, check=False, timeout=120)
-    assert out.returncode == 1, out.stdout + out.stderr
-    (line,) = error_lines(out.stderr)
-    assert str(f) in line and re.search(words, line), line
-    assert not re.search(r"^(write|read)\s+\d", out.stdout, re.MULTILINE), out.stdout
-    records = read_jsonl(results)
-    assert records[-1]["type"] == "end" and records[-1]["reason"] == "io-error"
-    assert not [r for r in records if r["type"] == "measurement"]
+    assert_failed_writes_give_no_figure("HDF5", shm_scratch, tmp_path / "r.jsonl", fault, words,
+                                        collective)

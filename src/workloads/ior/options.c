@@ -204,8 +204,6 @@ static const struct sonde_option options[] = {
     {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
      .scope = SONDE_SCOPE_DIRECTIVE},
     /* IOR 4.1's other options and directives, named and refused ("prefix.*": all under it) */
-    {0, "ncmpi.*", SONDE_OPT_REFUSED, 0, NULL,
-     "IOR's NCMPI (PnetCDF) backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "mmap.*", SONDE_OPT_REFUSED, 0, NULL,
      "IOR's MMAP backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "gpuDirect", SONDE_OPT_REFUSED, 0, NULL,
