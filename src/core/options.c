@@ -91,11 +91,12 @@ const struct sonde_option_table *sonde_options_full(const struct sonde_option_ta
 	int count = t->count;
 	for (int b = 0; b < sonde_backend_count(); b++)
 		count += sonde_backend_at(b)->noptions;
+	unsigned caps = t->backend_caps;
 	struct sonde_option *all = calloc((size_t)count, sizeof *all);
 	char *names = malloc(256);
 	if (!all || !names)
 		abort();
-	sonde_backend_names(names, 256, "|");
+	sonde_backend_names(names, 256, "|", caps);
 	int n = 0;
 	for (int i = 0; i < t->count; i++) {
 		all[n] = t->options[i];
@@ -106,7 +107,9 @@ const struct sonde_option_table *sonde_options_full(const struct sonde_option_ta
 		n++;
 	}
 	for (int b = 0; b < sonde_backend_count(); b++)
-		for (int k = 0; k < sonde_backend_at(b)->noptions; k++)
+		for (int k = 0; (sonde_backend_at(b)->caps & caps) == caps &&
+		                k < sonde_backend_at(b)->noptions;
+		     k++)
 			all[n++] = backend_entry(t, b, &sonde_backend_at(b)->options[k]);
 	made[nmade].from = t;
 	made[nmade].full = *t;

@@ -113,6 +113,9 @@ struct sonde_option_table {
 	 * sonde_options_full. A metavar "BACKEND" becomes the list of the backends' names. */
 	int takes_backends;
 	size_t backend_params;
+	/* Only the backends with all these capabilities (src/io/backend.h; 0: every backend):
+	 * mdtest's -a takes SONDE_CAP_MDTEST ones. */
+	unsigned backend_caps;
 };
 
 /* One table and the struct it fills. A parse accepts options from several tables (the

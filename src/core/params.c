@@ -50,6 +50,7 @@ static _Noreturn void table_error(const struct sonde_option_table *t, const stru
 
 void sonde_options_json(const struct sonde_option_table *t, const void *cfg, struct sonde_json *j)
 {
+	t = sonde_options_full(t); /* a workload's backend options are its parameters too */
 	for (int i = 0; i < t->count; i++) {
 		const struct sonde_option *o = &t->options[i];
 		if (o->type == SONDE_OPT_REFUSED || !names_field_first(t, o))

@@ -38,14 +38,17 @@ enum sonde_io_caps {
 	SONDE_CAP_SHARED_OPEN = 1 << 1, /* open is collective over comm (one handle per comm) */
 	SONDE_CAP_DIRECT = 1 << 2,
 	SONDE_CAP_HINTS = 1 << 3,
+	/* mdtest runs on it (-a): IOR's mdtest takes only the backends it marks so (of sonde's:
+	 * POSIX), since MPI-IO, MMAP, HDF5 and PnetCDF have no metadata operations of their own */
+	SONDE_CAP_MDTEST = 1 << 4,
 	/* The file is a library's format (HDF5, PnetCDF): its size is more than the bytes moved,
 	 * and the library, not the caller, places them (write_at's offset is where IOR's layout
 	 * puts the bytes; the backend maps it to its data set). */
-	SONDE_CAP_FORMATTED = 1 << 4,
+	SONDE_CAP_FORMATTED = 1 << 5,
 	/* Every rank sharing the file must make every data call and sync in the same order, even
 	 * independent ones (the library creates its data sets and flushes collectively): after a
 	 * failure a rank makes its calls empty (len 0), and the ranks agree on where to stop. */
-	SONDE_CAP_LOCKSTEP = 1 << 5,
+	SONDE_CAP_LOCKSTEP = 1 << 6,
 };
 
 struct sonde_io_options {
@@ -100,6 +103,10 @@ struct sonde_backend {
 	ssize_t (*write_at)(struct sonde_file *f, const void *buf, size_t len, int64_t offset);
 	ssize_t (*read_at)(struct sonde_file *f, void *buf, size_t len, int64_t offset);
 	int (*sync)(struct sonde_file *f);
+	/* Optional: what the backend does itself after each write under IOR's -Y, before the
+	 * workload's sync (MMAP: msync of the range just written and the advice that its pages
+	 * are not needed, as IOR's MMAP backend does). */
+	int (*sync_range)(struct sonde_file *f, int64_t offset, size_t len);
 	int (*close)(struct sonde_file *f);
 	int64_t (*size)(struct sonde_file *f);
 	/* Removes a file: unlink(2) for POSIX, MPI_File_delete for MPI-IO. Not collective. */
@@ -148,8 +155,9 @@ const struct sonde_backend *sonde_backend_at(int i);
 /* The backend -a names (name or alias, without case), or NULL with the message set: an unknown
  * name, or a backend this build left out (naming its missing library). */
 const struct sonde_backend *sonde_backend_find(const char *name);
-/* The backends' names joined by sep ("MMAP|MPIIO|POSIX"), built ones first. */
-void sonde_backend_names(char *buf, size_t len, const char *sep);
+/* The names of the backends that have every capability in caps, joined by sep
+ * ("MMAP|MPIIO|POSIX"), built ones first. */
+void sonde_backend_names(char *buf, size_t len, const char *sep, unsigned caps);
 /* Every backend's defaults into bp. */
 void sonde_backend_params_defaults(struct sonde_backend_params *bp);
 /* Backend b's parameters in bp. */

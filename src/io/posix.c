@@ -5,6 +5,7 @@
 #include "backend.h"
 #include "fail.h"
 #include "metadata.h"
+#include "posix_fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,8 @@ SONDE_BACKEND_PARAMS_FIT(struct posix_params);
 #define F(field) offsetof(struct posix_params, field)
 static const struct sonde_option posix_options[] = {
     {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL,
-     "O_DIRECT (with -a MPIIO: ROMIO's direct I/O hints)"},
+     "open the files with O_DIRECT (sizes and offsets multiples of 4096; sonde ior -a MPIIO: "
+     "ROMIO's direct I/O hints)"},
     {0, "posix.lustre.*", SONDE_OPT_REFUSED, 0, NULL,
      "Lustre striping from IOR is not implemented: stripe the directory with lfs setstripe"},
     {0, "posix.gpfs.*", SONDE_OPT_REFUSED, 0, NULL, "GPFS hints are not implemented"},
@@ -66,25 +68,13 @@ static int open_error(const char *path, unsigned flags, int err)
 	return -err;
 }
 
-static int posix_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
-                      struct sonde_file **out)
+int sonde_posix_open_fd(const char *path, unsigned flags, int *fd_out)
 {
-	*out = NULL;
+	*fd_out = -1;
 	int rc = sonde_io_check_flags(path, flags);
 	if (rc < 0)
 		return rc;
 	int oflags = access_mode(flags);
-	/* Capabilities this backend does not have are refused rather than silently ignored. */
-	if (opt && opt->collective) {
-		sonde_io_set_error("open %s: the POSIX backend has no collective I/O", path);
-		return -EINVAL;
-	}
-	if (opt && opt->nhints > 0) {
-		sonde_io_set_error("open %s: the POSIX backend takes no hints (got '%s')", path,
-		                   opt->hints[0]);
-		return -EINVAL;
-	}
-
 	/* O_NOFOLLOW always: a benchmark runs on shared scratch space, often as a privileged
 	 * user, and opens (and may truncate or remove) files at predictable paths. A symbolic
 	 * link planted at such a path must never redirect sonde's writes to another file, so
@@ -97,9 +87,6 @@ static int posix_open(const char *path, unsigned flags, const struct sonde_io_op
 		oflags |= O_EXCL;
 	if (flags & SONDE_IO_TRUNC)
 		oflags |= O_TRUNC;
-	const struct posix_params *pp = opt ? opt->params : NULL;
-	if (pp && pp->odirect)
-		flags |= SONDE_IO_DIRECT;
 	if (flags & SONDE_IO_DIRECT)
 		oflags |= O_DIRECT;
 
@@ -115,6 +102,31 @@ static int posix_open(const char *path, unsigned flags, const struct sonde_io_op
 			unlink(path);
 		return open_error(path, flags, err);
 	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int posix_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                      struct sonde_file **out)
+{
+	*out = NULL;
+	/* Capabilities this backend does not have are refused rather than silently ignored. */
+	if (opt && opt->collective) {
+		sonde_io_set_error("open %s: the POSIX backend has no collective I/O", path);
+		return -EINVAL;
+	}
+	if (opt && opt->nhints > 0) {
+		sonde_io_set_error("open %s: the POSIX backend takes no hints (got '%s')", path,
+		                   opt->hints[0]);
+		return -EINVAL;
+	}
+	const struct posix_params *pp = opt ? opt->params : NULL;
+	if (pp && pp->odirect)
+		flags |= SONDE_IO_DIRECT;
+	int fd;
+	int rc = sonde_posix_open_fd(path, flags, &fd);
+	if (rc < 0)
+		return rc;
 
 	size_t plen = strlen(path) + 1;
 	struct sonde_file *f = malloc(sizeof *f + plen);
@@ -247,7 +259,7 @@ static int64_t posix_size(struct sonde_file *f)
 	return (int64_t)st.st_size;
 }
 
-static int posix_remove(const char *path)
+int sonde_posix_remove(const char *path)
 {
 	if (unlink(path) != 0) {
 		int err = errno;
@@ -260,7 +272,7 @@ static int posix_remove(const char *path)
 const struct sonde_backend sonde_backend_posix = {
     .name = "POSIX",
     .summary = "one file descriptor per rank, pwrite/pread at explicit offsets",
-    .caps = SONDE_CAP_DIRECT,
+    .caps = SONDE_CAP_DIRECT | SONDE_CAP_MDTEST,
     .options = posix_options,
     .noptions = (int)(sizeof posix_options / sizeof posix_options[0]),
     .params_size = sizeof(struct posix_params),
@@ -270,6 +282,6 @@ const struct sonde_backend sonde_backend_posix = {
     .sync = posix_sync,
     .close = posix_close,
     .size = posix_size,
-    .remove = posix_remove,
+    .remove = sonde_posix_remove,
     SONDE_PATH_OPERATIONS,
 };

@@ -25,13 +25,14 @@ const struct sonde_backend *sonde_backend_at(int i)
 	return i >= 0 && i < SONDE_BACKEND_COUNT ? registry[i] : NULL;
 }
 
-void sonde_backend_names(char *buf, size_t len, const char *sep)
+void sonde_backend_names(char *buf, size_t len, const char *sep, unsigned caps)
 {
 	size_t n = 0;
 	buf[0] = '\0';
 	for (int built = 1; built >= 0; built--)
 		for (int i = 0; i < SONDE_BACKEND_COUNT; i++) {
-			if ((registry[i]->missing == NULL) != built)
+			if ((registry[i]->missing == NULL) != built ||
+			    (registry[i]->caps & caps) != caps)
 				continue;
 			int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
 			                 registry[i]->name);
@@ -56,7 +57,7 @@ const struct sonde_backend *sonde_backend_find(const char *name)
 		return NULL;
 	}
 	char known[256];
-	sonde_backend_names(known, sizeof known, ", ");
+	sonde_backend_names(known, sizeof known, ", ", 0);
 	sonde_io_set_error("unknown I/O backend '%s' (known: %s)", name, known);
 	return NULL;
 }

@@ -89,17 +89,13 @@ static int64_t stat_size(const struct ior_run *r, const char *path)
 static struct sonde_file *open_target(struct ior_run *r, const struct ior_params *p,
                                       const struct ior_target *tg, int writing, int *err)
 {
-	struct sonde_io_options opt = {
-	    .comm = p->fpp ? MPI_COMM_SELF : r->comm,
-	    .collective = p->collective,
-	    .hints = r->hints.items,
-	    .nhints = r->hints.count,
-	    .alignment = ior_odirect(p) ? 4096 : 0,
-	    .params = sonde_backend_params_of(&p->backends, r->backend),
-	    .transfer_size = p->xfer,
-	    .block = p->block,
-	    .ntasks = p->fpp ? 1 : r->ntasks,
-	};
+	struct sonde_io_options opt;
+	ior_io_plan(p, r->ntasks, &opt);
+	opt.comm = p->fpp ? MPI_COMM_SELF : r->comm;
+	opt.collective = p->collective;
+	opt.hints = r->hints.items;
+	opt.nhints = r->hints.count;
+	opt.alignment = ior_odirect(p) ? 4096 : 0;
 	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
 	 * before the barrier that starts the phase (in phase()) */
 	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;

@@ -97,7 +97,8 @@ static int check_params(const struct mdtest_run *run, int size, char *err, size_
 		       "verified");
 	if (p->verify_read && !p->create && p->seed < 0)
 		REFUSE("-X without -C checks data an earlier run wrote: give that run's -G");
-	if (p->odirect && (p->write_bytes % 4096 || p->read_bytes % 4096))
+	if (*(const int *)sonde_backend_option_field(&p->backends, "posix.odirect") &&
+	    (p->write_bytes % 4096 || p->read_bytes % 4096))
 		REFUSE("--posix.odirect: -w and -e must be multiples of 4096 (O_DIRECT)");
 #undef REFUSE
 	return 0;
@@ -225,7 +226,7 @@ static char *params_json(const struct mdtest_run *run)
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
-	sonde_options_json(&mdtest_options, &run->p, &j);
+	sonde_options_json(sonde_options_full(&mdtest_options), &run->p, &j);
 	sonde_json_int(&j, "items_per_rank", run->tree.items * run->tree.loops);
 	sonde_json_int(&j, "items_per_directory", run->tree.items_per_dir);
 	sonde_json_int(&j, "tree_directories", run->tree.dirs);
@@ -324,7 +325,7 @@ static void parse(struct mdtest_run *run, int argc, char **argv)
 	}
 	if (run->p.read && run->p.files_only && run->p.read_bytes <= 0)
 		sonde_warn("Read bytes is 0, thus, a read test will actually just open/close");
-	run->io = &sonde_backend_posix;
+	run->io = sonde_backend_find(run->p.api);
 	run->rank = ctx->rank;
 	run->seed = data_seed(run);
 	random_order_seed(run);

@@ -146,6 +146,7 @@ PATHS = [
     _ior(["-a", "HDF5", "-c"], "ior HDF5 collective"),
     _ior(["-a", "NCMPI"], "ior NCMPI independent"),
     _ior(["-a", "NCMPI", "-c"], "ior NCMPI collective"),
+    _ior(["-a", "MMAP"], "ior MMAP"),
     IoPath(
         name="mib", np=2,
         full=["mib", "-F", "-t", "{d}", "-s", "64k", "-l", 40],

@@ -324,7 +324,7 @@ def test_a_run_without_create_needs_the_earlier_runs_tree(shm_scratch):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["-a", "DUMMY"], "sonde mdtest runs on POSIX only"),
+    (["-a", "DUMMY"], "unknown I/O backend 'DUMMY' (known: "),
     (["-B", "-N", "1"], "-B not compatible with -N"),
     (["-c", "-S"], "-c not compatible with -S"),
     (["-u", "-S"], "-u not compatible with -S"),

@@ -107,7 +107,7 @@ static void test_find(void)
 	CHECK_MSG("unknown I/O backend 'DUMMY' (known: ");
 	CHECK(sonde_backend_find("POSIX ") == NULL);
 	CHECK_STR(sonde_backend_posix.name, "POSIX");
-	CHECK_INT(sonde_backend_posix.caps, SONDE_CAP_DIRECT);
+	CHECK_INT(sonde_backend_posix.caps, SONDE_CAP_DIRECT | SONDE_CAP_MDTEST);
 }
 
 static void test_round_trip(const char *dir)

@@ -70,7 +70,7 @@ static void test_declared(void)
 			CHECK(strcasecmp(sonde_backend_at(j)->name, b->name) != 0);
 	}
 	char names[256];
-	sonde_backend_names(names, sizeof names, "|");
+	sonde_backend_names(names, sizeof names, "|", 0);
 	CHECK(strstr(names, "POSIX") && strstr(names, "MPIIO"));
 }
 

@@ -122,6 +122,10 @@ int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_
 /* --posix.odirect (-B) and the hints file (-U, --mpiio.hintsFileName), which sonde ior reads
  * itself: O_DIRECT for POSIX and direct I/O hints for MPIIO; the hints it hands the backend. */
 int ior_odirect(const struct ior_params *p);
+/* What a test will do with its files, for the backend's check and open (struct
+ * sonde_io_options' plan fields and the backend's own parameters): every file holds
+ * -b x -s of each of its ranks (all ntasks, or one with -F), moved -t at a time. */
+void ior_io_plan(const struct ior_params *p, int ntasks, struct sonde_io_options *plan);
 const char *ior_hints_file(const struct ior_params *p);
 /* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);

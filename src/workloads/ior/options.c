@@ -204,8 +204,6 @@ static const struct sonde_option options[] = {
     {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
      .scope = SONDE_SCOPE_DIRECTIVE},
     /* IOR 4.1's other options and directives, named and refused ("prefix.*": all under it) */
-    {0, "mmap.*", SONDE_OPT_REFUSED, 0, NULL,
-     "IOR's MMAP backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "gpuDirect", SONDE_OPT_REFUSED, 0, NULL,
      "GPU buffers and GPUDirect Storage are not implemented"},
     {0, "allocateBufferOnGPU", SONDE_OPT_REFUSED, 0, NULL, "GPU buffers are not implemented",
@@ -257,6 +255,19 @@ void ior_params_defaults(struct ior_params *p)
 	p->random_seed = -1;
 	p->summary_format = "default";
 	sonde_backend_params_defaults(&p->backends);
+}
+
+void ior_io_plan(const struct ior_params *p, int ntasks, struct sonde_io_options *plan)
+{
+	*plan = (struct sonde_io_options){
+	    .params = sonde_backend_params_of(&p->backends, sonde_backend_find(p->api)),
+	    .file_size = p->block * p->segments * (p->fpp ? 1 : ntasks),
+	    .transfer_size = p->xfer,
+	    .random_offsets = p->random_offset,
+	    .sync_per_write = p->fsync_per_write,
+	    .block = p->block,
+	    .ntasks = p->fpp ? 1 : ntasks,
+	};
 }
 
 int ior_odirect(const struct ior_params *p)
@@ -422,6 +433,8 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		FAIL(
 		    "-c with -z on a shared file: ranks would make different numbers of collective "
 		    "calls");
+	if (ior_odirect(p) && !(backend->caps & SONDE_CAP_DIRECT))
+		FAIL("--posix.odirect: the %s backend has no direct I/O", p->api);
 	if (ior_odirect(p) && (p->xfer % 4096 != 0))
 		FAIL("--posix.odirect needs a transfer size that is a multiple of 4096 bytes");
 	if (p->unique_dir && !p->fpp)
@@ -430,15 +443,11 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		FAIL("cannot use multiple file names with unique directories");
 	if (!p->test_file[0])
 		FAIL("empty test file name (-o)");
-	struct sonde_io_options plan = {
-	    .file_size = p->block * p->segments * (p->fpp ? 1 : ntasks),
-	    .transfer_size = p->xfer,
-	    .random_offsets = p->random_offset,
-	    .sync_per_write = p->fsync_per_write,
-	};
-	if (sonde_backend_check(backend, &p->backends, &plan, err, errlen) < 0)
-		return -1;
 	if (p->block > INT64_MAX / (p->segments ? p->segments : 1) / ntasks)
 		FAIL("aggregate file size overflows (-b x -s x tasks)");
+	struct sonde_io_options plan;
+	ior_io_plan(p, ntasks, &plan);
+	if (sonde_backend_check(backend, &p->backends, &plan, err, errlen) < 0)
+		return -1;
 	return 0;
 }

@@ -124,7 +124,7 @@ int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access
 	sonde_json_init(&pj);
 	sonde_json_object_begin(&pj, NULL);
 	sonde_json_int(&pj, "test", p->id);
-	sonde_options_json(&ior_option_table, p, &pj);
+	sonde_options_json(sonde_options_full(&ior_option_table), p, &pj);
 	sonde_json_object_end(&pj);
 	sonde_json_init(&ej);
 	sonde_json_object_begin(&ej, NULL);

@@ -44,7 +44,12 @@ static int64_t single(struct ior_run *r, const struct ior_params *p, struct sond
 		n = r->backend->write_at(f, r->buf, len, offset);
 		add_latency(r, sonde_now() - t0);
 		if (n == (ssize_t)len && p->fsync_per_write) {
-			int rc = r->backend->sync(f);
+			/* IOR: the backend's own sync of the transfer (MMAP's msync of the range),
+			 * then the sync of the file, as for every backend */
+			int rc =
+			    r->backend->sync_range ? r->backend->sync_range(f, offset, len) : 0;
+			if (rc == 0)
+				rc = r->backend->sync(f);
 			if (rc < 0)
 				return rc;
 		}

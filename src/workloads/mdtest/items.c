@@ -164,9 +164,9 @@ static int create_file(struct work *w, const char *path, int64_t k)
 		return rc == 0 ? 0 : io_fail(w, rc, path);
 	}
 	unsigned flags = (p->verify_write ? SONDE_IO_RDWR : SONDE_IO_WRONLY) | SONDE_IO_CREATE;
-	if (p->odirect)
-		flags |= SONDE_IO_DIRECT;
-	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	/* the backend's own options (--posix.odirect) act through its parameters */
+	struct sonde_io_options opt = {.comm = MPI_COMM_SELF,
+	                               .params = sonde_backend_params_of(&p->backends, io)};
 	struct sonde_file *f;
 	int rc = io->open(path, flags, &opt, &f);
 	if (rc != 0)
@@ -200,9 +200,10 @@ static int read_file(struct work *w, const char *path, int64_t k)
 {
 	const struct mdtest_params *p = &w->run->p;
 	const struct sonde_backend *io = w->run->io;
-	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	struct sonde_io_options opt = {.comm = MPI_COMM_SELF,
+	                               .params = sonde_backend_params_of(&p->backends, io)};
 	struct sonde_file *f;
-	int rc = io->open(path, SONDE_IO_RDONLY | (p->odirect ? SONDE_IO_DIRECT : 0), &opt, &f);
+	int rc = io->open(path, SONDE_IO_RDONLY, &opt, &f);
 	if (rc != 0)
 		return io_fail(w, rc, path);
 	if (p->read_bytes > 0) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backend.h"
 #include "options.h"
 #include "pattern.h"
 #include "stats.h"
@@ -18,7 +19,7 @@
 #define MDTEST_MAX_DEPTH 256
 
 struct mdtest_params {
-	const char *api;         /* -a: POSIX only */
+	const char *api;         /* -a: a backend mdtest runs on (SONDE_CAP_MDTEST) */
 	int branch;              /* -b */
 	const char *dirs;        /* -d: dir or dir1@dir2@... */
 	int no_barriers;         /* -B */
@@ -58,7 +59,6 @@ struct mdtest_params {
 	int stonewall;           /* -W seconds */
 	const char *status_file; /* -x */
 	int depth;               /* -z */
-	int odirect;             /* --posix.odirect */
 	const char *packet_type; /* --dataPacketType */
 	const char *prologue;    /* --run-cmd-before-phase */
 	const char *epilogue;    /* --run-cmd-after-phase */
@@ -66,6 +66,8 @@ struct mdtest_params {
 	int rank_statistics;     /* --showRankStatistics */
 	int print_all_procs;     /* --print-all-procs */
 	int warnings_as_errors;  /* --warningAsErrors: accepted, no effect */
+	/* the backends' own options (--posix.odirect) */
+	struct sonde_backend_params backends;
 };
 
 extern const struct sonde_option_table mdtest_options;

@@ -11,19 +11,26 @@
 #define F(field) SONDE_FIELD(struct mdtest_params, field)
 #define BIG      INT64_MAX
 
-/* -a: mdtest's POSIX backend; the other backends of the IOR repository are named and refused. */
+/* -a: a backend that IOR's mdtest runs on (SONDE_CAP_MDTEST); the others are refused by name. */
 static int parse_api(void *cfg, const char *value, char *err, size_t errlen)
 {
 	struct mdtest_params *p = cfg;
-	if (strcasecmp(value, "POSIX") == 0) {
-		p->api = "POSIX";
-		return 0;
+	const struct sonde_backend *b = sonde_backend_find(value);
+	char known[256];
+	sonde_backend_names(known, sizeof known, ", ", SONDE_CAP_MDTEST);
+	if (!b) {
+		snprintf(err, errlen, "%s", sonde_io_last_error());
+		return -1;
 	}
-	snprintf(err, errlen,
-	         "'%s': sonde mdtest runs on POSIX only (mdtest's DUMMY and the other IOR backends "
-	         "are not implemented)",
-	         value);
-	return -1;
+	if (!(b->caps & SONDE_CAP_MDTEST)) {
+		snprintf(err, errlen,
+		         "'%s': mdtest does not run on the %s backend, which has no metadata "
+		         "operations of its own (IOR's mdtest refuses it too); mdtest runs on: %s",
+		         value, b->name, known);
+		return -1;
+	}
+	p->api = b->name;
+	return 0;
 }
 
 static void show_api(const void *cfg, const char *key, struct sonde_json *j)
@@ -95,8 +102,8 @@ static const char *unless_data(const void *cfg)
 }
 
 static const struct sonde_option options[] = {
-    {'a', NULL, SONDE_OPT_CALLBACK, 0, "API", "I/O interface: POSIX (the only one)", 0, 0, 0, 0,
-     NULL, parse_api, .key = "api", .show = show_api},
+    {'a', NULL, SONDE_OPT_CALLBACK, 0, "BACKEND", "I/O interface", 0, 0, 0, 0, NULL, parse_api,
+     .key = "api", .show = show_api},
     {'b', NULL, SONDE_OPT_INT, F(branch), "N", "branching factor of the directory tree", 0, 1 << 20,
      .key = "branching_factor"},
     {'B', NULL, SONDE_OPT_FLAG, F(no_barriers), NULL,
@@ -209,9 +216,6 @@ static const struct sonde_option options[] = {
     {0, "warningAsErrors", SONDE_OPT_FLAG, F(warnings_as_errors), NULL,
      "accepted, no effect: every failed operation is already an error in sonde",
      .inert = always_no_effect_warnings},
-    {0, "posix.odirect", SONDE_OPT_FLAG, F(odirect), NULL,
-     "open files with O_DIRECT (-w and -e multiples of 4096)"},
-    {0, "posix.rangelocks", SONDE_OPT_REFUSED, 0, NULL, "range locks are not implemented"},
     {0, "savePerOpDataCSV", SONDE_OPT_REFUSED, 0, NULL,
      "not implemented: --json records carry per-call latency percentiles of every phase"},
     {0, "allocateBufferOnGPU", SONDE_OPT_REFUSED, 0, NULL, "GPU buffers are not implemented"},
@@ -237,6 +241,9 @@ const struct sonde_option_table mdtest_options = {
     .count = (int)(sizeof options / sizeof options[0]),
     .cfg_size = sizeof(struct mdtest_params),
     .defaults = table_defaults,
+    .takes_backends = 1,
+    .backend_params = F(backends),
+    .backend_caps = SONDE_CAP_MDTEST,
     .epilog = "Without -C, -T, -E, -r or -U every phase runs (renames included). Files are named "
               "file.mdtest.<rank>.<n>, directories dir.mdtest.<rank>.<n>, under "
               "DIR/test-dir.<iteration>-0/mdtest_tree.[<rank>.]0.\n"
@@ -255,4 +262,5 @@ void mdtest_params_defaults(struct mdtest_params *p)
 	p->first_tasks = 1;
 	p->seed = -1;
 	p->packet_type = "t";
+	sonde_backend_params_defaults(&p->backends);
 }
