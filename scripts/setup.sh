@@ -6,8 +6,9 @@
 #                            Python (the venv without the test tools)
 #   scripts/setup.sh bench   the same and fio, for make bench
 #   scripts/setup.sh [test]  everything make test uses (make setup): also MPICH, clang and
-#                            clang-format, Slurm and munge, Chromium, netcdf-bin, man-db,
-#                            Lmod, bash-completion, fio; the venv with pytest and ruff
+#                            clang-format, Slurm and munge, Chromium, netcdf-bin, parallel
+#                            HDF5 and its tools, man-db, Lmod, bash-completion, fio; the venv
+#                            with pytest and ruff
 #
 # Idempotent and quick when everything is there: apt runs only for missing packages, pip only
 # when python/pyproject.toml changed since the last install. It installs packages and changes
@@ -26,13 +27,14 @@ bench)
 	packages=("${base[@]}" fio) extras="" ;;
 test)
 	# MPICH: make test-mpich; clang: make fuzz-test; Slurm: test_slurm.py; Chromium and its
-	# fonts: the report's browser test; netcdf-bin: ncdump in the BTIO tests; man-db: the
+	# fonts: the report's browser test; netcdf-bin: ncdump in the BTIO tests;
+	# libhdf5-openmpi-dev and hdf5-tools: ior -a HDF5 and h5dump in its tests; man-db: the
 	# generated manual pages checked with man --warnings; Lmod and bash-completion: the
 	# installed module and completion (test_install.py); fio: the bench harness's smoke run
 	# (test_bench.py); ccache: make test's builds share their objects (Makefile, CCACHE).
 	packages=("${base[@]}" fio ccache clang-format libmpich-dev mpich clang-14 libclang-rt-14-dev
 	          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core netcdf-bin
-	          man-db groff-base lmod bash-completion)
+	          libhdf5-openmpi-dev hdf5-tools man-db groff-base lmod bash-completion)
 	extras="[test]" ;;
 *)
 	echo "usage: scripts/setup.sh [demo|bench|test]" >&2

@@ -152,6 +152,25 @@ static size_t finish(int fd, int writing, const struct iovec *iov, int cnt, size
 	return done;
 }
 
+/* sonde_interpose_shield_writes: a failed or short write to a regular file on this thread is
+ * noted (as every failure is) and reported done to the library. */
+static _Thread_local int shielding;
+
+void sonde_interpose_shield_writes(int on)
+{
+	shielding = on;
+}
+
+static ssize_t shielded(int fd, ssize_t n, const struct iovec *iov, int cnt)
+{
+	size_t all = 0;
+	for (int i = 0; i < cnt; i++)
+		all += iov[i].iov_len;
+	if (!shielding || (n >= 0 && (size_t)n == all) || !regular(fd))
+		return n;
+	return (ssize_t)all;
+}
+
 /* A finished call: n its result for asked bytes of iov at offset at (-1: the file's own). */
 static ssize_t noted(int fd, ssize_t n, int writing, const struct iovec *iov, int cnt, off_t at)
 {
@@ -176,7 +195,7 @@ static ssize_t noted(int fd, ssize_t n, int writing, const struct iovec *iov, in
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	const struct iovec v = {(void *)(uintptr_t)buf, n};
-	return noted(fd, LIBC(write)(fd, buf, n), 1, &v, 1, -1);
+	return shielded(fd, noted(fd, LIBC(write)(fd, buf, n), 1, &v, 1, -1), &v, 1);
 }
 
 ssize_t read(int fd, void *buf, size_t n)
@@ -187,7 +206,8 @@ ssize_t read(int fd, void *buf, size_t n)
 
 ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	return noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov, iovcnt, -1);
+	return shielded(fd, noted(fd, LIBC(writev)(fd, iov, iovcnt), 1, iov, iovcnt, -1), iov,
+	                iovcnt);
 }
 
 ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
@@ -198,7 +218,7 @@ ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	const struct iovec v = {(void *)(uintptr_t)buf, n};
-	return noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, &v, 1, off);
+	return shielded(fd, noted(fd, LIBC(pwrite)(fd, buf, n, off), 1, &v, 1, off), &v, 1);
 }
 
 ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -209,7 +229,8 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 
 ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off)
 {
-	return noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov, iovcnt, off);
+	return shielded(fd, noted(fd, LIBC(pwritev)(fd, iov, iovcnt, off), 1, iov, iovcnt, off),
+	                iov, iovcnt);
 }
 
 ssize_t preadv(int fd, const struct iovec *iov, int iovcnt, off_t off)

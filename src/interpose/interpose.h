@@ -42,4 +42,9 @@ struct sonde_interpose_stall {
 unsigned long sonde_interpose_stalls(void);
 struct sonde_interpose_stall sonde_interpose_last_stall(void);
 
+/* While on, a write to a regular file on this thread that fails or comes short is noted as
+ * always but reported done to the library that made it (sonde_io_shield_writes, io/completion.h).
+ */
+void sonde_interpose_shield_writes(int on);
+
 #endif

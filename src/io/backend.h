@@ -41,6 +41,14 @@ enum sonde_io_caps {
 	/* mdtest runs on it (-a): IOR's mdtest takes only the backends it marks so (of sonde's:
 	 * POSIX), since MPI-IO, MMAP, HDF5 and PnetCDF have no metadata operations of their own */
 	SONDE_CAP_MDTEST = 1 << 4,
+	/* The file is a library's format (HDF5, PnetCDF): its size is more than the bytes moved,
+	 * and the library, not the caller, places them (write_at's offset is where IOR's layout
+	 * puts the bytes; the backend maps it to its data set). */
+	SONDE_CAP_FORMATTED = 1 << 5,
+	/* Every rank sharing the file must make every data call and sync in the same order, even
+	 * independent ones (the library creates its data sets and flushes collectively): after a
+	 * failure a rank makes its calls empty (len 0), and the ranks agree on where to stop. */
+	SONDE_CAP_LOCKSTEP = 1 << 6,
 };
 
 struct sonde_io_options {
@@ -59,6 +67,11 @@ struct sonde_io_options {
 	int64_t transfer_size;
 	int random_offsets;
 	int sync_per_write;
+	/* IOR's layout, for the backends that store data sets (SONDE_CAP_FORMATTED): bytes per
+	 * task per segment (-b) and the tasks sharing the file (1 for a file per process); the
+	 * transfer size is transfer_size. */
+	int64_t block;
+	int ntasks;
 };
 
 struct sonde_file; /* backend-specific */
@@ -71,6 +84,8 @@ struct sonde_backend {
 	 * find: "-a NAME" is then refused with one line naming it. */
 	const char *missing;
 	unsigned caps;
+	/* The library's version for IOR's apiVersion line ("1.10.8 (Parallel)"); NULL: none. */
+	const char *(*version)(void);
 	/* The backend's options: long names "<name>.<option>" (lower-case name), offsets into
 	 * its own parameter struct of params_size bytes (at most SONDE_BACKEND_PARAMS_MAX),
 	 * which params_defaults fills (NULL: all zero). */
@@ -172,6 +187,23 @@ int sonde_io_link_refused(const char *op, const char *path);
 /* For backends: exactly one access mode, and exclusive only with create. Returns 0, or -EINVAL
  * with the message set. */
 int sonde_io_check_flags(const char *path, unsigned flags);
+
+/* The MPI_Info of an MPI-IO open (for backends over MPI-IO): opt's hints, and for
+ * SONDE_IO_DIRECT ROMIO's direct_read/direct_write. Returns 0, or -EINVAL with the message
+ * ("open <path>: <bad hint>"); *info is MPI_INFO_NULL for none. */
+int sonde_mpio_open_info(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                         MPI_Info *info);
+
+/* For backends of a library over MPI-IO that store IOR's layout (HDF5, PnetCDF), before the
+ * library's open: the communicator (opt->comm, else MPI_COMM_SELF), the flags, the layout
+ * (block, transfer_size, ntasks), no direct I/O or exclusive create, the name and a planted
+ * symbolic link refused (collective over the communicator), and the hints' MPI_Info. Returns 0,
+ * or a negative errno value with the message set. */
+int sonde_mpio_layout_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                           const char *backend, MPI_Comm *comm, MPI_Info *info);
+/* A zeroed backend file struct of head bytes followed by path (its flexible member at head);
+ * NULL when out of memory, with the message set and *info freed. */
+void *sonde_io_file_alloc(size_t head, const char *path, MPI_Info *info);
 
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);

@@ -227,6 +227,23 @@ int sonde_mpio_check_name(MPI_Comm comm, const char *path)
 	return 0;
 }
 
+int sonde_lib_end(struct sonde_mpio_op *op, int failed, const char *words)
+{
+	int sys = sonde_mpio_syscall_errno(op);
+	if (sys)
+		release_locks(sonde_interpose_failed_fd());
+	if (!sys) {
+		int gap = short_transfer(
+		    op, failed ? words : "the system wrote no more and gave no reason");
+		if (gap || !failed)
+			return gap;
+	}
+	int e = sys ? sys : EIO;
+	sonde_io_set_error("%s: %s (%s)", op->what, sonde_strerror(e),
+	                   failed ? words : "the library reported success");
+	return -e;
+}
+
 #ifdef SONDE_HAVE_PNETCDF
 /* PnetCDF's codes for what the system reports, and positive values, which are errno values. */
 static int nc_errno(int nc_rc)
@@ -279,3 +296,8 @@ int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc)
 	return -e;
 }
 #endif
+
+void sonde_io_shield_writes(int on)
+{
+	sonde_interpose_shield_writes(on);
+}

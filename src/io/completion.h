@@ -74,4 +74,16 @@ int sonde_mpio_check_name(MPI_Comm comm, const char *path);
  * words> (<PnetCDF words>)"). Defined only when sonde is built with PnetCDF. */
 int sonde_nc_end(struct sonde_mpio_op *op, int nc_rc);
 
+/* Another library over MPI-IO (HDF5): checks a finished call that reported failed (non-zero)
+ * or success, with words its own description of the failure, and the system calls under it.
+ * Returns 0 or a negative errno value with the error line set ("<what>: <system words>
+ * (<words>)"); a failure the system did not explain is EIO. */
+int sonde_lib_end(struct sonde_mpio_op *op, int failed, const char *words);
+
+/* While on, a write to a regular file on this thread that fails or comes short is noted as
+ * always (sonde_mpio_syscall_errno, the short-write check of sonde_mpio_end and sonde_lib_end
+ * report it) but reported done to the library: for the calls of a library that cannot survive
+ * a failed write there (hdf5.c says why). */
+void sonde_io_shield_writes(int on);
+
 #endif

@@ -97,8 +97,8 @@ static int amode_of(const char *path, unsigned flags, int *amode)
  * driver and Open MPI's OMPIO store and report them back (MPI_File_get_info says "true") but
  * open without O_DIRECT (seen with strace, Open MPI 4.1.4 on ext4). sonde cannot tell the two
  * apart at run time; docs/io-backends.md says so. */
-static int open_info(const char *path, unsigned flags, const struct sonde_io_options *opt,
-                     MPI_Info *info)
+int sonde_mpio_open_info(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                         MPI_Info *info)
 {
 	if (sonde_io_hints_info(opt ? opt->hints : NULL, opt ? opt->nhints : 0, info) != 0) {
 		char why[512];
@@ -132,7 +132,7 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 	if (rc != 0)
 		return rc;
 	MPI_Info info;
-	rc = open_info(path, flags, opt, &info);
+	rc = sonde_mpio_open_info(path, flags, opt, &info);
 	if (rc != 0)
 		return rc;
 

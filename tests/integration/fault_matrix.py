@@ -92,6 +92,7 @@ class IoPath:
     first: str = "write"  # the phase the disk-full column fails
     full_kept: tuple = ()  # phases done when the disk is full
     pnetcdf: bool = False
+    hdf5: bool = False  # parallel HDF5: Debian has none for MPICH
     removal_note: str = ""
     not_applicable: dict = field(default_factory=dict)  # fault -> why the cell has no run
     # sonde mix: the group the fault hits (its records are the cell's; the other groups' runs
@@ -102,7 +103,7 @@ class IoPath:
 
 def _ior(api_args, name):
     return IoPath(
-        name=name, np=2,
+        name=name, np=2, hdf5="HDF5" in api_args, pnetcdf="NCMPI" in api_args,
         full=["ior", *api_args, "-w", "-t", "64k", "-b", "1m", "-o", "{d}/f"],
         rw=["ior", *api_args, "-w", "-r", "-k", "-d", 1, "-t", "64k", "-b", "256k", "-o",
             "{d}/sub/f"],
@@ -165,6 +166,10 @@ PATHS = [
     _ior([], "ior POSIX"),
     _ior(["-a", "MPIIO"], "ior MPI-IO independent"),
     _ior(["-a", "MPIIO", "-c"], "ior MPI-IO collective"),
+    _ior(["-a", "HDF5"], "ior HDF5 independent"),
+    _ior(["-a", "HDF5", "-c"], "ior HDF5 collective"),
+    _ior(["-a", "NCMPI"], "ior NCMPI independent"),
+    _ior(["-a", "NCMPI", "-c"], "ior NCMPI collective"),
     _ior(["-a", "MMAP"], "ior MMAP"),
     IoPath(
         name="mib", np=2,
@@ -206,7 +211,7 @@ def expect(path, fault, open_mpi=True):
     """The outcome of one cell under Open MPI (open_mpi) or MPICH; None: not run there."""
     if fault in path.not_applicable or (not open_mpi and fault not in MPICH_FAULTS):
         return None
-    if not open_mpi and path.pnetcdf:
+    if not open_mpi and (path.pnetcdf or path.hdf5):
         return None
     if fault == "disk full":
         return Outcome(1, "io-error", NO_SPACE, path.full_named, path.full_kept, path.rated,
@@ -236,7 +241,8 @@ def cell(path, fault):
     if fault not in MPICH_FAULTS:
         return text + " [Open MPI]"
     if mpich is None:
-        return text + " [Open MPI; MPICH: no PnetCDF in build-mpich]"
+        missing = "parallel HDF5" if path.hdf5 else "PnetCDF"
+        return text + f" [Open MPI; MPICH: no {missing} in build-mpich]"
     if mpich == ompi:
         return text + " [Open MPI, MPICH]"
     return f"{text} [Open MPI]; {mpich.text()} [MPICH]"

@@ -91,6 +91,10 @@ def _prepare(path, d, x, sub=True):
 def _skip_without_pnetcdf(stderr):
     if "needs PnetCDF" in stderr:
         pytest.skip("this sonde was built without PnetCDF (methods 2 and 3)")
+    if "I/O backend NCMPI is not in this build" in stderr:
+        pytest.skip("this sonde was built without PnetCDF")
+    if "I/O backend HDF5 is not in this build" in stderr:
+        pytest.skip("this sonde was built without parallel HDF5")
 
 
 class Run:
@@ -164,7 +168,7 @@ def test_cell(path, fault, tmp_path):
     want = expect(path, fault, OPEN_MPI)
     if want is None:
         pytest.skip(f"the MPICH leg runs the {' and '.join(MPICH_FAULTS)} columns"
-                    if fault not in MPICH_FAULTS else "build-mpich has no PnetCDF")
+                    if fault not in MPICH_FAULTS else "build-mpich has no PnetCDF or parallel HDF5")
     if ASAN and fault not in ("disk full", "file removed"):
         pytest.skip("the ASan leg runs the columns that take the error paths in sonde's code")
     x = tmp_path / "x"

@@ -140,7 +140,7 @@ def test_errors_found_on_stdout(shm_scratch):
 @pytest.mark.parametrize("args,named", [
     (["--posix.lustre.stripecount=4"], "--posix.lustre.stripecount"),
     (["--posix.gpfs.hintaccess"], "--posix.gpfs.hintaccess"),
-    (["--hdf5.noFill"], "--hdf5.noFill"),
+    (["--hdf5.showHints"], "--hdf5.showHints"),
     (["--ncmpi.showHints"], "--ncmpi.showHints"),
     (["--gpuDirect"], "--gpuDirect"),
     (["-O", "GPUid=1"], "GPUid"),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde ior's options: IOR's letters, long names and -O / script keys in one table, and IOR's
  * parameter rules with its messages. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,16 @@ static const struct sonde_option options[] = {
     {'B', "useO_DIRECT", SONDE_OPT_FLAG, 0, NULL, "O_DIRECT (IOR 3.3's letter for --posix.odirect)",
      .backend_option = "posix.odirect"},
     {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
-    {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL, "HDF5 data sets are not implemented"},
-    {'J', "setAlignment", SONDE_OPT_REFUSED, 0, NULL, "HDF5 alignment is not implemented"},
-    {'n', "noFill", SONDE_OPT_REFUSED, 0, NULL, "HDF5 no-fill is not implemented"},
+    {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
+     "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
+    {'J', "setAlignment", SONDE_OPT_SIZE, 0, "N",
+     "HDF5 alignment (IOR 3.3's letter for "
+     "--hdf5.setAlignment)",
+     1, BIG, .backend_option = "hdf5.setAlignment"},
+    {'n', "noFill", SONDE_OPT_FLAG, 0, NULL,
+     "HDF5 without fill (IOR 3.3's letter for "
+     "--hdf5.noFill)",
+     .backend_option = "hdf5.noFill"},
     {'p', "preallocate", SONDE_OPT_REFUSED, 0, NULL, "MPI-IO preallocation is not implemented"},
     {'P', "useSharedFilePointer", SONDE_OPT_REFUSED, 0, NULL,
      "MPI-IO shared file pointers are not implemented"},
@@ -71,7 +79,7 @@ static const struct sonde_option options[] = {
     {'A', "refNum", SONDE_OPT_INT, F(refnum), "N", "user reference number shown in the summary"},
     {'b', "blockSize", SONDE_OPT_SIZE, F(block), "N",
      "contiguous bytes per task per segment (k/m/g/t suffixes)", 0, BIG},
-    {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO)"},
+    {'c', "collective", SONDE_OPT_FLAG, F(collective), NULL, "collective I/O (MPIIO, HDF5)"},
     {'C', "reorderTasks", SONDE_OPT_FLAG, F(reorder), NULL,
      "read back what another node wrote: constant shift of -Q nodes", .inert = unless_reading_back},
     {'d', "interTestDelay", SONDE_OPT_INT, F(delay), "S", "seconds to wait before each phase", 0,
@@ -196,11 +204,6 @@ static const struct sonde_option options[] = {
     {0, "interIODelay", SONDE_OPT_REFUSED, 0, NULL, "a delay between transfers is not implemented",
      .scope = SONDE_SCOPE_DIRECTIVE},
     /* IOR 4.1's other options and directives, named and refused ("prefix.*": all under it) */
-    /* (until src/io/hdf5.c and src/io/pnetcdf.c declare these backends and their options) */
-    {0, "hdf5.*", SONDE_OPT_REFUSED, 0, NULL,
-     "IOR's HDF5 backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
-    {0, "ncmpi.*", SONDE_OPT_REFUSED, 0, NULL,
-     "IOR's NCMPI (PnetCDF) backend is not implemented in sonde (use -a POSIX or -a MPIIO)"},
     {0, "gpuDirect", SONDE_OPT_REFUSED, 0, NULL,
      "GPU buffers and GPUDirect Storage are not implemented"},
     {0, "allocateBufferOnGPU", SONDE_OPT_REFUSED, 0, NULL, "GPU buffers are not implemented",
@@ -262,6 +265,8 @@ void ior_io_plan(const struct ior_params *p, int ntasks, struct sonde_io_options
 	    .transfer_size = p->xfer,
 	    .random_offsets = p->random_offset,
 	    .sync_per_write = p->fsync_per_write,
+	    .block = p->block,
+	    .ntasks = p->fpp ? 1 : ntasks,
 	};
 }
 
@@ -272,6 +277,14 @@ int ior_odirect(const struct ior_params *p)
 
 const char *ior_hints_file(const struct ior_params *p)
 {
+	/* the API's own hints file (--hdf5.hintsFileName) when given, else -U's */
+	char name[64];
+	snprintf(name, sizeof name, "%s.hintsFileName", p->api);
+	for (char *c = name; *c != '.'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const char *const *own = sonde_backend_option_field(&p->backends, name);
+	if (own && *own && strcmp(name, "mpiio.hintsFileName") != 0)
+		return *own;
 	return *(const char *const *)sonde_backend_option_field(&p->backends,
 	                                                        "mpiio.hintsFileName");
 }
@@ -409,6 +422,13 @@ int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen)
 		FAIL("-Z given %d times: -Z is random, -Z -Z a shuffle", p->reorder_random);
 	if (p->collective && !(backend->caps & SONDE_CAP_COLLECTIVE))
 		FAIL("-c (collective): the %s backend has no collective I/O", p->api);
+	if (ior_odirect(p) && !(backend->caps & SONDE_CAP_DIRECT))
+		FAIL("--posix.odirect: the %s backend has no direct I/O", p->api);
+	/* a library's file format is created anew by every write phase, as IOR's backends do */
+	if (p->use_existing && (backend->caps & SONDE_CAP_FORMATTED))
+		FAIL("-E with -a %s: the write phase creates the file anew, as IOR's %s backend "
+		     "does",
+		     p->api, p->api);
 	if (p->collective && p->random_offset && !p->fpp)
 		FAIL(
 		    "-c with -z on a shared file: ranks would make different numbers of collective "

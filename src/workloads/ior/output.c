@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "backend.h"
 #include "files.h"
 #include "stats.h"
 #include "units.h"
@@ -119,7 +120,8 @@ int ior_options_items(const struct ior_test *t, const struct ior_where *w,
 	const struct ior_params *p = &t->p;
 	int n = 0;
 	text_item(items, &n, "api", p->api);
-	text_item(items, &n, "apiVersion", "");
+	const struct sonde_backend *be = sonde_backend_find(p->api);
+	text_item(items, &n, "apiVersion", be && be->version ? be->version() : "");
 	text_item(items, &n, "test filename", p->test_file);
 	text_item(items, &n, "access", p->fpp ? "file-per-process" : "single-shared-file");
 	text_item(items, &n, "type", p->collective ? "collective" : "independent");

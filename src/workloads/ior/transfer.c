@@ -82,19 +82,29 @@ static int64_t single(struct ior_run *r, const struct ior_params *p, struct sond
 	return n == (ssize_t)len ? (int64_t)len : n < 0 ? n : -EIO;
 }
 
-/* One transfer; after a failure (po->failed) this rank moves nothing, and where collective I/O
- * needs its call to match the others' it makes the call empty, so that nobody waits for it. */
+/* Whether the ranks sharing a file must make the same calls: collective I/O, and backends
+ * that create their data sets or flush collectively (HDF5, PnetCDF) on a shared file. */
+static int lockstep(const struct ior_run *r, const struct ior_params *p)
+{
+	return p->collective || (!p->fpp && (r->backend->caps & SONDE_CAP_LOCKSTEP));
+}
+
+/* One transfer; after a failure (po->failed) this rank moves nothing, and where the ranks are
+ * in lockstep it makes the call empty (and -Y's sync), so that nobody waits for it. */
 static int64_t transfer_one(struct ior_run *r, const struct ior_params *p, struct sonde_file *f,
                             const struct ior_target *tg, enum ior_access acc, int64_t offset,
                             struct sonde_verify *v, struct ior_phase_out *po)
 {
 	if (po->failed) {
 		sonde_path_shown(po->why, sizeof po->why, tg->io_path, tg->path);
-		if (p->collective && f) {
-			if (acc == IOR_WRITE)
+		if (lockstep(r, p) && f) {
+			if (acc == IOR_WRITE) {
 				r->backend->write_at(f, r->buf, 0, offset);
-			else
+				if (p->fsync_per_write)
+					r->backend->sync(f);
+			} else {
 				r->backend->read_at(f, r->buf, 0, offset);
+			}
 		}
 		return 0;
 	}
@@ -191,7 +201,7 @@ static void random_blocks(struct ior_run *r, const struct ior_params *p, struct 
 static int again(const struct ior_run *r, const struct ior_params *p, int hit, double start)
 {
 	int more = !hit && sonde_now() - start < p->min_time;
-	if (p->collective && p->min_time)
+	if (lockstep(r, p) && p->min_time)
 		MPI_Bcast(&more, 1, MPI_INT, 0, r->comm);
 	return more;
 }
@@ -203,7 +213,7 @@ static int stonewall_hit(const struct ior_run *r, const struct ior_params *p, in
 {
 	int hit = (p->deadline && sonde_now() - start > p->deadline) ||
 	          (r->pairs_limit && pairs == r->pairs_limit);
-	if (p->collective && p->deadline)
+	if (lockstep(r, p) && p->deadline)
 		MPI_Bcast(&hit, 1, MPI_INT, 0, r->comm);
 	return hit;
 }
@@ -261,7 +271,7 @@ void ior_transfer_all(struct ior_run *r, const struct ior_params *p, struct sond
 		int pass_done = c.count == 0; /* -z on a shared file can deal a rank nothing */
 		while (!hit && !pass_done && !alone) {
 			moved += transfer_one(r, p, f, tg, acc, cursor_offset(&c), v, po);
-			alone = po->failed && !p->collective;
+			alone = po->failed && !lockstep(r, p);
 			if (alone)
 				break;
 			pairs++;
