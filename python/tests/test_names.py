@@ -4,7 +4,7 @@ every parameter the binary writes has a name (so an option added or renamed in a
 here until sonde.results.names follows)."""
 
 import pytest
-from golden import WORKLOAD_RUNS, records_of
+from golden import JUPITER_65, WORKLOAD_RUNS, records_of
 
 from sonde import results
 from sonde.results import names
@@ -87,11 +87,12 @@ def test_loader_flattens_params_under_their_names(golden):
 def test_the_65_node_fixture_is_current():
     """The fixture the score is tested on was written by this binary's record format (rerun
     tests/integration/fixtures/make-jupiter-65-nodes.sh when this fails)."""
-    from golden import JUPITER_65
     recs = records_of(JUPITER_65)
     check_params(recs[0][names.Header.PARAMS], names.IOR.in_header(), "fixture header")
     for m in (r for r in recs if r["type"] == "measurement"):
         check_params(m[names.Measurement.PARAMS], names.IOR.in_measurement(), "fixture")
+
+
 def test_find_extra_members_match_the_binary(golden):
     recs = records_of(golden.run("find", *WORKLOAD_RUNS["find"]))
     (m,) = [r for r in recs if r["type"] == "measurement"]

@@ -206,9 +206,11 @@ def test_the_record_says_how_its_percentiles_were_found(golden):
 
 def test_schema_version_1_files_are_read(golden, tmp_path):
     """A results file of schema_version 1 (48 log2 buckets, no p99.9, no finish times: the
-    fixture is a real run of that version) loads, validates and makes a report; its CSV, and a
-    CSV begun by version 1 and continued by version 2, load with the new columns empty."""
-    old = REPO / "tests" / "integration" / "fixtures" / "jupiter-easy-65-nodes.jsonl"
+    fixture is a real run of that version, the 65-node JUPITER run of
+    tests/integration/fixtures/make-jupiter-65-nodes.sh kept as that version wrote it) loads,
+    validates and makes a report; its CSV, and a CSV begun by version 1 and continued by
+    version 2, load with the new columns empty."""
+    old = REPO / "tests" / "integration" / "fixtures" / "ior-schema-v1.jsonl"
     [run] = results.load(old, validate=True)
     assert run.header["schema_version"] == 1 and run.measurements
     assert all("histogram_log2_ns" in m["latency"] for m in run.measurements)

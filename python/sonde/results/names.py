@@ -109,6 +109,14 @@ class IOR(Params):
     # the MMAP backend's own options (src/io/mmap.c)
     MMAP_MADV_DONT_NEED = Name("mmap.madv_dont_need", BOOL)
     MMAP_MADV_PATTERN = Name("mmap.madv_pattern", BOOL)
+    # the HDF5 and NCMPI backends' own options (src/io/hdf5.c, src/io/ncmpi.c); setAlignment and
+    # noFill under IOR's own names
+    HDF5_SET_ALIGNMENT = Name("setAlignment", INT)
+    HDF5_NO_FILL = Name("noFill", BOOL)
+    HDF5_CHUNK_SIZE = Name("hdf5.chunkSize", INT)
+    HDF5_COLLECTIVE_METADATA = Name("hdf5.collectiveMetadata", BOOL)
+    HDF5_HINTS_FILE_NAME = Name("hdf5.hintsFileName", STR_OR_NONE)
+    NCMPI_HINTS_FILE_NAME = Name("ncmpi.hintsFileName", STR_OR_NONE)
     PRESET = Name("preset", STR_OR_NONE)
     RANK_DETAILS = Name("rank-details", BOOL)
     DROP_CACHE = Name("drop-cache", BOOL)
