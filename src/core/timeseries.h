@@ -29,6 +29,7 @@
 #define SONDE_TIMESERIES_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats.h"
