@@ -156,7 +156,8 @@ const struct sonde_backend *sonde_backend_at(int i);
  * name, or a backend this build left out (naming its missing library). */
 const struct sonde_backend *sonde_backend_find(const char *name);
 /* The names of the backends that have every capability in caps, joined by sep
- * ("MMAP|MPIIO|POSIX"), built ones first. */
+ * ("HDF5|MMAP|MPIIO|NCMPI|POSIX"), in the registry's order whichever the build has: the help
+ * and the option reference read the same under every build (-a refuses one not built). */
 void sonde_backend_names(char *buf, size_t len, const char *sep, unsigned caps);
 /* Every backend's defaults into bp. */
 void sonde_backend_params_defaults(struct sonde_backend_params *bp);

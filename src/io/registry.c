@@ -31,15 +31,13 @@ void sonde_backend_names(char *buf, size_t len, const char *sep, unsigned caps)
 {
 	size_t n = 0;
 	buf[0] = '\0';
-	for (int built = 1; built >= 0; built--)
-		for (int i = 0; i < SONDE_BACKEND_COUNT; i++) {
-			if ((registry[i]->missing == NULL) != built ||
-			    (registry[i]->caps & caps) != caps)
-				continue;
-			int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
-			                 registry[i]->name);
-			n += w > 0 ? (size_t)w : 0;
-		}
+	for (int i = 0; i < SONDE_BACKEND_COUNT; i++) {
+		if ((registry[i]->caps & caps) != caps)
+			continue;
+		int w = snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? sep : "",
+		                 registry[i]->name);
+		n += w > 0 ? (size_t)w : 0;
+	}
 }
 
 const struct sonde_backend *sonde_backend_find(const char *name)

@@ -61,7 +61,7 @@ def _files(root):
 
 # Timing figures, and what names a run rather than what it did.
 _TIMED = {"run_id", "group", "mix_stage", "start", "end", "start_time", "elapsed_seconds",
-          "free_bytes", "per_rank", "latency", "rank_seconds_before_barrier"}
+          "free_bytes", "per_rank", "latency", "rank_seconds_before_barrier", "finish"}
 
 
 def _shape(value):
