@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	char *text = fuzz_string(data, size);
 	struct ior_params p = defaults;
-	struct sonde_option_set set = {.table = &ior_option_table, .cfg = &p};
+	struct sonde_option_set set = {.table = sonde_options_full(&ior_option_table), .cfg = &p};
 	char *line = text;
 	for (char *nl; line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');

@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t = &word_table;
 		break;
 	case 2:
-		t = &ior_option_table;
+		t = sonde_options_full(&ior_option_table); /* as ior parses */
 		ior_params_defaults(&p.ior);
 		break;
 	case 3:

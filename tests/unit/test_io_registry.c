@@ -104,6 +104,7 @@ static void test_merged_table(void)
 	      sonde_backend_params_of(&c.backends, &sonde_backend_posix));
 	CHECK(sonde_backend_option_field(&c.backends, "posix.nothing") == NULL);
 	CHECK_INT(sonde_option_given(&set, "B"), 1);
+	sonde_parse_result_free(&pos);
 
 	/* a directive reaches a backend's option too, with its checks */
 	CHECK_INT(sonde_option_directive(&set, "posix.odirect", 13, "0", err, sizeof err), 0);

@@ -93,7 +93,7 @@ static void ior_directive_matches_option(const char *directive, const char *opti
 {
 	struct ior_params p;
 	ior_params_defaults(&p);
-	struct sonde_option_set set = {.table = &ior_option_table, .cfg = &p};
+	struct sonde_option_set set = {.table = sonde_options_full(&ior_option_table), .cfg = &p};
 	char derr[256] = "", oerr[256] = "";
 	CHECK_INT(ior_directive(&set, directive, derr, sizeof derr), -1);
 	/* the option's message, with the directive's name in place of the option's spelling */
