@@ -63,7 +63,8 @@ static double mean_over_ranks(double mine)
 
 static double sonde_kernel(struct coll_call *c, int iters)
 {
-	struct coll_cfg cfg = {.iters = iters, .timing = COLL_TIMING_PERCALL, .per_call = 1};
+	struct coll_cfg cfg = {
+	    .iters = iters, .timing = COLL_TIMING_PERCALL, .per_call = 1, .whole = MPI_COMM_WORLD};
 	struct coll_result r;
 	coll_measure(&cfg, c, &r);
 	if (r.iters != iters || r.estimate_only) {

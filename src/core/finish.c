@@ -10,7 +10,9 @@
 #include "topology.h"
 #include "units.h"
 
-enum { F_FINISH, F_BYTES, F_OPS, F_WORLD_RANK, F_N };
+/* F_RANK: the rank in the phase's communicator, which the topology (made on that communicator,
+ * a group's in sonde mix) is indexed by; F_WORLD_RANK: the launch's rank, the one named. */
+enum { F_FINISH, F_BYTES, F_OPS, F_WORLD_RANK, F_RANK, F_N };
 
 /* Slowest first; equal times in rank order, so the names do not depend on qsort. */
 static int slower_first(const void *a, const void *b)
@@ -55,8 +57,8 @@ static void summarise(const struct sonde_topology *topo, double *all, int n,
 	out->nslowest = n < SONDE_SLOWEST ? n : SONDE_SLOWEST;
 	for (int i = 0; i < out->nslowest; i++) {
 		const double *r = all + (size_t)i * F_N;
-		int rank = (int)r[F_WORLD_RANK];
-		out->slowest_rank[i] = rank;
+		int rank = (int)r[F_RANK];
+		out->slowest_rank[i] = (int)r[F_WORLD_RANK];
 		out->slowest_node[i] = topo->node_of_rank[rank];
 		out->slowest_host[i] = sonde_host_of(topo, rank);
 		out->slowest_s[i] = r[F_FINISH];
@@ -73,7 +75,8 @@ void sonde_finish_across(const struct sonde_topology *topo, MPI_Comm comm, doubl
 	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	double phase_start;
 	MPI_Allreduce(&start, &phase_start, 1, MPI_DOUBLE, MPI_MIN, comm);
-	double mine[F_N] = {end - phase_start, (double)bytes, (double)ops, (double)world_rank};
+	double mine[F_N] = {end - phase_start, (double)bytes, (double)ops, (double)world_rank,
+	                    (double)rank};
 	double *all = NULL;
 	if (rank == 0) {
 		all = malloc(sizeof *all * F_N * (size_t)size);
