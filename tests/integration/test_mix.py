@@ -254,9 +254,13 @@ def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
     lines = error_lines(proc.stderr)
     assert lines and all(re.match(r"sonde ior: group 2: rank [12]: error: test file name too "
                                   r"long: ", ln) for ln in lines), lines
-    records = read_jsonl(results)
-    (end,) = [r for r in records if r["type"] == "end" and r.get("group") == 2]
-    assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
+    records = read_jsonl(results)  # every line whole (read_jsonl parses each)
+    # group 2's end record comes from its rank 0 when that rank is the one failing; when the
+    # other one fails, MPI_Abort may end rank 0 before it writes (under MPICH it often does)
+    ends = [r for r in records if r["type"] == "end" and r.get("group") == 2]
+    assert len(ends) <= 1, ends
+    for end in ends:
+        assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
 
 
 @slowed
