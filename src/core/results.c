@@ -853,13 +853,21 @@ int sonde_results_close(int exit_code)
 	if (exit_code == SONDE_EXIT_OK && R.write_errno)
 		exit_code = SONDE_EXIT_RUNTIME;
 	if (R.json.fd1 && R.header_written) {
+		enum sonde_reason reason = sonde_reason_of_exit(exit_code);
+		/* An MPI or MPI-IO call that fails because another rank died (a collective write
+		 * whose peer was killed) is that rank's failure, not an I/O error: judged on what
+		 * happened, as the stop handler judges the launcher's SIGTERM. */
+		int peer = reason == SONDE_REASON_IO_ERROR ? sonde_stop_failed_peer() : -1;
+		if (peer >= 0)
+			reason = SONDE_REASON_PEER_FAILED;
 		begin_record("end", R.workload ? R.workload : "");
 		sonde_json_int(&R.rec, "exit_code", exit_code);
-		sonde_json_string(&R.rec, "reason",
-		                  sonde_reason_name(sonde_reason_of_exit(exit_code)));
+		sonde_json_string(&R.rec, "reason", sonde_reason_name(reason));
+		if (peer >= 0)
+			sonde_json_int(&R.rec, "rank", peer);
+		else if (exit_code != SONDE_EXIT_OK && R.failure.noted && R.failure.rank >= 0)
+			sonde_json_int(&R.rec, "rank", R.failure.rank);
 		if (exit_code != SONDE_EXIT_OK && R.failure.noted) {
-			if (R.failure.rank >= 0)
-				sonde_json_int(&R.rec, "rank", R.failure.rank);
 			if (R.failure.path[0])
 				sonde_json_string(&R.rec, "path", R.failure.path);
 			if (R.failure.message[0])
