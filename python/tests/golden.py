@@ -168,8 +168,10 @@ def mib_profile_file(golden):
 
 
 # sonde mix: two ior groups of one rank whose writes overlap, made long enough by the fault
-# shim's delay on every write (tests/shim/faultshim.c), and run alone first (--solo).
-MIX_RUN = ["--solo", "--group", "1:", "ior", "-w", "-t", "4k", "-b", "32k", "-o", "{dir}/mix-a",
+# shim's delay on every write (tests/shim/faultshim.c), and run alone first (--solo); intervals
+# of 50 ms, several in each 160 ms write.
+MIX_RUN = ["--solo", "--interval", "0.05",
+           "--group", "1:", "ior", "-w", "-t", "4k", "-b", "32k", "-o", "{dir}/mix-a",
            "--group", "1:", "ior", "-w", "-t", "4k", "-b", "32k", "-o", "{dir}/mix-b"]
 FAULT_SHIM = Path(SONDE).parent / "libfaultshim.so"
 

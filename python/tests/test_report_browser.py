@@ -176,8 +176,9 @@ def test_quick_suite_pngs_are_readable(quick_pages):
 
 def test_mix_report_timeline_and_interference(mix_file, tmp_path):
     """A sonde mix run's section: the interference table holds the mix records' figures, the
-    timeline each group's phases where its measurement records put them; the page and the PNG
-    are readable (layout checks) in the browser."""
+    timeline each group's phases where its measurement records put them and each group's rate
+    over time where its interval records put it; the page and the PNG are readable (layout
+    checks) in the browser."""
     runs = results.load(mix_file)
     page = report.build([str(mix_file)], runs)
     (section,) = [s for s in page.sections if s.id == "mix"]
@@ -186,9 +187,10 @@ def test_mix_report_timeline_and_interference(mix_file, tmp_path):
     overlaps = [r for r in mix.records if r["type"] == "mix"]
     assert overlaps, "the golden mix run has no overlap"
     rows = [row for row in table.rows if row[2].text != "all groups"]
-    want = [(g["bandwidth_mib_s"], g["solo_bandwidth_mib_s"], g["bandwidth_ratio"])
+    want = [(g["bandwidth_mib_s"], g["outside_bandwidth_mib_s"], g["phase_bandwidth_mib_s"],
+             g["solo_bandwidth_mib_s"], g["bandwidth_ratio"])
             for r in overlaps for g in r["groups"]]
-    assert [(row[5].value, row[7].value, row[9].value) for row in rows] == want
+    assert [tuple(row[i].value for i in (5, 7, 9, 11, 13)) for row in rows] == want
     sums = [row[5].value for row in table.rows if row[2].text == "all groups"]
     assert sums == [r["aggregate_bandwidth_mib_s"] for r in overlaps]
     (figure,) = section.figures
@@ -196,6 +198,13 @@ def test_mix_report_timeline_and_interference(mix_file, tmp_path):
     spans = sorted((m["start"], m["end"]) for r in runs if r.header and "group" in r.header
                    for m in r.measurements)
     assert segments == spans
+    # both groups write: every interval of their runs is a point of the bandwidth panel
+    (rates,) = figure.panels[1:]
+    points = sorted((x, y) for s in rates.series if s.kind == "line"
+                    for x, y in zip(s.x, s.y, strict=True))
+    intervals = sorted((i["clock_s"] + i["seconds"] / 2, i["bandwidth_mib_s"]) for r in runs
+                       if r.header and "group" in r.header for i in r.intervals)
+    assert len(intervals) > 2 * len(spans) and points == intervals
     out = report.write(page, tmp_path / "mix.html")
     with Browser(browser_or_skip(), width=1400) as b:
         b.open(out.as_uri(), READY, timeout=CAMPAIGN_SECONDS * 2)

@@ -10,12 +10,18 @@
 
 #include "clock.h"
 #include "fail.h"
+#include "timeseries.h"
 #include "units.h"
+
+/* The groups' --interval unless the mix or the group gives one: a histogram per interval and
+ * rank (timeseries.h) stays small over hours of phases. */
+#define MIX_INTERVAL "1"
 
 void sonde_mix_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: sonde mix [--json FILE] [--solo] --group SPEC: WORKLOAD [ARGS...] "
+	        "usage: sonde mix [--json FILE] [--solo] [--strict] [--interval SECONDS] --group "
+	        "SPEC: WORKLOAD [ARGS...] "
 	        "[--group SPEC: WORKLOAD [ARGS...]]...\n\n"
 	        "Runs several workloads at once in one launch: each group of ranks runs its own\n"
 	        "workload with its own options on its own communicator; all groups start together\n"
@@ -29,7 +35,12 @@ void sonde_mix_usage(FILE *out)
 	        "               every group's records unless its ARGS name a --json of their own\n"
 	        "  --solo       first run each group alone (the others wait), then all at once:\n"
 	        "               the mix records give each group's concurrent / alone ratio\n"
-	        "  --strict     every group's --strict (a run whose data cannot fit is refused)\n");
+	        "  --strict     every group's --strict (a run whose data cannot fit is refused)\n"
+	        "  --interval SECONDS\n"
+	        "               the time series of every group that gives neither --interval nor\n"
+	        "               --live (default " MIX_INTERVAL
+	        " s): the overlaps' figures are sums\n"
+	        "               of its intervals\n");
 }
 
 /* "1,3-4" into a set of node numbers below nnodes. */
@@ -163,13 +174,16 @@ static int has_option(char **args, int nargs, const char *name)
 
 /* A group's command line as the workload alone would get it: the program, the workload, its
  * arguments, and --json FILE and --strict when the mix has them and the group's arguments do
- * not. */
+ * not, and --interval (the mix's or its default) unless they give --interval or --live and
+ * unless the workload has no time series. */
 static void group_argv(struct mix_plan *plan, struct mix_group *g, char *program, char **args,
                        int nargs)
 {
 	int json = plan->json_path && !has_option(args, nargs, "--json");
 	int strict = plan->strict && !has_option(args, nargs, "--strict");
-	g->argv = calloc((size_t)(nargs + 5), sizeof *g->argv);
+	int interval = !g->w->no_time_series && !has_option(args, nargs, "--interval") &&
+	               !has_option(args, nargs, "--live");
+	g->argv = calloc((size_t)(nargs + 7), sizeof *g->argv);
 	if (!g->argv)
 		sonde_fatal("no memory for a group's command line");
 	g->argv[0] = program;
@@ -182,6 +196,10 @@ static void group_argv(struct mix_plan *plan, struct mix_group *g, char *program
 	}
 	if (strict)
 		g->argv[g->argc++] = "--strict";
+	if (interval) {
+		g->argv[g->argc++] = "--interval";
+		g->argv[g->argc++] = (char *)(plan->interval ? plan->interval : MIX_INTERVAL);
+	}
 }
 
 /* The command line into plan; -1 with a one-line reason in err. */
@@ -196,6 +214,20 @@ static int parse_plan(const struct sonde_workload *const *workloads, const struc
 			plan->json_path = argv[++i];
 		} else if (strcmp(argv[i], "--strict") == 0) {
 			plan->strict = 1;
+		} else if (strcmp(argv[i], "--interval") == 0 && i + 1 < argc) {
+			double seconds;
+			char why[256];
+			plan->interval = argv[++i];
+			if (sonde_parse_double(plan->interval, &seconds, why, sizeof why) < 0) {
+				snprintf(err, errlen, "option --interval: %s", why);
+				return -1;
+			}
+			if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
+				snprintf(err, errlen,
+				         "option --interval: '%s' is shorter than %g seconds",
+				         plan->interval, SONDE_SERIES_MIN_INTERVAL);
+				return -1;
+			}
 		} else {
 			snprintf(err, errlen,
 			         "unknown or incomplete option '%s' (sonde mix --help)", argv[i]);
@@ -288,6 +320,7 @@ static int check_groups(struct mix_plan *plan, const struct sonde_context *world
 		    .argc = g->argc,
 		    .argv = g->argv,
 		    .parse_only = 1,
+		    .in_mix = 1,
 		};
 		sonde_topology_planned(&ctx.topo, g->nranks, on_first);
 		sonde_fail_set_workload(g->w->name);
@@ -373,6 +406,7 @@ static int run_group(struct mix_plan *plan, int k, struct sonde_context *ctx,
 	ctx->argc = g->argc;
 	ctx->argv = args;
 	int solo = strcmp(stage, "solo") == 0;
+	sonde_series_keep();
 	sonde_results_join_mix(k + 1, solo ? g->solo_run_id : g->run_id, stage, clock->offset,
 	                       clock->zero);
 	capture_begin(out, ctx->rank == 0);
@@ -401,10 +435,13 @@ static void collect(struct mix_plan *plan, int only, int my_group, int code, int
 	MPI_Comm_rank(world, &rank);
 	int n = 0;
 	const struct sonde_mix_span *spans = sonde_results_mix_spans(&n);
-	int head[3] = {code, sonde_results_failed_rank(), n};
+	int nkept = 0;
+	const struct sonde_series_interval *kept = sonde_series_kept(&nkept);
+	int head[4] = {code, sonde_results_failed_rank(), n, nkept};
 	if (rank == plan->groups[my_group].leader && rank != 0 && (only < 0 || only == my_group)) {
-		MPI_Send(head, 3, MPI_INT, 0, 7101, world);
+		MPI_Send(head, 4, MPI_INT, 0, 7101, world);
 		MPI_Send(spans, (int)sizeof *spans * n, MPI_BYTE, 0, 7102, world);
+		MPI_Send(kept, (int)sizeof *kept * nkept, MPI_BYTE, 0, 7103, world);
 	}
 	if (rank != 0)
 		return;
@@ -412,17 +449,24 @@ static void collect(struct mix_plan *plan, int only, int my_group, int code, int
 		struct mix_group *g = &plan->groups[k];
 		if (only >= 0 && k != only)
 			continue;
-		int h[3] = {head[0], head[1], head[2]};
+		int h[4] = {head[0], head[1], head[2], head[3]};
 		if (g->leader != 0)
-			MPI_Recv(h, 3, MPI_INT, g->leader, 7101, world, MPI_STATUS_IGNORE);
+			MPI_Recv(h, 4, MPI_INT, g->leader, 7101, world, MPI_STATUS_IGNORE);
 		struct sonde_mix_span *copy = calloc((size_t)h[2] + 1, sizeof *copy);
-		if (!copy)
+		struct sonde_series_interval *ivals = calloc((size_t)h[3] + 1, sizeof *ivals);
+		if (!copy || !ivals)
 			sonde_fatal("no memory for the spans of group %d", k + 1);
-		if (g->leader != 0)
+		if (g->leader != 0) {
 			MPI_Recv(copy, (int)sizeof *copy * h[2], MPI_BYTE, g->leader, 7102, world,
 			         MPI_STATUS_IGNORE);
-		else if (h[2])
-			memcpy(copy, spans, sizeof *copy * (size_t)h[2]);
+			MPI_Recv(ivals, (int)sizeof *ivals * h[3], MPI_BYTE, g->leader, 7103, world,
+			         MPI_STATUS_IGNORE);
+		} else {
+			if (h[2])
+				memcpy(copy, spans, sizeof *copy * (size_t)h[2]);
+			if (h[3])
+				memcpy(ivals, kept, sizeof *ivals * (size_t)h[3]);
+		}
 		/* the first failure of a group is the one its line names */
 		if (!g->code) {
 			g->code = h[0];
@@ -431,9 +475,12 @@ static void collect(struct mix_plan *plan, int only, int my_group, int code, int
 		if (solo) {
 			g->solo = copy;
 			g->nsolo = h[2];
+			free(ivals);
 		} else {
 			g->spans = copy;
 			g->nspans = h[2];
+			g->intervals = ivals;
+			g->nintervals = h[3];
 		}
 	}
 }
@@ -494,6 +541,8 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 	if (bad)
 		return SONDE_EXIT_USAGE;
 
+	plan.began = time(NULL);
+	plan.began_local = sonde_now();
 	snprintf(plan.run_id, sizeof plan.run_id, "%s", sonde_results_run_id());
 	MPI_Bcast(plan.run_id, sizeof plan.run_id, MPI_CHAR, 0, ctx->comm);
 	int my_group = 0;
@@ -506,19 +555,21 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 				my_group = k;
 	}
 	struct mix_group *mine = &plan.groups[my_group];
+	/* one clock for every group, the launch's (main.c): the measurements' start and end,
+	 * the intervals of their time series, the overlaps */
+	const struct sonde_clock clock = ctx->clock;
 	struct sonde_context gctx = {
 	    .workload = mine->w->name,
 	    .mpi = 1,
+	    .clock = clock,
 	    .common = {0},
+	    .in_mix = 1,
 	};
 	MPI_Comm_split(ctx->comm, my_group, ctx->rank, &gctx.comm);
 	MPI_Comm_set_errhandler(gctx.comm, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(gctx.comm, &gctx.rank);
 	MPI_Comm_size(gctx.comm, &gctx.size);
 	sonde_topology_init(gctx.comm, &gctx.topo);
-	/* one clock for every group: the measurements' start and end, the overlaps */
-	struct sonde_clock clock;
-	sonde_clock_sync(ctx->comm, 10, &clock);
 	sonde_fail_set_workload(mine->w->name);
 	sonde_fail_set_comm(gctx.comm, my_group + 1);
 

@@ -2,7 +2,8 @@
 /* sonde mix: one launch split into groups of ranks, each running one workload with its own
  * options on its own communicator, all started together after one barrier (docs/workloads/mix.md).
  *
- *   sonde mix [--json FILE] [--solo] [--strict] --group SPEC: WORKLOAD [ARGS...] [--group ...]
+ *   sonde mix [--json FILE] [--solo] [--strict] [--interval SECONDS] --group SPEC: WORKLOAD
+ * [ARGS...] [--group ...]
  *
  * SPEC: N (the next N free ranks, in world rank order), N/node (N free ranks of each node), either
  * followed by @NODES (only on these nodes: 0,2-3, numbered as sonde numbers them: node 0 holds
@@ -14,6 +15,7 @@
 #include <stdio.h>
 
 #include "results.h"
+#include "timeseries.h"
 #include "workload.h"
 
 /* One group of the mix, as the command line gives it and as its ranks are placed. */
@@ -30,6 +32,8 @@ struct mix_group {
 	int nspans;
 	struct sonde_mix_span *solo; /* its solo measurements (--solo, world rank 0) */
 	int nsolo;
+	struct sonde_series_interval *intervals; /* its concurrent phases' (world rank 0) */
+	int nintervals;
 	char run_id[96], solo_run_id[96]; /* the run ids of its records */
 };
 
@@ -37,9 +41,12 @@ struct mix_plan {
 	const char *json_path; /* --json: the mix's records, and the groups' unless they name one */
 	int solo;              /* --solo */
 	int strict;            /* --strict: every group's */
+	const char *interval;  /* --interval: the groups' that give neither --interval nor --live */
 	int ngroups;
 	struct mix_group *groups;
-	char run_id[64]; /* the mix's own */
+	char run_id[64];    /* the mix's own */
+	time_t began;       /* world rank 0: when the mix began (its header's start_time) */
+	double began_local; /* the same on sonde_now() (its end record's elapsed_seconds) */
 };
 
 /* `sonde mix --help` */

@@ -3,10 +3,11 @@
  * the mix's own run in the --json file (a header, one "mix" record per overlap, an end record).
  *
  * An overlap is a window in which every group was inside one phase (one measurement: its start
- * to its end on the mix's clock), the same phase throughout. Its figures are each group's
- * phase averages (the phase's bytes and ops over the phase's own seconds, as its measurement
- * record gives them) and their sums: no group counts what it moved inside the window, so these
- * are the rates of the phases that overlapped, not rates measured in the window. */
+ * to its end on the mix's clock), the same phase throughout. Its figures are sums of the phase's
+ * intervals (its --interval time series, on the same clock): what each group moved inside the
+ * window and outside it, and the window's aggregate over the groups. An interval that straddles
+ * an edge of the window counts in it by the share of its time inside (prorated): finer
+ * intervals make that share smaller. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +58,59 @@ static int covering(const struct mix_group *g, double a, double b)
 	return -1;
 }
 
-static void group_figures(struct sonde_json *j, const struct mix_plan *plan, int k, int i)
+/* What a group moved during [a, b] of one phase: sums of the phase's intervals, each by the
+ * share of its time inside [a, b]; and of all the phase's intervals. */
+struct window_sums {
+	int intervals; /* the phase's intervals that overlap [a, b] */
+	double bytes, ops;
+	double phase_bytes, phase_ops, phase_seconds; /* every interval of the phase */
+};
+
+static struct window_sums window_sums(const struct mix_group *g, const struct sonde_mix_span *sp,
+                                      double a, double b)
+{
+	struct window_sums w = {0};
+	for (int i = 0; i < g->nintervals; i++) {
+		const struct sonde_series_interval *iv = &g->intervals[i];
+		if (strcmp(iv->phase, sp->phase) != 0 || iv->iteration != sp->iteration)
+			continue;
+		double from = iv->start, to = iv->start + iv->seconds;
+		double inside = fmin(to, b) - fmax(from, a);
+		w.phase_bytes += (double)iv->bytes;
+		w.phase_ops += (double)iv->ops;
+		w.phase_seconds += iv->seconds;
+		if (inside <= 0 || iv->seconds <= 0)
+			continue;
+		w.intervals++;
+		w.bytes += (double)iv->bytes * inside / iv->seconds;
+		w.ops += (double)iv->ops * inside / iv->seconds;
+	}
+	return w;
+}
+
+/* A group's window figures, NaN without intervals (a phase with no time series). */
+static double in_window(const struct window_sums *w, double amount)
+{
+	return w->intervals ? amount : NAN;
+}
+
+static double window_mib_s(const struct window_sums *w, double seconds)
+{
+	return rate(in_window(w, w->bytes) / (double)SONDE_MIB, seconds);
+}
+
+static double window_ops_s(const struct window_sums *w, double seconds)
+{
+	return rate(in_window(w, w->ops), seconds);
+}
+
+static void group_figures(struct sonde_json *j, const struct mix_plan *plan, int k, int i, double a,
+                          double b)
 {
 	const struct mix_group *g = &plan->groups[k];
 	const struct sonde_mix_span *sp = &g->spans[i];
+	struct window_sums w = window_sums(g, sp, a, b);
+	double out_s = w.phase_seconds - (b - a);
 	sonde_json_object_begin(j, NULL);
 	sonde_json_int(j, "group", k + 1);
 	sonde_json_string(j, "workload", g->w->name);
@@ -70,49 +120,82 @@ static void group_figures(struct sonde_json *j, const struct mix_plan *plan, int
 	sonde_json_int(j, "iteration", sp->iteration);
 	sonde_json_double(j, "phase_start", sp->start);
 	sonde_json_double(j, "phase_end", sp->end);
-	sonde_json_int(j, "bytes", sp->bytes);
-	sonde_json_int(j, "ops", sp->ops);
-	sonde_json_double(j, "seconds", sp->seconds);
-	sonde_json_double(j, "bandwidth_mib_s", mib_s(sp));
-	sonde_json_double(j, "ops_per_s", ops_s(sp));
+	sonde_json_int(j, "intervals", w.intervals);
+	sonde_json_double(j, "bytes", in_window(&w, w.bytes));
+	sonde_json_double(j, "ops", in_window(&w, w.ops));
+	sonde_json_double(j, "bandwidth_mib_s", window_mib_s(&w, b - a));
+	sonde_json_double(j, "ops_per_s", window_ops_s(&w, b - a));
+	sonde_json_double(j, "outside_seconds", in_window(&w, fmax(out_s, 0)));
+	sonde_json_double(j, "outside_bytes", in_window(&w, w.phase_bytes - w.bytes));
+	sonde_json_double(j, "outside_ops", in_window(&w, w.phase_ops - w.ops));
+	sonde_json_double(j, "outside_bandwidth_mib_s",
+	                  rate(in_window(&w, w.phase_bytes - w.bytes) / (double)SONDE_MIB, out_s));
+	sonde_json_double(j, "outside_ops_per_s", rate(in_window(&w, w.phase_ops - w.ops), out_s));
+	sonde_json_int(j, "phase_bytes", sp->bytes);
+	sonde_json_int(j, "phase_ops", sp->ops);
+	sonde_json_double(j, "phase_seconds", sp->seconds);
+	sonde_json_double(j, "phase_bandwidth_mib_s", mib_s(sp));
+	sonde_json_double(j, "phase_ops_per_s", ops_s(sp));
 	const struct sonde_mix_span *alone = plan->solo ? solo_of(g, sp) : NULL;
 	if (alone) {
 		sonde_json_string(j, "solo_run_id", g->solo_run_id);
 		sonde_json_double(j, "solo_bandwidth_mib_s", mib_s(alone));
 		sonde_json_double(j, "solo_ops_per_s", ops_s(alone));
-		sonde_json_double(j, "bandwidth_ratio", rate(mib_s(sp), mib_s(alone)));
-		sonde_json_double(j, "ops_ratio", rate(ops_s(sp), ops_s(alone)));
+		sonde_json_double(j, "bandwidth_ratio",
+		                  rate(window_mib_s(&w, b - a), mib_s(alone)));
+		sonde_json_double(j, "ops_ratio", rate(window_ops_s(&w, b - a), ops_s(alone)));
 	}
 	sonde_json_object_end(j);
 }
 
+/* The window's aggregates: the groups' window figures summed (the groups with intervals). */
+static void aggregate(const struct mix_plan *plan, double a, double b, const int *idx, double *bw,
+                      double *ops)
+{
+	*bw = *ops = 0;
+	for (int k = 0; k < plan->ngroups; k++) {
+		const struct mix_group *g = &plan->groups[k];
+		struct window_sums w = window_sums(g, &g->spans[idx[k]], a, b);
+		if (!w.intervals)
+			continue;
+		*bw += window_mib_s(&w, b - a);
+		*ops += window_ops_s(&w, b - a);
+	}
+}
+
 static void print_overlap(const struct mix_plan *plan, int n, double a, double b, const int *idx)
 {
-	double bw = 0, ops = 0;
-	for (int k = 0; k < plan->ngroups; k++) {
-		const struct sonde_mix_span *sp = &plan->groups[k].spans[idx[k]];
-		bw += isfinite(mib_s(sp)) ? mib_s(sp) : 0;
-		ops += isfinite(ops_s(sp)) ? ops_s(sp) : 0;
-	}
-	printf("mix overlap %d: %.6f s to %.6f s (%.6f s), all %d groups active; phase averages "
+	double bw, ops;
+	aggregate(plan, a, b, idx, &bw, &ops);
+	printf("mix overlap %d: %.6f s to %.6f s (%.6f s), all %d groups active; inside it "
 	       "together: %.2f MiB/s, %.2f ops/s\n",
 	       n, a, b, b - a, plan->ngroups, bw, ops);
 	for (int k = 0; k < plan->ngroups; k++) {
 		const struct mix_group *g = &plan->groups[k];
 		const struct sonde_mix_span *sp = &g->spans[idx[k]];
-		printf("  group %d %-6s %-10s iteration %d: %.2f MiB/s, %.2f ops/s (phase average)",
-		       k + 1, g->w->name, sp->phase, sp->iteration, mib_s(sp), ops_s(sp));
+		struct window_sums w = window_sums(g, sp, a, b);
+		printf("  group %d %-6s %-10s iteration %d: ", k + 1, g->w->name, sp->phase,
+		       sp->iteration);
+		if (w.intervals)
+			printf("%.2f MiB/s, %.2f ops/s inside (%d interval%s)",
+			       window_mib_s(&w, b - a), window_ops_s(&w, b - a), w.intervals,
+			       w.intervals == 1 ? "" : "s");
+		else
+			printf("no intervals (no time series)");
+		printf("; phase average %.2f MiB/s, %.2f ops/s", mib_s(sp), ops_s(sp));
 		const struct sonde_mix_span *alone = plan->solo ? solo_of(g, sp) : NULL;
 		if (alone) {
 			/* a phase that moves no bytes (a stat) has its ratio in ops only */
-			double bw_ratio = rate(mib_s(sp), mib_s(alone)),
-			       ops_ratio = rate(ops_s(sp), ops_s(alone));
+			double bw_ratio = rate(window_mib_s(&w, b - a), mib_s(alone)),
+			       ops_ratio = rate(window_ops_s(&w, b - a), ops_s(alone));
 			printf("; alone %.2f MiB/s, %.2f ops/s: ratio ", mib_s(alone),
 			       ops_s(alone));
 			if (isfinite(bw_ratio))
 				printf("%.3f", bw_ratio);
-			else
+			else if (isfinite(ops_ratio))
 				printf("%.3f (ops)", ops_ratio);
+			else
+				printf("none");
 		}
 		putchar('\n');
 	}
@@ -120,12 +203,8 @@ static void print_overlap(const struct mix_plan *plan, int n, double a, double b
 
 static void overlap_record(const struct mix_plan *plan, int n, double a, double b, const int *idx)
 {
-	double bw = 0, ops = 0;
-	for (int k = 0; k < plan->ngroups; k++) {
-		const struct sonde_mix_span *sp = &plan->groups[k].spans[idx[k]];
-		bw += isfinite(mib_s(sp)) ? mib_s(sp) : 0;
-		ops += isfinite(ops_s(sp)) ? ops_s(sp) : 0;
-	}
+	double bw, ops;
+	aggregate(plan, a, b, idx, &bw, &ops);
 	struct sonde_json j;
 	sonde_json_init(&j);
 	sonde_json_object_begin(&j, NULL);
@@ -133,12 +212,12 @@ static void overlap_record(const struct mix_plan *plan, int n, double a, double 
 	sonde_json_double(&j, "start", a);
 	sonde_json_double(&j, "end", b);
 	sonde_json_double(&j, "seconds", b - a);
-	sonde_json_string(&j, "figures", "phase-average");
+	sonde_json_string(&j, "figures", "intervals-prorated");
 	sonde_json_double(&j, "aggregate_bandwidth_mib_s", bw);
 	sonde_json_double(&j, "aggregate_ops_per_s", ops);
 	sonde_json_array_begin(&j, "groups");
 	for (int k = 0; k < plan->ngroups; k++)
-		group_figures(&j, plan, k, idx[k]);
+		group_figures(&j, plan, k, idx[k], a, b);
 	sonde_json_array_end(&j);
 	sonde_json_object_end(&j);
 	sonde_results_record("mix", "mix", j.buf);
@@ -243,6 +322,7 @@ int mix_report_overlaps(const struct mix_plan *plan, const struct sonde_context 
 		fprintf(stderr, "sonde mix: error: %s\n", err);
 		return code ? code : SONDE_EXIT_RUNTIME;
 	}
+	sonde_results_began(plan->began, plan->began_local);
 	char *params = mix_params(plan);
 	sonde_results_header(ctx, params, NULL);
 	free(params);

@@ -42,6 +42,7 @@ static struct {
 	int open;
 	char run_id[64];
 	double start;
+	time_t began; /* sonde_results_began: the header's start_time; 0: when it is written */
 	int64_t measurements;
 	int rank0;
 	struct timespec start_mono; /* for the signal handler, which cannot call MPI_Wtime */
@@ -347,6 +348,7 @@ int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_pat
 	sonde_fail_register(&at_failure);
 	R.workload = workload;
 	R.start = sonde_now();
+	R.began = 0;
 	clock_gettime(CLOCK_MONOTONIC, &R.start_mono);
 	make_run_id();
 	R.open = 1;
@@ -381,6 +383,12 @@ fail:
 	close_file(&R.json);
 	close_file(&R.csv_out);
 	return -1;
+}
+
+void sonde_results_began(time_t wall, double local)
+{
+	R.began = wall;
+	R.start = local;
 }
 
 int sonde_results_collision(const char *path, const char *what, char *err, size_t errlen)
@@ -454,12 +462,10 @@ static void begin_record(const char *type, const char *workload)
 		sonde_json_int(&R.rec, "group", R.mix.group);
 }
 
-static void iso_time(char *buf, size_t len)
+static void iso_time(time_t when, char *buf, size_t len)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	struct tm tm;
-	gmtime_r(&ts.tv_sec, &tm);
+	gmtime_r(&when, &tm);
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
@@ -508,7 +514,7 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 	if (!R.json.fd1)
 		return;
 	char start[40];
-	iso_time(start, sizeof start);
+	iso_time(R.began ? R.began : time(NULL), start, sizeof start);
 	begin_record("header", ctx->workload);
 	sonde_json_int(&R.rec, "schema_version", SONDE_SCHEMA_VERSION);
 	sonde_json_string(&R.rec, "sonde_version", sonde_version);

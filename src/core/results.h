@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "finish.h"
 #include "stats.h"
@@ -44,6 +45,11 @@ struct sonde_measurement {
  * appending (never truncating) and writes every record of the run. Returns 0 or -1 with err. */
 int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_path,
                        const char *csv_path, char *err, size_t errlen);
+
+/* Rank 0, after sonde_results_open, for a run whose results open after it ran (sonde mix: its
+ * groups ran first): it began at wall (time(NULL)) and local (sonde_now()); the header's
+ * start_time and the end record's elapsed_seconds count from then. */
+void sonde_results_began(time_t wall, double local);
 
 /* Any rank: whether path, a file the workload writes or reads (what: "test file", "summary
  * file", ...), is the same file as --json or --csv (sonde_same_file). Returns 0, or -1 with a

@@ -2,6 +2,7 @@
 #include "timeseries.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,11 @@ static struct {
 	/* rank 0: the phase's records, written to --json when the phase reports */
 	char **records;
 	int64_t nrecords, caprecords;
+	/* sonde_series_keep: the intervals of the phases that reported (nkept), then the current
+	 * phase's (up to npending) */
+	int keeping;
+	struct sonde_series_interval *kept;
+	int nkept, npending, capkept;
 } S;
 
 int sonde_series_enabled(void)
@@ -108,6 +114,38 @@ static int active_in(int64_t k)
 	return S.begin_g < (double)(k + 1) * S.period && S.end_g >= (double)k * S.period;
 }
 
+void sonde_series_keep(void)
+{
+	S.keeping = 1;
+	S.nkept = S.npending = 0;
+}
+
+const struct sonde_series_interval *sonde_series_kept(int *count)
+{
+	*count = S.nkept;
+	return S.kept;
+}
+
+/* Rank 0, sonde_series_keep: an interval of the current phase, kept once the phase reports. */
+static void keep(double start, double seconds, const int64_t *w)
+{
+	if (!S.keeping)
+		return;
+	if (S.npending == S.capkept) {
+		S.capkept = S.capkept ? 2 * S.capkept : 64;
+		S.kept = realloc(S.kept, sizeof *S.kept * (size_t)S.capkept);
+		if (!S.kept)
+			sonde_fatal("out of memory for the intervals of sonde mix");
+	}
+	struct sonde_series_interval *iv = &S.kept[S.npending++];
+	snprintf(iv->phase, sizeof iv->phase, "%s", S.phase);
+	iv->iteration = S.iteration;
+	iv->start = start;
+	iv->seconds = seconds;
+	iv->bytes = w[WORD_BYTES];
+	iv->ops = w[WORD_OPS];
+}
+
 /* Rank 0: interval k's record from its reduced words, to --live now and to --json when the
  * phase reports. */
 static void emit(int64_t k, const int64_t *w)
@@ -144,6 +182,7 @@ static void emit(int64_t k, const int64_t *w)
 	sonde_json_int(&j, "ranks", S.size);
 	sonde_json_object_end(&j);
 	free(h);
+	keep(start, seconds, w);
 	sonde_results_live("interval", S.workload, j.buf);
 	if (S.nrecords == S.caprecords) {
 		S.caprecords = S.caprecords ? 2 * S.caprecords : 64;
@@ -240,6 +279,7 @@ static void drop_records(void)
 	for (int64_t i = 0; i < S.nrecords; i++)
 		free(S.records[i]);
 	S.nrecords = 0;
+	S.npending = S.nkept;
 }
 
 void sonde_series_begin(MPI_Comm comm, const char *phase, int iteration)
@@ -400,6 +440,7 @@ void sonde_series_report(void)
 	}
 	for (int64_t i = 0; i < S.nrecords; i++)
 		sonde_results_record("interval", S.workload, S.records[i]);
+	S.nkept = S.npending;
 	drop_records();
 	free_bins();
 }

@@ -96,4 +96,20 @@ static inline void sonde_series_call(double end, double latency, int64_t bytes, 
 void sonde_series_stop(void);
 void sonde_series_report(void);
 
+/* One interval of a phase that reported, as its record gives it: start on the run's clock
+ * (clock_s), its length, and what the ranks' calls that ended in it moved and counted. */
+struct sonde_series_interval {
+	char phase[32];
+	int iteration;
+	double start, seconds;
+	int64_t bytes, ops;
+};
+
+/* sonde mix, on the rank that writes a group's records: from now on, keep the intervals of every
+ * phase that reports (those kept before are dropped); the mix's figures inside its overlap
+ * windows are sums of them. */
+void sonde_series_keep(void);
+/* The intervals kept since sonde_series_keep, in order. */
+const struct sonde_series_interval *sonde_series_kept(int *count);
+
 #endif

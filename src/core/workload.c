@@ -106,7 +106,8 @@ struct sonde_option_set *sonde_parse_command_line(struct sonde_context *ctx,
 			sonde_options_help(table, stdout);
 		sonde_exit(SONDE_EXIT_OK);
 	}
-	if (!ctx->common.json_path && !ctx->common.live_path && ctx->common.interval > 0) {
+	if (!ctx->common.json_path && !ctx->common.live_path && ctx->common.interval > 0 &&
+	    !ctx->in_mix) {
 		sonde_error("--interval writes interval records: give --json or --live");
 		sonde_exit(SONDE_EXIT_USAGE);
 	}

@@ -38,6 +38,9 @@ struct sonde_context {
 	 * topo (a planned one) would check it, without MPI, without opening the results files
 	 * and without the checks that look at the file system. */
 	int parse_only;
+	/* sonde mix: this run is a group of a mix, whose figures come from its intervals:
+	 * --interval needs no --json or --live of the group's own (docs/workloads/mix.md). */
+	int in_mix;
 };
 
 struct sonde_workload {
@@ -53,6 +56,9 @@ struct sonde_workload {
 	 * Called by sonde --parse-only with ctx->parse_only set; a bad command line ends the
 	 * process with the run's one error line and SONDE_EXIT_USAGE. */
 	char *(*params)(struct sonde_context *ctx, int argc, char **argv);
+	/* 1 when it has no I/O phase to make a time series of (it refuses --interval): sonde mix
+	 * then adds no --interval to its group's command line. */
+	int no_time_series;
 };
 
 /* Parses a workload's command line together with the common options. On --help, rank 0 prints

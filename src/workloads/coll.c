@@ -476,4 +476,5 @@ const struct sonde_workload sonde_workload_coll = {
     .options = &coll_option_table,
     .run = coll_run,
     .params = params_only,
+    .no_time_series = 1,
 };

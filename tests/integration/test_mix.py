@@ -26,6 +26,7 @@ def slowed(test):
 
 DELAY = {"SONDE_FAULT_DELAY_US": "20000"}
 XFER, BLOCK, ITEMS, ITEM_BYTES = 4096, 65536, 8, 4096
+INTERVAL = "0.05"  # the mix's --interval: several intervals in each phase of 0.2 s or more
 
 
 def _slow(d):
@@ -82,14 +83,16 @@ def mixed(tmp_path_factory):
         (d / sub).mkdir()
     results = d / "r.jsonl"
     easy, hard, md = _groups(d)
-    args = ["mix", "--json", results, "--solo", "--group", "1:", *easy, "--group", "1:", *hard,
-            "--group", "2:", *md]
+    args = ["mix", "--json", results, "--solo", "--interval", INTERVAL, "--group", "1:", *easy,
+            "--group", "1:", *hard, "--group", "2:", *md]
     proc = run_sonde(args, np=4, env=_slow(d))
     # alone: the same command lines but for the target, appended to the same results file
+    # (the mix added --json and its --interval to each group's)
     alone_easy = [str(a).replace(f"{d}/easy/", f"{d}/alone_easy/") for a in easy]
     alone_md = [str(a).replace(f"{d}/md", f"{d}/alone_md") for a in md]
-    run_sonde(alone_easy + ["--json", results], np=1, env=_slow(d))
-    run_sonde(alone_md + ["--json", results], np=2, env=_slow(d))
+    added = ["--json", results, "--interval", INTERVAL]
+    run_sonde(alone_easy + added, np=1, env=_slow(d))
+    run_sonde(alone_md + added, np=2, env=_slow(d))
     return d, proc, read_jsonl(results)
 
 
@@ -116,27 +119,59 @@ def test_each_group_moved_what_its_records_and_files_say(mixed):
     assert [r["ranks"] for r in (easy[0], hard[0], md[0])] == [1, 1, 2]
 
 
+def _intervals(run, phase):
+    return [r for r in run if r["type"] == "interval" and r["phase"] == phase]
+
+
+def _inside(intervals, start, end, member):
+    """What the intervals moved inside [start, end]: each by the share of its time inside."""
+    return sum(i[member] * max(0, min(i["clock_s"] + i["seconds"], end) - max(i["clock_s"], start))
+               / i["seconds"] for i in intervals if i["seconds"] > 0)
+
+
 @slowed
-def test_phases_overlap_and_the_mix_record_sums_them(mixed):
+def test_phases_overlap_and_the_mix_record_sums_their_intervals(mixed):
+    """The window's figures, recomputed from the groups' own interval records: each group's
+    bytes and operations inside the window and outside it, the rates, the aggregate."""
     _, proc, records = mixed
     runs = _runs(records)
     mix_id = next(r["run_id"] for r in records if r["workload"] == "mix")
-    phases = [_measured(runs[f"{mix_id}-g1"], "write"), _measured(runs[f"{mix_id}-g2"], "write"),
-              _measured(runs[f"{mix_id}-g3"], "file-create")]
+    group_runs = [runs[f"{mix_id}-g{k}"] for k in (1, 2, 3)]
+    phases = [_measured(group_runs[0], "write"), _measured(group_runs[1], "write"),
+              _measured(group_runs[2], "file-create")]
     start, end = max(p["start"] for p in phases), min(p["end"] for p in phases)
     assert start < end, [(p["start"], p["end"]) for p in phases]
     mixes = [r for r in runs[mix_id] if r["type"] == "mix"]
     (m,) = [r for r in mixes if [g["phase"] for g in r["groups"]] ==
             ["write", "write", "file-create"]]
-    assert (m["start"], m["end"]) == (start, end)
-    assert m["seconds"] == pytest.approx(end - start)
-    for g, p in zip(m["groups"], phases, strict=True):
-        assert (g["phase_start"], g["phase_end"], g["bytes"], g["ops"]) == \
+    assert (m["start"], m["end"], m["figures"]) == (start, end, "intervals-prorated")
+    seconds = end - start
+    assert m["seconds"] == pytest.approx(seconds)
+    bandwidth = ops = 0
+    for g, p, run in zip(m["groups"], phases, group_runs, strict=True):
+        iv = _intervals(run, p["phase"])
+        # the time series covers the phase: its intervals sum to the measurement
+        assert sum(i["bytes"] for i in iv) == p["bytes"] and sum(i["ops"] for i in iv) == p["ops"]
+        assert (g["phase_start"], g["phase_end"], g["phase_bytes"], g["phase_ops"]) == \
             (p["start"], p["end"], p["bytes"], p["ops"])
-        assert g["bandwidth_mib_s"] == pytest.approx(p["bytes"] / 2**20 / p["seconds"])
-    assert m["aggregate_bandwidth_mib_s"] == pytest.approx(
-        sum(p["bytes"] / 2**20 / p["seconds"] for p in phases))
-    assert m["aggregate_ops_per_s"] == pytest.approx(sum(p["ops"] / p["seconds"] for p in phases))
+        assert g["phase_bandwidth_mib_s"] == pytest.approx(p["bytes"] / 2**20 / p["seconds"])
+        assert g["intervals"] == sum(1 for i in iv if i["clock_s"] < end and
+                                     i["clock_s"] + i["seconds"] > start) >= 2
+        inside, inside_ops = _inside(iv, start, end, "bytes"), _inside(iv, start, end, "ops")
+        assert g["bytes"] == pytest.approx(inside) and g["ops"] == pytest.approx(inside_ops)
+        assert 0 < g["bytes"] <= p["bytes"]
+        assert g["bandwidth_mib_s"] == pytest.approx(inside / 2**20 / seconds)
+        assert g["ops_per_s"] == pytest.approx(inside_ops / seconds)
+        assert g["outside_bytes"] == pytest.approx(p["bytes"] - inside)
+        outside_s = sum(i["seconds"] for i in iv) - seconds
+        assert g["outside_seconds"] == pytest.approx(outside_s, abs=1e-9)
+        if outside_s > 0.01:
+            assert g["outside_bandwidth_mib_s"] == pytest.approx(
+                (p["bytes"] - inside) / 2**20 / outside_s)
+        bandwidth += inside / 2**20 / seconds
+        ops += inside_ops / seconds
+    assert m["aggregate_bandwidth_mib_s"] == pytest.approx(bandwidth)
+    assert m["aggregate_ops_per_s"] == pytest.approx(ops)
     # every overlap: a window inside one phase of each group
     for r in mixes:
         for g in r["groups"]:
@@ -160,17 +195,21 @@ def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
     first_concurrent = min(m["start"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
                            if m["type"] == "measurement")
     assert spans[-1][1] < first_concurrent
+    # the ratio: the rate inside the window over the solo phase's average
     for r in (r for r in runs[mix_id] if r["type"] == "mix"):
         for g, alone_run in zip(r["groups"], solo, strict=True):
             a = _measured(alone_run, g["phase"])
-            want = g["bytes"] / g["seconds"] / (a["bytes"] / a["seconds"]) if a["bytes"] else None
             assert g["solo_run_id"] == a["run_id"]
-            if want is None:
+            if not g["intervals"]:  # a tree phase: no time series, no window figures
+                assert g["bandwidth_ratio"] is None and g["ops_ratio"] is None
+                continue
+            if not a["bytes"]:
                 assert g["bandwidth_ratio"] is None
             else:
-                assert g["bandwidth_ratio"] == pytest.approx(want)
+                assert g["bandwidth_ratio"] == pytest.approx(
+                    g["bytes"] / r["seconds"] / (a["bytes"] / a["seconds"]))
             assert g["ops_ratio"] == pytest.approx(
-                g["ops"] / g["seconds"] / (a["ops"] / a["seconds"]))
+                g["ops"] / r["seconds"] / (a["ops"] / a["seconds"]))
     assert "== sonde mix: group 3 (2: mdtest on 2 ranks), alone ==" in proc.stdout
     assert "ratio" in proc.stdout
 
@@ -187,6 +226,13 @@ def test_a_group_writes_what_the_workload_alone_writes(mixed):
         g_cmd = [re.sub(r"/(easy|md)\b", "/T", a) for a in group[0]["command_line"]]
         p_cmd = [re.sub(r"/alone_(easy|md)\b", "/T", a) for a in plain[0]["command_line"]]
         assert g_cmd == p_cmd
+        # interval records count what fell in each interval: timings, compared as sums
+        for phase in {r["phase"] for r in group if r["type"] == "measurement"}:
+            if _intervals(group, phase):
+                assert [sum(i[k] for i in _intervals(run, phase)) for run in (group, plain)
+                        for k in ("bytes", "ops")] == \
+                    [_measured(run, phase)[k] for run in (group, plain) for k in ("bytes", "ops")]
+        group, plain = ([r for r in run if r["type"] != "interval"] for run in (group, plain))
         strip = [json.loads(re.sub(r"/alone_(easy|md)\b|/(easy|md)\b", "/T", json.dumps(r)))
                  for r in group + plain]
         assert [_shape(r) for r in strip[:len(group)]] == [_shape(r) for r in strip[len(group):]]

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The report's section on sonde mix runs (docs/workloads/mix.md): a timeline of the groups
 (each group's phases from start to end on the mix's clock, alone and at once, the overlap
-windows marked) and the interference table (each overlap's groups: their phase averages, alone
-and at once, and the ratios), from the mix's own records and its groups' measurements."""
+windows marked, and each group's rate over time from its interval records) and the
+interference table (each overlap's groups: their rates inside and outside the window, the phase
+averages alone and at once, and the ratios), from the mix's own records and its groups'
+measurement and interval records."""
 
+from ..results.names import Interval, Mix
 from ..results.names import Measurement as M
-from ..results.names import Mix
 from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
 from .page import Section, Table, num, text
 
@@ -23,9 +25,36 @@ def _group_label(g):
     return f"group {g['group']}: {g[Mix.WORKLOAD]} ({ranks} rank{'s' if ranks > 1 else ''})"
 
 
+def _rates(groups, by_id):
+    """Each group's rate over time: one line per phase of each run (at once solid, alone
+    dashed), a point per interval at its middle on the mix's clock; MiB/s for the phases that
+    move bytes, operations/s in a panel of their own for those that do not."""
+    bandwidth = Panel("Rate of each group over time (MiB/s)", "seconds on the mix's clock",
+                      "MiB/s")
+    operations = Panel("Rate of each group over time (operations/s)",
+                       "seconds on the mix's clock", "operations/s")
+    for k, g in enumerate(groups):
+        for stage, run_id, dash in (("alone", g.get(Mix.SOLO_RUN_ID), True),
+                                    ("at once", g[Mix.RUN_ID], False)):
+            run = by_id.get(run_id)
+            phases = {}
+            for r in run.intervals if run else []:
+                phases.setdefault((r[Interval.PHASE], r[Interval.ITERATION]), []).append(r)
+            for (phase, _), iv in phases.items():
+                by_bytes = any(r[Interval.BYTES] for r in iv)
+                panel, member = ((bandwidth, Interval.BANDWIDTH) if by_bytes
+                                 else (operations, Interval.OPS_PER_S))
+                panel.series.append(Series(
+                    LINE, "", x=[r[Interval.CLOCK] + r[Interval.SECONDS] / 2 for r in iv],
+                    y=[r[member] for r in iv], color=k, dash=dash, markers=True,
+                    hover={"group": [_group_label(g)] * len(iv), "phase": [phase] * len(iv),
+                           "run": [stage] * len(iv)}))
+    return [p for p in (bandwidth, operations) if p.series]
+
+
 def timeline(mix, by_id, label, n):
     """Each group's phases as segments on its row: solid at once, dashed alone (--solo); the
-    overlap windows as dashed vertical lines."""
+    overlap windows as dashed vertical lines; below, each group's rate over time."""
     groups = _groups(mix)
     series = []
     for k, g in enumerate(groups):
@@ -41,23 +70,30 @@ def timeline(mix, by_id, label, n):
                     markers=True,
                     hover={"group": [_group_label(g)] * 2, "phase": [m[M.PHASE]] * 2,
                            "run": [stage] * 2}))
+    windows = []
     for r in mix.records:
         if r["type"] == Mix.MIX:
-            series += [Series(VLINE, "", x=[r["start"]], color=MUTED, dash=True),
-                       Series(VLINE, "", x=[r["end"]], color=MUTED, dash=True)]
+            windows += [Series(VLINE, "", x=[r["start"]], color=MUTED, dash=True),
+                        Series(VLINE, "", x=[r["end"]], color=MUTED, dash=True)]
     panel = Panel("Phases (dashed: alone, solid: at once)",
-                  "seconds on the mix's clock", "group", series,
+                  "seconds on the mix's clock", "group", series + windows,
                   y_ticks=[(len(groups) - k, _group_label(g)) for k, g in enumerate(groups)])
+    rates = _rates(groups, by_id)
+    for p in rates:
+        p.series += windows
     return Figure(f"mix-timeline-{n}",
                   f"Groups of the mix: {label}",
                   "When each group ran each phase, from its measurement records' start and "
-                  "end on the mix's clock; the grey dashed lines bound the overlaps, the "
-                  "windows in which every group was inside one phase.",
-                  [panel], section="mix")
+                  "end on the mix's clock, and its rate over time, a point per interval of its "
+                  "time series (interval records, --interval) in the group's colour (dashed: "
+                  "alone); the grey dashed lines bound the overlaps, the windows in which "
+                  "every group was inside one phase.",
+                  [panel, *rates], section="mix")
 
 
 def interference(mix, label, n):
-    """One row per group per overlap, and the overlap's sums."""
+    """One row per group per overlap (inside the window, outside it, the phase averages at
+    once and alone, the ratios), and the overlap's sums."""
     rows = []
     for r in (r for r in mix.records if r["type"] == Mix.MIX):
         window = f"{r['start']:.3f}-{r['end']:.3f} s"
@@ -65,18 +101,23 @@ def interference(mix, label, n):
             rows.append([num(r[Mix.OVERLAP]), text(window), text(f"group {g['group']}"),
                          text(g[Mix.WORKLOAD]), text(f"{g[Mix.PHASE]} {g[Mix.ITERATION]}"),
                          num(g[Mix.BANDWIDTH]), num(g[Mix.OPS_PER_S]),
+                         num(g[Mix.OUTSIDE_BANDWIDTH]), num(g[Mix.OUTSIDE_OPS_PER_S]),
+                         num(g[Mix.PHASE_BANDWIDTH]), num(g[Mix.PHASE_OPS_PER_S]),
                          num(g.get(Mix.SOLO_BANDWIDTH)), num(g.get(Mix.SOLO_OPS_PER_S)),
                          num(g.get(Mix.BANDWIDTH_RATIO)), num(g.get(Mix.OPS_RATIO))])
         rows.append([num(r[Mix.OVERLAP]), text(window), text("all groups"), text("-"),
                      text("-"), num(r[Mix.AGGREGATE_BANDWIDTH]), num(r[Mix.AGGREGATE_OPS]),
-                     text("-"), text("-"), text("-"), text("-")])
+                     *[text("-")] * 8])
     return Table(f"mix-interference-{n}",
                  f"Interference: {label}",
                  ["overlap", "window", "group", "workload", "phase", "MiB/s", "ops/s",
+                  "outside MiB/s", "outside ops/s", "phase MiB/s", "phase ops/s",
                   "alone MiB/s", "alone ops/s", "MiB/s ratio", "ops/s ratio"], rows,
-                 "Phase averages (each phase's bytes and operations over its own seconds), "
-                 "not rates counted inside the window; ratio = at once / alone (--solo), "
-                 "below 1: slower beside the other groups.")
+                 "MiB/s and ops/s: counted inside the window, from each group's interval "
+                 "records (an interval across an edge of the window by its share of time "
+                 "inside); outside: the rest of the group's phase; phase: the phase's average "
+                 "over its own seconds, at once and alone (--solo); ratio = inside the window "
+                 "/ alone, below 1: slower beside the other groups.")
 
 
 def section(runs, labels):
