@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -406,42 +407,66 @@ int sonde_results_collision(const char *path, const char *what, char *err, size_
 	return 0;
 }
 
-/* Appends one whole line or nothing: a write that fails halfway (a full file system) is cut
- * back to the line's start, so the file keeps only whole records. Each line is one write(2) on
- * an O_APPEND descriptor, so a run killed at any moment (or stopped by the signal handler)
- * leaves only whole lines behind. A file's failure is reported once, naming it; that file gets
- * nothing more, and the run ends with exit code 1 (sonde_results_close). */
+/* Cuts back a line that the writes left incomplete (its first done bytes, the last ones written
+ * through fd), only while the file still ends where the last write left the offset: never what
+ * another writer appended since. 0, or -1 when the torn bytes stay. */
+static int cut_back(int fd, size_t done)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	struct stat st;
+	if (end < (off_t)done || fstat(fd, &st) < 0 || st.st_size != end)
+		return -1;
+	return ftruncate(fd, end - (off_t)done);
+}
+
+/* Appends one whole line or nothing, also when several writers append to one file (the groups of
+ * sonde mix share --json): each line is one write(2) on an O_APPEND descriptor, so its bytes go
+ * together at the end, and a run killed at any moment (or stopped by the signal handler) leaves
+ * only whole lines behind. A write that stops short (a full file system) would put the rest after
+ * another writer's line: under flock(2), which every writer takes, nobody appends in between, so
+ * the rest follows, and a line that still fails is cut back to its start; without the lock only
+ * the one write, and its bytes are cut when they are still the file's end (cut_back). A file's
+ * failure is reported once, naming it; that file gets nothing more, and the run ends with exit
+ * code 1 (sonde_results_close). */
 static void write_line(struct results_file *out, const char *buf, size_t len)
 {
 	if (!out->fd1)
 		return;
 	int fd = out->fd1 - 1;
-	off_t start = lseek(fd, 0, SEEK_END);
+	int locked = flock(fd, LOCK_EX) == 0;
 	size_t done = 0;
 	while (done < len) {
 		ssize_t n = write(fd, buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-			if (done && start >= 0 && ftruncate(fd, start) < 0)
-				e = errno;
-			/* Each file that fails is named (once: it gets nothing more); the
-			 * end record names the first. */
-			if (!R.write_errno)
-				R.write_errno = e;
-			char msg[1536];
-			snprintf(msg, sizeof msg,
-			         "results file %s: %s; its records from here on are lost",
-			         out->path, strerror(e));
-			fprintf(stderr, "sonde %s: error: %s\n", R.workload ? R.workload : "", msg);
-			sonde_results_note_failure(0, out->path, msg);
-			out->wrote = 1;
-			close_file(out);
-			return;
-		}
-		done += (size_t)n;
+		if (n > 0)
+			done += (size_t)n;
+		if (n > 0 && (done == len || locked))
+			continue;
+		/* no space for the rest (short writes of regular files), or the write's error */
+		int e = n < 0 ? errno : ENOSPC;
+		char torn[160] = "";
+		if (done && cut_back(fd, done) < 0)
+			snprintf(torn, sizeof torn, " (its last line is torn: %zu of %zu bytes)",
+			         done, len);
+		if (locked)
+			flock(fd, LOCK_UN);
+		/* Each file that fails is named (once: it gets nothing more); the end record
+		 * names the first. */
+		if (!R.write_errno)
+			R.write_errno = e;
+		char msg[1536];
+		snprintf(msg, sizeof msg,
+		         "results file %s: %s%s; its records from here on are lost", out->path,
+		         strerror(e), torn);
+		sonde_error("%s", msg); /* names the group in a mix */
+		sonde_results_note_failure(0, out->path, msg);
+		out->wrote = 1;
+		close_file(out);
+		return;
 	}
+	if (locked)
+		flock(fd, LOCK_UN);
 	out->wrote = 1;
 }
 

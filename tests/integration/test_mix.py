@@ -336,3 +336,31 @@ def test_mib_and_find_phases_are_on_the_mix_clock(tmp_path):
     (write,) = [r for r in measured if r["phase"] == "write"]
     (read,) = [r for r in measured if r["phase"] == "read"]
     assert write["end"] <= read["start"]
+
+
+@slowed
+def test_groups_append_whole_lines_to_one_file_when_writes_fall_short(tmp_path):
+    """Two groups' leaders append to one --json file whose every write moves half its bytes
+    (slowly) and which fills up at FULL bytes: each line is written whole under the file's
+    lock, so no line holds pieces of two; a line that no longer fits is cut back, never a line
+    the other group wrote; each group names the full file."""
+    res = tmp_path / "res"
+    res.mkdir()
+    results = res / "r.jsonl"
+    full = 8000
+    ior = ["ior", "-w", "-r", "-t", "4k", "-b", "16k"]
+    proc = run_sonde(["mix", "--json", results, "--interval", "0.01",
+                      "--group", "1:", *ior, "-o", tmp_path / "a",
+                      "--group", "1:", *ior, "-o", tmp_path / "b"], np=2, check=False,
+                     env={"LD_PRELOAD": str(SHIM), "SONDE_FAULT_DIR": str(res),
+                          "SONDE_FAULT_SHORT": "write", "SONDE_FAULT_DELAY_US": "1000",
+                          "SONDE_FAULT_FULL": str(full)})
+    text = results.read_text()
+    assert 0 < len(text) <= full and text.endswith("\n")
+    records = read_jsonl(results)  # every line one whole record
+    assert {r.get("group") for r in records if r["type"] == "header"} == {1, 2}, records
+    for k in (1, 2):
+        lines = [ln for ln in error_lines(proc.stderr) if ln.startswith(f"sonde ior: group {k}: ")]
+        assert lines == [f"sonde ior: group {k}: error: results file {results}: No space left "
+                         "on device; its records from here on are lost"], proc.stderr
+    assert proc.returncode == 1

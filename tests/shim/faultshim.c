@@ -9,6 +9,9 @@
  *   SONDE_FAULT_SHORT=stall   writes move nothing and give no error (return 0): a device that
  *                             stops taking data without a word
  *   SONDE_FAULT_EIO=write     writes fail with EIO instead
+ *   SONDE_FAULT_FULL=N        write(2) on those files stops at N bytes of file size, as a full
+ *                             file system: a write that would pass it moves what fits, one
+ *                             at the limit fails with ENOSPC (appends: sonde's results files)
  *   SONDE_FAULT_DELAY_US=N    every read and write of those files waits N microseconds first
  *                             (a slow device: phases long enough to overlap at tiny sizes)
  *   SONDE_FAULT_LOG=/f        fsync and fdatasync of those files append "fsync <pid> <path>"
@@ -36,7 +39,7 @@
 	if (!next_##name)                                                                          \
 		*(void **)&next_##name = dlsym(RTLD_NEXT, #name);
 
-enum { SHORT_WRITE = 1, SHORT_READ = 2, EIO_WRITE = 4, STALL_WRITE = 8 };
+enum { SHORT_WRITE = 1, SHORT_READ = 2, EIO_WRITE = 4, STALL_WRITE = 8, FULL_WRITE = 16 };
 
 static int setting(const char *name, const char *word)
 {
@@ -77,7 +80,8 @@ static int faults(int fd)
 	return (setting("SONDE_FAULT_SHORT", "write") ? SHORT_WRITE : 0) |
 	       (setting("SONDE_FAULT_SHORT", "read") ? SHORT_READ : 0) |
 	       (setting("SONDE_FAULT_SHORT", "stall") ? STALL_WRITE : 0) |
-	       (setting("SONDE_FAULT_EIO", "write") ? EIO_WRITE : 0);
+	       (setting("SONDE_FAULT_EIO", "write") ? EIO_WRITE : 0) |
+	       (getenv("SONDE_FAULT_FULL") && *getenv("SONDE_FAULT_FULL") ? FULL_WRITE : 0);
 }
 
 static size_t half(size_t n)
@@ -115,13 +119,28 @@ static ssize_t eio(void)
 	return -1;
 }
 
+/* SONDE_FAULT_FULL: what fits of n bytes appended to fd, or -1 (ENOSPC) when nothing does. */
+static ssize_t room(int fd, size_t n)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return (ssize_t)n;
+	long long left = atoll(getenv("SONDE_FAULT_FULL")) - (long long)st.st_size;
+	if (left <= 0) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return (ssize_t)((long long)n < left ? (long long)n : left);
+}
+
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	NEXT(write);
 	int f = faults(fd);
 	if (f & EIO_WRITE)
 		return eio();
-	return next_write(fd, buf, write_size(f, n));
+	ssize_t fits = f & FULL_WRITE ? room(fd, write_size(f, n)) : (ssize_t)write_size(f, n);
+	return fits < 0 ? -1 : next_write(fd, buf, (size_t)fits);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
