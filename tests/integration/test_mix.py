@@ -195,6 +195,13 @@ def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
     first_concurrent = min(m["start"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
                            if m["type"] == "measurement")
     assert spans[-1][1] < first_concurrent
+    # the mix's own header, written after the runs, says when the mix began; its end record
+    # spans every run
+    header, end = runs[mix_id][0], runs[mix_id][-1]
+    assert header["start_time"] <= min(run[0]["start_time"] for run in solo)
+    last_end = max(m["end"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
+                   if m["type"] == "measurement")
+    assert end["elapsed_seconds"] >= last_end - spans[0][0]
     # the ratio: the rate inside the window over the solo phase's average
     for r in (r for r in runs[mix_id] if r["type"] == "mix"):
         for g, alone_run in zip(r["groups"], solo, strict=True):
