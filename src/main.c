@@ -83,14 +83,14 @@ static int launcher_mismatch(const struct launcher_view *launcher, int mpi_size)
 
 static void print_usage(FILE *out)
 {
-	fprintf(out, "usage: sonde <workload> [options]\n"
-	             "       sonde <workload> --help    (or: sonde help <workload>)\n"
-	             "       sonde --version\n"
-	             "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
-	             "       sonde mix [--json FILE] [--solo] [--strict] --group SPEC: <workload> "
-	             "[options] "
-	             "...\n\n"
-	             "Parallel I/O and MPI benchmarks. Workloads:\n");
+	fprintf(out,
+	        "usage: sonde <workload> [options]\n"
+	        "       sonde <workload> --help    (or: sonde help <workload>)\n"
+	        "       sonde --version\n"
+	        "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
+	        "       %s %s\n\n"
+	        "Parallel I/O and MPI benchmarks. Workloads:\n",
+	        sonde_mix_options.command, sonde_mix_options.usage);
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "  %-8s %s\n", workloads[i]->name, workloads[i]->summary);
 	fprintf(out, "\nOptions every workload accepts:\n");

@@ -12,6 +12,7 @@
 
 #include "fail.h"
 #include "json.h"
+#include "mix.h"
 #include "option_default.h"
 #include "roff.h"
 
@@ -388,8 +389,7 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n.br\n"
 	      ".B sonde \\-\\-parse\\-only\n.I ranks tasks_per_node workload\n"
 	      "[\\fIoptions\\fR]\n.br\n"
-	      ".B sonde mix\n[\\fB\\-\\-json\\fR \\fIfile\\fR] [\\fB\\-\\-solo\\fR] "
-	      "[\\fB\\-\\-strict\\fR] \\fB\\-\\-group\\fR \\fIspec\\fB:\\fR "
+	      ".B sonde mix\n[\\fIoptions\\fR] \\fB\\-\\-group\\fR \\fIspec\\fB:\\fR "
 	      "\\fIworkload\\fR [\\fIoptions\\fR] ...\n",
 	      out);
 	fputs(".SH DESCRIPTION\n", out);
@@ -417,10 +417,13 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	         "ranks of each node), either with @NODES (0,2-3). Every group's options "
 	         "are checked by its workload first. Each group writes its workload's "
 	         "records (with a group member, and the start and end of ior's, mdtest's, "
-	         "mib's and find's measurements on the mix's clock); --json FILE also gets a mix "
-	         "record per overlap of "
-	         "the groups' phases; --solo runs each group alone first and gives the "
-	         "ratio at once / alone. docs/workloads/mix.md has the details.");
+	         "mib's and find's measurements on the mix's clock, and its --interval time "
+	         "series); --json FILE also gets a mix record per overlap of the groups' "
+	         "phases, with each group's figures inside and outside it summed from its "
+	         "intervals; --solo runs each group alone first and gives the ratio at once / "
+	         "alone. docs/workloads/mix.md has the details. The mix's own options, before "
+	         "the first --group:");
+	options_section(out, &sonde_mix_options, SONDE_SECTION_OPTIONS, NULL);
 	fputs(".SH OPTIONS\n", out);
 	paragraph(out, "Every workload accepts these besides its own:");
 	options_section(out, &sonde_common_options, SONDE_SECTION_OPTIONS, NULL);

@@ -4,6 +4,7 @@
 #include "mix.h"
 
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,30 +18,71 @@
  * rank (timeseries.h) stays small over hours of phases. */
 #define MIX_INTERVAL "1"
 
+/* The mix's own options, before its first --group. */
+struct mix_options {
+	const char *json_path;
+	int solo, strict;
+	const char *interval;
+};
+
+/* --interval SECONDS: kept as given (it goes on the groups' command lines), checked as the
+ * workloads' --interval is. */
+static int parse_interval(void *cfg, const char *value, char *err, size_t errlen)
+{
+	double seconds;
+	if (sonde_parse_double(value, &seconds, err, errlen) < 0)
+		return -1;
+	if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
+		snprintf(err, errlen, "'%s' is shorter than %g seconds", value,
+		         SONDE_SERIES_MIN_INTERVAL);
+		return -1;
+	}
+	((struct mix_options *)cfg)->interval = value;
+	return 0;
+}
+
+static const struct sonde_option mix_option_list[] = {
+    {0, "json", SONDE_OPT_STRING, offsetof(struct mix_options, json_path), "FILE",
+     "the mix's records (mix: each overlap of the groups' phases), and every group's records "
+     "unless its ARGS name a --json of their own"},
+    {0, "solo", SONDE_OPT_FLAG, offsetof(struct mix_options, solo), NULL,
+     "first run each group alone (the others wait), then all at once: the mix records give "
+     "each group's concurrent / alone ratio"},
+    {0, "strict", SONDE_OPT_FLAG, offsetof(struct mix_options, strict), NULL,
+     "every group's --strict (a run whose data cannot fit is refused)"},
+    {0, "interval", SONDE_OPT_CALLBACK, 0, "SECONDS",
+     "the time series of every group that gives neither --interval nor --live "
+     "(default " MIX_INTERVAL " s): the overlaps' figures are sums of its intervals",
+     .parse = parse_interval},
+    {0, "csv", SONDE_OPT_REFUSED, 0, "FILE",
+     "a mix's overlaps are no CSV rows, and groups appending to one CSV file would race for its "
+     "header row: give --csv FILE in a group's arguments, one file per group, or --json"},
+};
+
+const struct sonde_option_table sonde_mix_options = {
+    .command = "sonde mix",
+    .usage = "[options] " SONDE_MIX_GROUP " SPEC: WORKLOAD [ARGS...] [" SONDE_MIX_GROUP
+             " SPEC: WORKLOAD [ARGS...]]...",
+    .summary = "Runs several workloads at once in one launch: each group of ranks runs its own\n"
+               "workload with its own options on its own communicator; all groups start "
+               "together\nafter one barrier. Every rank belongs to exactly one group.",
+    .style = SONDE_STYLE_SHORT,
+    .options = mix_option_list,
+    .count = (int)(sizeof mix_option_list / sizeof mix_option_list[0]),
+    .epilog = "SPEC:\n"
+              "  N          the next N ranks not yet in a group, in rank order\n"
+              "  N/node     N such ranks of each node (every node then runs a mix)\n"
+              "  ...@NODES  either, on these nodes only (0,2-3: node 0 holds rank 0)",
+};
+
 void sonde_mix_usage(FILE *out)
 {
-	fprintf(out,
-	        "usage: sonde mix [--json FILE] [--solo] [--strict] [--interval SECONDS] --group "
-	        "SPEC: WORKLOAD [ARGS...] "
-	        "[--group SPEC: WORKLOAD [ARGS...]]...\n\n"
-	        "Runs several workloads at once in one launch: each group of ranks runs its own\n"
-	        "workload with its own options on its own communicator; all groups start together\n"
-	        "after one barrier. Every rank belongs to exactly one group.\n\n"
-	        "SPEC:\n"
-	        "  N          the next N ranks not yet in a group, in rank order\n"
-	        "  N/node     N such ranks of each node (every node then runs a mix)\n"
-	        "  ...@NODES  either, on these nodes only (0,2-3: node 0 holds rank 0)\n\n"
-	        "Options:\n"
-	        "  --json FILE  the mix's records (mix: each overlap of the groups' phases), and\n"
-	        "               every group's records unless its ARGS name a --json of their own\n"
-	        "  --solo       first run each group alone (the others wait), then all at once:\n"
-	        "               the mix records give each group's concurrent / alone ratio\n"
-	        "  --strict     every group's --strict (a run whose data cannot fit is refused)\n"
-	        "  --interval SECONDS\n"
-	        "               the time series of every group that gives neither --interval nor\n"
-	        "               --live (default " MIX_INTERVAL
-	        " s): the overlaps' figures are sums\n"
-	        "               of its intervals\n");
+	const struct sonde_option_table *t = &sonde_mix_options;
+	fprintf(out, "usage: %s %s\n\n%s\n\nOptions:\n", t->command, t->usage, t->summary);
+	sonde_options_list(t, SONDE_SECTION_OPTIONS, out);
+	fprintf(out, "\nRefused:\n");
+	sonde_options_list(t, SONDE_SECTION_REFUSED, out);
+	fprintf(out, "\n%s\n", t->epilog);
 }
 
 /* "1,3-4" into a set of node numbers below nnodes. */
@@ -207,40 +249,35 @@ static int parse_plan(const struct sonde_workload *const *workloads, const struc
                       int argc, char **argv, struct mix_plan *plan, char *err, size_t errlen)
 {
 	int i = 2;
-	for (; i < argc && strcmp(argv[i], "--group") != 0; i++) {
-		if (strcmp(argv[i], "--solo") == 0) {
-			plan->solo = 1;
-		} else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
-			plan->json_path = argv[++i];
-		} else if (strcmp(argv[i], "--strict") == 0) {
-			plan->strict = 1;
-		} else if (strcmp(argv[i], "--interval") == 0 && i + 1 < argc) {
-			double seconds;
-			char why[256];
-			plan->interval = argv[++i];
-			if (sonde_parse_double(plan->interval, &seconds, why, sizeof why) < 0) {
-				snprintf(err, errlen, "option --interval: %s", why);
-				return -1;
-			}
-			if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
-				snprintf(err, errlen,
-				         "option --interval: '%s' is shorter than %g seconds",
-				         plan->interval, SONDE_SERIES_MIN_INTERVAL);
-				return -1;
-			}
-		} else {
-			snprintf(err, errlen,
-			         "unknown or incomplete option '%s' (sonde mix --help)", argv[i]);
-			return -1;
-		}
+	while (i < argc && strcmp(argv[i], SONDE_MIX_GROUP) != 0)
+		i++;
+	struct mix_options o = {0};
+	struct sonde_option_set set = {.table = &sonde_mix_options, .cfg = &o};
+	struct sonde_parse_result pos = {0};
+	char why[512];
+	int parsed = sonde_options_parse(&set, 1, i, argv, 2, &pos, why, sizeof why);
+	if (parsed == 0 && (pos.help || pos.npositional > 0))
+		snprintf(why, sizeof why, "'%s' before the first " SONDE_MIX_GROUP,
+		         pos.help ? "--help" : pos.positional[0]);
+	int bad = parsed < 0 || pos.help || pos.npositional > 0;
+	sonde_parse_result_free(&pos);
+	free(set.given);
+	if (bad) {
+		snprintf(err, errlen, "%s (sonde mix --help)", why);
+		return -1;
 	}
+	plan->json_path = o.json_path;
+	plan->solo = o.solo;
+	plan->strict = o.strict;
+	plan->interval = o.interval;
 	plan->groups = calloc((size_t)argc, sizeof *plan->groups);
 	char *taken = calloc((size_t)t->size, 1);
 	if (!plan->groups || !taken)
 		sonde_fatal("no memory for the groups");
 	int ok = 0;
 	if (i == argc) {
-		snprintf(err, errlen, "no --group SPEC: WORKLOAD [ARGS...] (sonde mix --help)");
+		snprintf(err, errlen,
+		         "no " SONDE_MIX_GROUP " SPEC: WORKLOAD [ARGS...] (sonde mix --help)");
 		goto out;
 	}
 	while (i < argc) {
@@ -255,7 +292,7 @@ static int parse_plan(const struct sonde_workload *const *workloads, const struc
 		argv[i + 1][len - 1] = '\0';
 		g->spec = argv[i + 1];
 		int first = i + 2, end = first;
-		while (end < argc && strcmp(argv[end], "--group") != 0)
+		while (end < argc && strcmp(argv[end], SONDE_MIX_GROUP) != 0)
 			end++;
 		if (first == end) {
 			snprintf(err, errlen, "group %d (%s): no workload after the colon", k,
@@ -275,7 +312,6 @@ static int parse_plan(const struct sonde_workload *const *workloads, const struc
 			         k, g->spec, g->w->name);
 			goto out;
 		}
-		char why[400];
 		if (place(g, t, taken, why, sizeof why) < 0) {
 			snprintf(err, errlen, "group %d: %s", k, why);
 			goto out;

@@ -49,6 +49,12 @@ struct mix_plan {
 	double began_local; /* the same on sonde_now() (its end record's elapsed_seconds) */
 };
 
+/* The word that opens each group's part of the command line. */
+#define SONDE_MIX_GROUP "--group"
+
+/* The mix's own options (before the first --group): its parsing, --help and shell completion. */
+extern const struct sonde_option_table sonde_mix_options;
+
 /* `sonde mix --help` */
 void sonde_mix_usage(FILE *out);
 

@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "mix.h"
+
 /* What follows an option on the command line, from its metavar (options.h). */
 enum value_kind {
 	VALUE_NONE,    /* a flag, or a value that may be left out (-b[GRAN]) */
@@ -94,11 +96,13 @@ static void value_cases(FILE *out, const struct sonde_option_table *const *table
 	}
 }
 
-static void workload_case(FILE *out, const struct sonde_workload *w)
+/* The case of one command: what to offer after each option of its tables, its options, and the
+ * words its positional arguments may be (positional: its table's, or NULL). */
+static void command_case(FILE *out, const char *name,
+                         const struct sonde_option_table *const *tables,
+                         const char *(*positional_word)(int i))
 {
-	const struct sonde_option_table *tables[] = {sonde_options_full(w->options),
-	                                             &sonde_common_options, NULL};
-	fprintf(out, "\t%s)\n\t\tcase $prev in\n", w->name);
+	fprintf(out, "\t%s)\n\t\tcase $prev in\n", name);
 	value_cases(out, tables);
 	fputs("\t\tesac\n\t\toptions=(", out);
 	int written = 0;
@@ -108,13 +112,42 @@ static void workload_case(FILE *out, const struct sonde_workload *w)
 				written =
 				    names(out, tables[k], &tables[k]->options[i], " ", written);
 	fputs(" '--help')\n", out);
-	if (w->options->positional_word) {
+	if (positional_word) {
 		fputs("\t\twords=(", out);
-		for (int i = 0; w->options->positional_word(i); i++)
-			fprintf(out, "%s'%s'", i ? " " : "", w->options->positional_word(i));
+		for (int i = 0; positional_word(i); i++)
+			fprintf(out, "%s'%s'", i ? " " : "", positional_word(i));
 		fputs(")\n", out);
 	}
 	fputs("\t\t;;\n", out);
+}
+
+static void workload_case(FILE *out, const struct sonde_workload *w)
+{
+	const struct sonde_option_table *tables[] = {sonde_options_full(w->options),
+	                                             &sonde_common_options, NULL};
+	command_case(out, w->name, tables, w->options->positional_word);
+}
+
+/* sonde mix: after the last --group, its SPEC (nothing to offer), then a workload, then that
+ * workload's words as if it ran alone, and --group again; before the first, the mix's own
+ * options. g: the word index of that --group, 0 before the first. */
+static void mix_prelude(const struct sonde_workload *const *workloads, FILE *out)
+{
+	fputs("\tlocal w=${COMP_WORDS[1]} g=0 i\n"
+	      "\tif [[ $w == mix ]]; then\n"
+	      "\t\tfor ((i = 2; i < COMP_CWORD; i++)); do\n"
+	      "\t\t\t[[ ${COMP_WORDS[i]} == " SONDE_MIX_GROUP " ]] && g=$i\n"
+	      "\t\tdone\n"
+	      "\t\t((g && COMP_CWORD == g + 1)) && return 0\n"
+	      "\t\tif ((g && COMP_CWORD == g + 2)); then\n"
+	      "\t\t\t_sonde_reply -W '",
+	      out);
+	for (int i = 0; workloads[i]; i++)
+		fprintf(out, "%s%s", i ? " " : "", workloads[i]->name);
+	fputs("'\n\t\t\treturn 0\n\t\tfi\n"
+	      "\t\t((g)) && w=${COMP_WORDS[g + 2]}\n"
+	      "\tfi\n",
+	      out);
 }
 
 void sonde_completion_bash(const struct sonde_workload *const *workloads, FILE *out)
@@ -146,10 +179,15 @@ void sonde_completion_bash(const struct sonde_workload *const *workloads, FILE *
 	      out);
 	for (int i = 0; workloads[i]; i++)
 		fprintf(out, "%s ", workloads[i]->name);
-	fputs("--help --version'\n\t\treturn 0\n\tfi\n\tcase ${COMP_WORDS[1]} in\n", out);
+	fputs("mix --help --version'\n\t\treturn 0\n\tfi\n", out);
+	mix_prelude(workloads, out);
+	fputs("\tcase $w in\n", out);
 	for (int i = 0; workloads[i]; i++)
 		workload_case(out, workloads[i]);
+	const struct sonde_option_table *mix[] = {&sonde_mix_options, NULL};
+	command_case(out, "mix", mix, NULL);
 	fputs("\t*) return 0 ;;\n\tesac\n"
+	      "\t[[ ${COMP_WORDS[1]} == mix ]] && options+=('" SONDE_MIX_GROUP "')\n"
 	      "\tif [[ $cur == -* ]]; then\n"
 	      "\t\tmapfile -t COMPREPLY < <(compgen -W \"${options[*]}\" -- \"$cur\")\n"
 	      "\telif ((${#words[@]})); then\n"

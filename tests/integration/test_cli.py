@@ -219,3 +219,33 @@ def test_completion_offers_the_values_the_binary_takes():
     assert {"Bcast", "Allreduce", "Ireduce", "all"} <= set(ops) and len(ops) == 25
     assert all(parses("coll", [op]) for op in ops) and not parses("coll", ["Bcastt"])
     assert completions(["sonde", "coll", "Ib"]) == ["Ibarrier", "Ibcast"]
+
+
+@pytest.mark.once
+def test_completion_of_sonde_mix_offers_what_its_parse_takes(tmp_path):
+    """sonde mix: its own options before the first --group, each one the mix's parse takes;
+    after --group SPEC: the workloads, each one a group may run; then that workload's own
+    completion (ior's backends), with --group again among the options. --csv is not offered:
+    the mix refuses it with one line."""
+    mix_options = completions(["sonde", "mix", "--"])
+    assert sorted(mix_options) == ["--group", "--help", "--interval", "--json", "--solo",
+                                   "--strict"]
+    value = {"--json": str(tmp_path / "r.jsonl"), "--interval": "0.5"}
+    group = ["--group", "2:", "ior", "-w", "-o", str(tmp_path / "f")]
+    for option in set(mix_options) - {"--group", "--help"}:
+        assert parses("mix", [option, *([value[option]] if option in value else []), *group])
+    assert "mix" in completions(["sonde", "mi"])
+    assert completions(["sonde", "mix", "--group", "2:", ""]) == \
+        completions(["sonde", ""])[:-3]  # the workloads, without mix, --help, --version
+    for w in completions(["sonde", "mix", "--group", "2:", ""]):
+        # each workload offered is one a group runs (its own errors aside: no options given)
+        out = subprocess.run([SONDE, "--parse-only", "2", "2", "mix", "--group", "2:", w],
+                             capture_output=True, text=True, timeout=30)
+        assert "unknown workload" not in out.stderr, out.stderr
+    assert completions(["sonde", "mix", "--group", "1:", "coll", "--group", "1:", "ior", "-a",
+                        ""]) == completions(["sonde", "ior", "-a", ""])
+    assert "--group" in completions(["sonde", "mix", "--group", "2:", "ior", "-w", "--"])
+    out = subprocess.run([SONDE, "--parse-only", "2", "2", "mix", "--csv", str(tmp_path / "c"),
+                          *group], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("sonde mix: error: option --csv is not supported"), out.stderr

@@ -90,7 +90,7 @@ def test_every_workload_has_a_page_and_completion():
         assert f"sonde-{w}(1)" in " ".join(section(text, "WORKLOADS"))
         assert f"sonde-{w}(1)" in " ".join(section(text, "SEE ALSO"))
     script = (BUILD / "completion" / "sonde").read_text()
-    assert re.search(r"_sonde_reply -W '" + " ".join(names) + " --help --version'", script)
+    assert re.search(r"_sonde_reply -W '" + " ".join(names) + " mix --help --version'", script)
     for w in names:
         assert f"\n\t{w})\n" in script
 
@@ -235,7 +235,7 @@ def complete(lines):
 def test_completion_offers_workloads():
     names = workloads()
     (offered,) = complete(["sonde ''"])
-    assert offered == names + ["--help", "--version"]
+    assert offered == names + ["mix", "--help", "--version"]
 
 
 @pytest.mark.parametrize("workload", workloads())

@@ -76,7 +76,7 @@ int main(void)
 
 	char out[4096];
 	complete("sonde \"\"", out, sizeof out);
-	CHECK_STR(out, "--help\n--version\ntestload\n");
+	CHECK_STR(out, "--help\n--version\nmix\ntestload\n");
 	complete("sonde testload --p", out, sizeof out);
 	CHECK_STR(out, "--progress\n--progress-interval\n");
 	complete("sonde testload -", out, sizeof out);
