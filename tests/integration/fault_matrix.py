@@ -99,6 +99,10 @@ class IoPath:
     # must end ok), 0 for a workload alone
     mix_group: int = 0
     written: str = '"type":"measurement"'  # in the results once the write is recorded
+    # in the results once the run is under way (every rank's stop handler in place): the
+    # rank-killed and SIGTERM columns stop the ranks then
+    headers: tuple = ('"type":"header"',)
+    stop_note: str = ""  # what the rank-killed and SIGTERM cells add to their outcome
 
 
 def _ior(api_args, name):
@@ -121,13 +125,11 @@ def _mix():
             "-o", "{d}/sub/f", *other],
         file="{d}/sub/f", removal=AFTER_WRITE, rates=r"^(write|read)\s+\d", mix_group=1,
         written='"workload":"ior","group":1,"phase":"write"',
+        headers=('"workload":"ior","group":1,"schema_version"',
+                 '"workload":"mdtest","group":2,"schema_version"'),
         removal_note="the read cannot open the file; group 2 (mdtest) runs to its end",
-        not_applicable={
-            "rank killed": "not run for a mix: the launcher's handling is the launch's, as for "
-                           "a workload alone",
-            "SIGTERM": "not run for a mix: the launcher's handling is the launch's, as for a "
-                       "workload alone",
-        })
+        stop_note="group 1's records; group 2's run ends `ok` or as group 1's; the mix's own "
+                  "records, written after the runs, are not written")
 
 
 def _mpiio(type_, collective):
@@ -221,14 +223,17 @@ def expect(path, fault, open_mpi=True):
         return Outcome(1, "io-error", MISSING, named, path.kept, path.rated,
                        note=f"removed {path.removal}; " + (path.removal_note or
                                                       "the read cannot open the file"))
+    more = f"; {path.stop_note}" if path.stop_note else ""
     if fault == "rank killed":
         if open_mpi:
             return Outcome(137, "peer-failed", phases=None, end_exit=1,
                            note="mpirun exits with the killed rank's status and sends SIGTERM "
-                                "to the others; rank 0's end record names rank 1")
+                                "to the others; rank 0's end record names rank 1" + more)
         return Outcome(None, None, phases=None,
-                       note="Hydra ends the others with SIGKILL: no end record can be written")
-    return Outcome(4, "signal", phases=None, note="`signal: SIGTERM`; nothing written after it")
+                       note="Hydra ends the others with SIGKILL: no end record can be written"
+                            + more)
+    return Outcome(4, "signal", phases=None,
+                   note="`signal: SIGTERM`; nothing written after it" + more)
 
 
 def cell(path, fault):

@@ -207,7 +207,7 @@ def _check(path, want, d, results, rc, out, err, pids):
     text = results.read_text()
     records = read_jsonl(results)  # every line whole and schema-valid
     if path.mix_group:
-        records = _mix_group(path, records, rc)
+        records = _mix_group(path, records, rc, want)
     assert records and records[0]["type"] == "header"
     ends = [r for r in records if r["type"] == "end"]
     measured = [r["phase"] for r in records if r["type"] == "measurement"]
@@ -234,12 +234,15 @@ def _check(path, want, d, results, rc, out, err, pids):
     assert results.read_text() == text  # nothing written after the end
 
 
-def _mix_group(path, records, rc):
-    """A mix: every other group's run ended ok with its records, the mix's own end record has
-    the launch's exit code; the records of the group the fault hit, for the cell's checks."""
+def _mix_group(path, records, rc, want):
+    """A mix: every other group's run ended ok with its records (where the fault hits the whole
+    launch, a signal or a killed rank, ok or as the faulty group's, or without an end record
+    where that has none), the mix's own end record has the launch's exit code; the records of
+    the group the fault hit, for the cell's checks."""
     runs = {}
     for r in records:
         runs.setdefault(r["run_id"], []).append(r)
+    whole_launch = want.reason in ("peer-failed", "signal", None)
     mine = []
     for run in runs.values():
         if run[0]["workload"] == "mix":
@@ -247,7 +250,11 @@ def _mix_group(path, records, rc):
         elif run[0].get("group") == path.mix_group:
             mine = run
         else:
-            assert run[0]["type"] == "header" and run[-1]["reason"] == "ok", run[-1]
+            assert run[0]["type"] == "header", run[0]
+            if whole_launch and want.reason is None and run[-1]["type"] != "end":
+                continue
+            reasons = ("ok", want.reason) if whole_launch else ("ok",)
+            assert run[-1]["type"] == "end" and run[-1]["reason"] in reasons, run[-1]
     return mine
 
 
@@ -303,7 +310,8 @@ def _stopped(path, fault, d, x, results):
     run = Run(path.np, _with_json(path, _argv(path.rw, d, x), results), fault)
     try:
         pids = _wait(run.ranks, run, "the ranks")  # before the header: they exist already
-        _wait(lambda: _has(results, '"type":"header"'), run, "the header", watch=watch)
+        _wait(lambda: all(_has(results, h) for h in path.headers), run, "the header",
+              watch=watch)
         _signal_all(pids, signal.SIGSTOP)
         if fault == "rank killed":
             victim = rank_pid(run.proc.pid, 1)
