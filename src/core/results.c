@@ -2,13 +2,11 @@
 #include "results.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,18 +16,10 @@
 #include "files.h"
 #include "fsinfo.h"
 #include "json.h"
+#include "results_file.h"
 #include "stop.h"
 #include "units.h"
 #include "workload.h"
-
-/* One results file: descriptor + 1, so that the zeroed struct means "no file". */
-struct results_file {
-	int fd1;
-	int created;   /* this run created it: removed again if the run wrote nothing into it */
-	int wrote;     /* this run appended to it */
-	int was_empty; /* empty when opened: the CSV header row goes first */
-	const char *path;
-};
 
 static struct {
 	struct results_file json, csv_out, live;
@@ -146,79 +136,6 @@ static void keep_span(const struct sonde_measurement *m)
 int sonde_results_active(void)
 {
 	return R.json.fd1 != 0;
-}
-
-/* Appends, never truncates, never follows a symlink planted at the path, never blocks on a
- * FIFO, and takes only a regular file: a device or a FIFO would swallow the records. Whether
- * this run created the file is known exactly (O_EXCL first). */
-static int open_append(struct results_file *out, const char *option, const char *path, char *err,
-                       size_t errlen)
-{
-	const int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
-	*out = (struct results_file){0};
-	if (!*path) {
-		snprintf(err, errlen, "--%s: empty file name", option);
-		return -1;
-	}
-	int fd = open(path, flags | O_CREAT | O_EXCL, 0644);
-	out->created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(path, flags);
-	struct stat st;
-	if (fd < 0 && errno == ENXIO) { /* a FIFO without a reader */
-		snprintf(err, errlen, "results file %s is not a regular file", path);
-		return -1;
-	}
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open results file %s: %s", path,
-		         errno == ELOOP ? "it is a symbolic link" : strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "results file %s is not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	out->fd1 = fd + 1;
-	out->path = path;
-	out->was_empty = st.st_size == 0;
-	return 0;
-}
-
-/* Refuses a file that already holds the other format: records appended to it would make both
- * unreadable. */
-static int check_format(const struct results_file *out, int json, char *err, size_t errlen)
-{
-	char head[8] = "", self[64];
-	if (out->was_empty)
-		return 0;
-	/* The descriptor is write-only; the same file (not the path again) opened to read. */
-	snprintf(self, sizeof self, "/proc/self/fd/%d", out->fd1 - 1);
-	int fd = open(self, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? pread(fd, head, sizeof head - 1, 0) : -1;
-	if (fd >= 0)
-		close(fd);
-	int ok = n <= 0 || (json ? head[0] == '{' : strncmp(head, "run_id,", 7) == 0);
-	if (!ok)
-		snprintf(err, errlen,
-		         "%s %s holds something else than %s; give --%s a new file or one it "
-		         "wrote before",
-		         json ? "--json" : "--csv", out->path,
-		         json ? "JSON Lines records" : "sonde's CSV rows", json ? "json" : "csv");
-	return ok ? 0 : -1;
-}
-
-/* Closes a results file; one this run created and left empty goes away again. */
-static void close_file(struct results_file *out)
-{
-	if (!out->fd1)
-		return;
-	struct stat st;
-	if (out->created && !out->wrote && fstat(out->fd1 - 1, &st) == 0 && st.st_size == 0)
-		unlink(out->path);
-	close(out->fd1 - 1);
-	out->fd1 = 0;
 }
 
 /* Async-signal-safe text building for the handler: no stdio, no malloc. */
@@ -363,10 +280,10 @@ int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_pat
 	install(on_stop_signal);
 	if (!R.rank0)
 		return 0;
-	if ((json_path && (open_append(&R.json, "json", json_path, err, errlen) < 0 ||
-	                   check_format(&R.json, 1, err, errlen) < 0)) ||
-	    (csv_path && (open_append(&R.csv_out, "csv", csv_path, err, errlen) < 0 ||
-	                  check_format(&R.csv_out, 0, err, errlen) < 0)))
+	if ((json_path && (results_file_open(&R.json, "json", json_path, err, errlen) < 0 ||
+	                   results_file_check_format(&R.json, 1, err, errlen) < 0)) ||
+	    (csv_path && (results_file_open(&R.csv_out, "csv", csv_path, err, errlen) < 0 ||
+	                  results_file_check_format(&R.csv_out, 0, err, errlen) < 0)))
 		goto fail;
 	struct stat a, b;
 	if (R.json.fd1 && R.csv_out.fd1 && fstat(R.json.fd1 - 1, &a) == 0 &&
@@ -381,8 +298,8 @@ int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_pat
 	}
 	return 0;
 fail:
-	close_file(&R.json);
-	close_file(&R.csv_out);
+	results_file_close(&R.json);
+	results_file_close(&R.csv_out);
 	return -1;
 }
 
@@ -407,67 +324,28 @@ int sonde_results_collision(const char *path, const char *what, char *err, size_
 	return 0;
 }
 
-/* Cuts back a line that the writes left incomplete (its first done bytes, the last ones written
- * through fd), only while the file still ends where the last write left the offset: never what
- * another writer appended since. 0, or -1 when the torn bytes stay. */
-static int cut_back(int fd, size_t done)
-{
-	off_t end = lseek(fd, 0, SEEK_CUR);
-	struct stat st;
-	if (end < (off_t)done || fstat(fd, &st) < 0 || st.st_size != end)
-		return -1;
-	return ftruncate(fd, end - (off_t)done);
-}
-
-/* Appends one whole line or nothing, also when several writers append to one file (the groups of
- * sonde mix share --json): each line is one write(2) on an O_APPEND descriptor, so its bytes go
- * together at the end, and a run killed at any moment (or stopped by the signal handler) leaves
- * only whole lines behind. A write that stops short (a full file system) would put the rest after
- * another writer's line: under flock(2), which every writer takes, nobody appends in between, so
- * the rest follows, and a line that still fails is cut back to its start; without the lock only
- * the one write, and its bytes are cut when they are still the file's end (cut_back). A file's
- * failure is reported once, naming it; that file gets nothing more, and the run ends with exit
- * code 1 (sonde_results_close). */
+/* Appends one whole line or nothing (results_file_append). A file's failure is reported once,
+ * naming it; that file gets nothing more, and the run ends with exit code 1
+ * (sonde_results_close). */
 static void write_line(struct results_file *out, const char *buf, size_t len)
 {
-	if (!out->fd1)
+	size_t torn;
+	int e = out->fd1 ? results_file_append(out, buf, len, &torn) : 0;
+	if (!e)
 		return;
-	int fd = out->fd1 - 1;
-	int locked = flock(fd, LOCK_EX) == 0;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n > 0)
-			done += (size_t)n;
-		if (n > 0 && (done == len || locked))
-			continue;
-		/* no space for the rest (short writes of regular files), or the write's error */
-		int e = n < 0 ? errno : ENOSPC;
-		char torn[160] = "";
-		if (done && cut_back(fd, done) < 0)
-			snprintf(torn, sizeof torn, " (its last line is torn: %zu of %zu bytes)",
-			         done, len);
-		if (locked)
-			flock(fd, LOCK_UN);
-		/* Each file that fails is named (once: it gets nothing more); the end record
-		 * names the first. */
-		if (!R.write_errno)
-			R.write_errno = e;
-		char msg[1536];
-		snprintf(msg, sizeof msg,
-		         "results file %s: %s%s; its records from here on are lost", out->path,
-		         strerror(e), torn);
-		sonde_error("%s", msg); /* names the group in a mix */
-		sonde_results_note_failure(0, out->path, msg);
-		out->wrote = 1;
-		close_file(out);
-		return;
-	}
-	if (locked)
-		flock(fd, LOCK_UN);
-	out->wrote = 1;
+	/* Each file that fails is named (once: it gets nothing more); the end record names the
+	 * first. */
+	if (!R.write_errno)
+		R.write_errno = e;
+	char msg[1536], part[160] = "";
+	if (torn)
+		snprintf(part, sizeof part, " (its last line is torn: %zu of %zu bytes)", torn,
+		         len);
+	snprintf(msg, sizeof msg, "results file %s: %s%s; its records from here on are lost",
+	         out->path, strerror(e), part);
+	sonde_error("%s", msg); /* names the group in a mix */
+	sonde_results_note_failure(0, out->path, msg);
+	results_file_close(out);
 }
 
 static void write_record(void)
@@ -829,9 +707,9 @@ int sonde_results_open_live(const char *path, char *err, size_t errlen)
 	if (!R.rank0 || !path)
 		return 0;
 	/* A live file is JSON Lines too: the same format check as --json. */
-	if (open_append(&R.live, "live", path, err, errlen) < 0 ||
-	    check_format(&R.live, 1, err, errlen) < 0) {
-		close_file(&R.live);
+	if (results_file_open(&R.live, "live", path, err, errlen) < 0 ||
+	    results_file_check_format(&R.live, 1, err, errlen) < 0) {
+		results_file_close(&R.live);
 		return -1;
 	}
 	const char *const option[2] = {"--json", "--csv"};
@@ -843,7 +721,7 @@ int sonde_results_open_live(const char *path, char *err, size_t errlen)
 		    a.st_ino == b.st_ino) {
 			snprintf(err, errlen, "--live %s and %s %s are the same file", path,
 			         option[k], other[k]->path);
-			close_file(&R.live);
+			results_file_close(&R.live);
 			return -1;
 		}
 	return 0;
@@ -911,9 +789,9 @@ int sonde_results_close(int exit_code)
 		if (exit_code == SONDE_EXIT_OK && R.write_errno)
 			exit_code = SONDE_EXIT_RUNTIME;
 	}
-	close_file(&R.json);
-	close_file(&R.csv_out);
-	close_file(&R.live);
+	results_file_close(&R.json);
+	results_file_close(&R.csv_out);
+	results_file_close(&R.live);
 	if (R.csv) {
 		fclose(R.csv);
 		R.csv = NULL;
