@@ -516,6 +516,7 @@ scratch = "/s"
 [[step]]
 name = "mix"
 solo = true
+interval = "0.25s"
 mkdir = ["{scratch}/easy"]
 [step.params]
 blocks = 4
@@ -533,7 +534,8 @@ args = ["-n", "10", "-d", "{scratch}/md"]
 def test_a_concurrent_step_is_one_sonde_mix_launch(tmp_path):
     (ln,) = suitefile.load(write(tmp_path, CONCURRENT)).launches
     assert (ln.workload, ln.ranks, ln.rules, ln.mkdir) == ("mix", 3, [], ["/s/easy"])
-    assert ln.args == ["--solo", "--group", "2:", "ior", "-w", "-b", "4m", "-o", "/s/easy/f",
+    assert ln.args == ["--solo", "--interval", "0.25",
+                       "--group", "2:", "ior", "-w", "-b", "4m", "-o", "/s/easy/f",
                        "--group", "1:", "mdtest", "-n", "10", "-d", "/s/md"]
     cmd = placement.Launcher("mpirun", "openmpi", placement.Nodes(1), False, "mpirun").command(
         ln, "sonde", tmp_path / "r.jsonl")
@@ -551,6 +553,7 @@ def test_a_concurrent_step_is_one_sonde_mix_launch(tmp_path):
     (("workload = \"mdtest\"", "workload = \"mdtst\""), "group 2 of a concurrent step needs"),
     (("solo = true", "solo = true\nrules = [\"verified\"]"), "unknown key 'rules'"),
     (("ranks = 1\nworkload", "per_node = 1\nworkload"), "group 2: per_node needs the step's"),
+    (("interval = \"0.25s\"", "interval = \"soon\""), "interval: 'soon' is not a duration"),
 ])
 def test_bad_concurrent_steps_name_the_line(tmp_path, change, message):
     p = write(tmp_path, CONCURRENT.replace(*change))

@@ -62,8 +62,8 @@ STEP_KEYS = {"name", "workload", "args", "ranks", "nodes", "tasks_per_node", "re
 TOUCH_STEP_KEYS = {"name", "touch"}
 # A step that runs several workloads at once in one launch (sonde mix): [[step.concurrent]]
 # tables, one per group of ranks.
-CONCURRENT_STEP_KEYS = {"name", "concurrent", "solo", "ranks", "nodes", "tasks_per_node",
-                        "repetitions", "timeout", "mkdir", "params"}
+CONCURRENT_STEP_KEYS = {"name", "concurrent", "solo", "interval", "ranks", "nodes",
+                        "tasks_per_node", "repetitions", "timeout", "mkdir", "params"}
 GROUP_KEYS = {"ranks", "per_node", "workload", "args"}
 SCORES = {"io500"}
 RUN_DIR = "{run_dir}"  # left in place here; the runner puts the run directory there
@@ -308,6 +308,12 @@ def _load_concurrent_step(suite, text, head, step, n, seen):
     nodes, tpn = value("nodes"), value("tasks_per_node")
     nodes, tpn, ranks = _shape(nodes, tpn, step.get("ranks"), None, where)
     args = ["--solo"] if step.get("solo") else []
+    if "interval" in step:
+        try:
+            seconds = _rules.parse_duration(step["interval"])
+        except ValueError as e:
+            raise err(f"interval: {e}", "interval") from None
+        args += ["--interval", f"{seconds:g}"]
     total = 0
     for k, g in enumerate(groups, 1):
         for key in sorted(set(g) - GROUP_KEYS):
