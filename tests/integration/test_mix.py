@@ -156,10 +156,10 @@ def test_phases_overlap_and_the_mix_record_sums_their_intervals(mixed):
             (p["start"], p["end"], p["bytes"], p["ops"])
         assert g["phase_bandwidth_mib_s"] == pytest.approx(p["bytes"] / 2**20 / p["seconds"])
         assert g["intervals"] == sum(1 for i in iv if i["clock_s"] < end and
-                                     i["clock_s"] + i["seconds"] > start) >= 2
+                                     i["clock_s"] + i["seconds"] > start) >= 1
         inside, inside_ops = _inside(iv, start, end, "bytes"), _inside(iv, start, end, "ops")
         assert g["bytes"] == pytest.approx(inside) and g["ops"] == pytest.approx(inside_ops)
-        assert 0 < g["bytes"] <= p["bytes"]
+        assert 0 <= g["bytes"] <= p["bytes"]
         assert g["bandwidth_mib_s"] == pytest.approx(inside / 2**20 / seconds)
         assert g["ops_per_s"] == pytest.approx(inside_ops / seconds)
         assert g["outside_bytes"] == pytest.approx(p["bytes"] - inside)
