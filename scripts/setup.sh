@@ -7,8 +7,8 @@
 #   scripts/setup.sh bench   the same and fio, for make bench
 #   scripts/setup.sh [test]  everything make test uses (make setup): also MPICH, clang and
 #                            clang-format, Slurm and munge, Chromium, netcdf-bin, parallel
-#                            HDF5 and its tools, man-db, Lmod, bash-completion, fio; the venv
-#                            with pytest and ruff
+#                            HDF5 and its tools, man-db, Lmod, bash-completion, fio, strace;
+#                            the venv with pytest and ruff
 #
 # Idempotent and quick when everything is there: apt runs only for missing packages, pip only
 # when python/pyproject.toml changed since the last install. It installs packages and changes
@@ -31,10 +31,13 @@ test)
 	# libhdf5-openmpi-dev and hdf5-tools: ior -a HDF5 and h5dump in its tests; man-db: the
 	# generated manual pages checked with man --warnings; Lmod and bash-completion: the
 	# installed module and completion (test_install.py); fio: the bench harness's smoke run
-	# (test_bench.py); ccache: make test's builds share their objects (Makefile, CCACHE).
+	# (test_bench.py); ccache: make test's builds share their objects (Makefile, CCACHE);
+	# strace: the tests whose oracle is the system calls (test_ior_fsync.py, test_inputs.py,
+	# test_ior_mmap.py, test_ior_random_blocks.py, test_mdtest.py, test_mib.py), which skip
+	# without it (an unexpected skip under CI=true).
 	packages=("${base[@]}" fio ccache clang-format libmpich-dev mpich clang-14 libclang-rt-14-dev
 	          slurmctld slurmd slurm-client munge chromium fonts-dejavu-core netcdf-bin
-	          libhdf5-openmpi-dev hdf5-tools man-db groff-base lmod bash-completion)
+	          libhdf5-openmpi-dev hdf5-tools man-db groff-base lmod bash-completion strace)
 	extras="[test]" ;;
 *)
 	echo "usage: scripts/setup.sh [demo|bench|test]" >&2

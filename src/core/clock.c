@@ -86,3 +86,13 @@ const struct sonde_clock *sonde_run_clock(MPI_Comm comm)
 	}
 	return &run;
 }
+
+void sonde_clock_span(MPI_Comm comm, const struct sonde_clock *c, double start, double end,
+                      double *first, double *last)
+{
+	/* one MAX reduction: the earliest start is the largest negated one */
+	double mine[2] = {-sonde_clock_global(c, start), sonde_clock_global(c, end)}, most[2];
+	MPI_Reduce(mine, most, 2, MPI_DOUBLE, MPI_MAX, 0, comm);
+	*first = -most[0] - c->offset + c->zero;
+	*last = most[1] - c->offset + c->zero;
+}

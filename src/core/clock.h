@@ -24,6 +24,13 @@ void sonde_clock_sync(MPI_Comm comm, int rounds, struct sonde_clock *c);
  * at every later call. MPI_COMM_NULL (a run without MPI): this process's own clock. */
 const struct sonde_clock *sonde_run_clock(MPI_Comm comm);
 
+/* Collective over comm: a phase's span over its ranks, the earliest of their starts and the
+ * latest of their ends (each rank's local times, sonde_now()), compared on the global clock c
+ * and given back as times of the clock of comm's rank 0, in first and last there (a
+ * measurement's start and end). */
+void sonde_clock_span(MPI_Comm comm, const struct sonde_clock *c, double start, double end,
+                      double *first, double *last);
+
 /* Local time -> seconds since the global zero. */
 static inline double sonde_clock_global(const struct sonde_clock *c, double local)
 {

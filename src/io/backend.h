@@ -17,6 +17,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "options.h"
 #include <stdint.h>
@@ -72,6 +73,10 @@ struct sonde_io_options {
 	 * transfer size is transfer_size. */
 	int64_t block;
 	int ntasks;
+	/* IOR's showHints (backends over MPI-IO): where to show the hints the open passes and
+	 * those in effect on the opened file; NULL: not shown. The workload sets it on the one
+	 * rank that prints (IOR: rank 0), the others open with NULL. */
+	FILE *show_hints;
 };
 
 struct sonde_file; /* backend-specific */
@@ -205,6 +210,16 @@ int sonde_mpio_layout_open(const char *path, unsigned flags, const struct sonde_
 /* A zeroed backend file struct of head bytes followed by path (its flexible member at head);
  * NULL when out of memory, with the message set and *info freed. */
 void *sonde_io_file_alloc(size_t head, const char *path, MPI_Info *info);
+
+/* IOR's showHints blocks: "\n<title> {", a "\t<key> = <value>" line per hint in info's order
+ * (MPI_INFO_NULL: none), "}"; nothing when out is NULL. A key the MPI library cannot list is
+ * a line saying so, never made up. The titles are IOR's. */
+#define SONDE_HINTS_PASSED_OPEN "hints passed to MPI_File_open()"
+#define SONDE_HINTS_PASSED_FAPL "hints passed to access property list"
+#define SONDE_HINTS_RETURNED    "hints returned from opened file"
+void sonde_io_show_hints(FILE *out, const char *title, MPI_Info info);
+/* The block of the hints in effect on fh (MPI_File_get_info). */
+void sonde_io_show_file_hints(FILE *out, MPI_File fh);
 
 /* The description of the last failure on this thread. */
 const char *sonde_io_last_error(void);

@@ -21,6 +21,7 @@ struct hdf5_params {
 	int collective_metadata; /* H5Pset_all_coll_metadata_ops and H5Pset_coll_metadata_write */
 	int no_fill;             /* H5Pset_fill_time(H5D_FILL_TIME_NEVER) */
 	const char *hints_file;  /* read by the workload, as IOR's -U */
+	int show_hints;          /* read by the workload, as IOR 3.3's -H */
 };
 SONDE_BACKEND_PARAMS_FIT(struct hdf5_params);
 
@@ -37,8 +38,9 @@ static const struct sonde_option hdf5_options[] = {
      "collective metadata reads and writes"},
     {0, "hdf5.hintsFileName", SONDE_OPT_STRING, F(hints_file), "FILE",
      "MPI-IO hints file for the HDF5 file (lines IOR_HINT__MPI__key=value), as -U"},
-    {0, "hdf5.showHints", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: the HDF5 backend does not show the file's MPI-IO hints"},
+    {0, "hdf5.showHints", SONDE_OPT_FLAG, F(show_hints), NULL,
+     "show the MPI-IO hints passed to the file access property list of each open and those "
+     "in effect on the opened file"},
     {0, "hdf5.individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
      "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
 };
@@ -365,6 +367,23 @@ static int64_t open_file(const char *path, unsigned flags, hid_t fapl)
 	return e ? -e : -EINVAL;
 }
 
+/* The hints in effect on the MPI-IO file under HDF5 (its driver's handle). */
+static void show_file_hints(FILE *out, hid_t file, hid_t fapl)
+{
+	if (!out)
+		return;
+	void *handle = NULL;
+	if (H5Fget_vfd_handle(file, fapl, &handle) < 0 || !handle) {
+		char words[600];
+		h5_words(words, sizeof words);
+		fprintf(out, "\n%s {\n\t(HDF5 gives no MPI-IO file handle: %s)\n}\n",
+		        SONDE_HINTS_RETURNED, words);
+		fflush(out);
+		return;
+	}
+	sonde_io_show_file_hints(out, *(MPI_File *)handle);
+}
+
 static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
                      struct sonde_file **out)
 {
@@ -389,10 +408,13 @@ static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_opt
 	/* errors come back as return values, described by sonde, never printed by HDF5 */
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 
+	sonde_io_show_hints(opt->show_hints, SONDE_HINTS_PASSED_FAPL, info);
 	hid_t fapl = access_list(path, comm, info, &f->opt, &rc);
 	if (info != MPI_INFO_NULL)
 		MPI_Info_free(&info);
 	int64_t file = rc == 0 ? open_file(path, flags, fapl) : rc;
+	if (file >= 0)
+		show_file_hints(opt->show_hints, (hid_t)file, fapl);
 	if (fapl >= 0 && fapl != H5I_INVALID_HID)
 		H5Pclose(fapl);
 	if (file < 0) {

@@ -19,17 +19,19 @@
 #include "open_errno.h"
 
 /* --mpiio.*: the MPI-IO backend's own parameters. The hints file is read by the workload (IOR's
- * -U names it too), which hands the hints to open. */
+ * -U names it too), which hands the hints to open; showHints too is the workload's to read (IOR
+ * 3.3's -H sets it), which hands open the stream to show them on. */
 struct mpiio_params {
 	const char *hints_file;
+	int show_hints;
 };
 SONDE_BACKEND_PARAMS_FIT(struct mpiio_params);
 
 static const struct sonde_option mpiio_options[] = {
     {0, "mpiio.hintsFileName", SONDE_OPT_STRING, offsetof(struct mpiio_params, hints_file), "FILE",
      "MPI-IO hints file (lines IOR_HINT__MPI__key=value)"},
-    {0, "mpiio.showHints", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: the MPI-IO backend does not expose the file's hints"},
+    {0, "mpiio.showHints", SONDE_OPT_FLAG, offsetof(struct mpiio_params, show_hints), NULL,
+     "show the MPI-IO hints passed to each open and those in effect on the opened file"},
     {0, "mpiio.preallocate", SONDE_OPT_REFUSED, 0, NULL,
      "not implemented: files grow as they are written, as with POSIX"},
     {0, "mpiio.useFileView", SONDE_OPT_REFUSED, 0, NULL, "file views are not implemented"},
@@ -149,6 +151,8 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 
 	/* Errors are return codes here, never the fatal default of other objects. */
 	MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
+	FILE *show = opt ? opt->show_hints : NULL;
+	sonde_io_show_hints(show, SONDE_HINTS_PASSED_OPEN, info);
 	int mrc = MPI_File_open(comm, path, amode, info, &f->fh);
 	if (info != MPI_INFO_NULL)
 		MPI_Info_free(&info);
@@ -170,6 +174,7 @@ static int mpiio_open(const char *path, unsigned flags, const struct sonde_io_op
 			return rc;
 		}
 	}
+	sonde_io_show_file_hints(show, f->fh);
 	*out = f;
 	return 0;
 }

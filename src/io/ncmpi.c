@@ -15,14 +15,16 @@
  * PnetCDF (a build without it refuses -a NCMPI by name). */
 struct ncmpi_params {
 	const char *hints_file; /* read by the workload, as IOR's -U */
+	int show_hints;         /* read by the workload, as IOR 3.3's -H */
 };
 SONDE_BACKEND_PARAMS_FIT(struct ncmpi_params);
 
 static const struct sonde_option ncmpi_options[] = {
     {0, "ncmpi.hintsFileName", SONDE_OPT_STRING, offsetof(struct ncmpi_params, hints_file), "FILE",
      "MPI-IO hints file for the netCDF file (lines IOR_HINT__MPI__key=value), as -U"},
-    {0, "ncmpi.showHints", SONDE_OPT_REFUSED, 0, NULL,
-     "not implemented: the NCMPI backend does not show the file's MPI-IO hints"},
+    {0, "ncmpi.showHints", SONDE_OPT_FLAG, offsetof(struct ncmpi_params, show_hints), NULL,
+     "show the MPI-IO hints passed to each open and those in effect on the netCDF file "
+     "(PnetCDF's own among them)"},
     {0, "ncmpi.preallocate", SONDE_OPT_REFUSED, 0, NULL,
      "not implemented: files grow as they are written"},
     {0, "ncmpi.useStridedDatatype", SONDE_OPT_REFUSED, 0, NULL,
@@ -115,6 +117,24 @@ static int inquire(struct sonde_file *f)
 	return 0;
 }
 
+/* The hints in effect: MPI-IO's on the file and PnetCDF's own (ncmpi_get_file_info). */
+static void show_file_hints(FILE *out, const struct sonde_file *f)
+{
+	if (!out)
+		return;
+	MPI_Info used = MPI_INFO_NULL;
+	int rc = ncmpi_get_file_info(f->ncid, &used);
+	if (rc != NC_NOERR) {
+		fprintf(out,
+		        "\n%s {\n\t(PnetCDF cannot list the hints: ncmpi_get_file_info: %s)\n}\n",
+		        SONDE_HINTS_RETURNED, ncmpi_strerror(rc));
+		fflush(out);
+		return;
+	}
+	sonde_io_show_hints(out, SONDE_HINTS_RETURNED, used);
+	MPI_Info_free(&used);
+}
+
 static int ncmpi_open_file(const char *path, unsigned flags, const struct sonde_io_options *opt,
                            struct sonde_file **out)
 {
@@ -131,6 +151,7 @@ static int ncmpi_open_file(const char *path, unsigned flags, const struct sonde_
 	f->xfer = opt->transfer_size;
 	f->collective = opt->collective;
 	int creating = (flags & SONDE_IO_CREATE) != 0;
+	sonde_io_show_hints(opt->show_hints, SONDE_HINTS_PASSED_OPEN, info);
 	int nrc = creating ? ncmpi_create(comm, path, NC_CLOBBER, info, &f->ncid)
 	                   : ncmpi_open(comm, path, flags & SONDE_IO_RDONLY ? NC_NOWRITE : NC_WRITE,
 	                                info, &f->ncid);
@@ -143,6 +164,7 @@ static int ncmpi_open_file(const char *path, unsigned flags, const struct sonde_
 		free(f);
 		return e ? -e : -EINVAL;
 	}
+	show_file_hints(opt->show_hints, f);
 	rc = creating ? define(f) : inquire(f);
 	if (rc == 0 && creating && (nrc = ncmpi_enddef(f->ncid)) != NC_NOERR)
 		rc = nc_fail(path, "end the definitions of", nrc);

@@ -269,7 +269,8 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	}
 	sonde_progress_end(&live);
 	ops->close(&j);
-	double elapsed = MPI_Wtime() - t0 - untimed;
+	double t_end = MPI_Wtime();
+	double elapsed = t_end - t0 - untimed;
 	sonde_series_stop();
 	/* A phase with a failure has no figures: one line names it. */
 	err = sonde_agree_path(ctx->comm, j.err, path, "%s", j.why);
@@ -296,6 +297,9 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 	                    sonde_clock_global(&ctx->clock, t0 + elapsed),
 	                    points * 5 * (int64_t)sizeof(double) * s->dumps,
 	                    s->dumps * (s->method >= BTIO_PNETCDF_BLOCKING ? L->n : 1), &fin);
+	/* the phase's span for sonde mix: open to close, verification between dumps included */
+	double first = 0, last = 0;
+	sonde_clock_span(ctx->comm, &ctx->clock, t0, t_end, &first, &last);
 
 	if (ctx->rank == 0) {
 		char *params = params_json(o, NULL);
@@ -324,6 +328,8 @@ static int run_phase(const struct sonde_context *ctx, const struct btio_setup *s
 		    .bytes_checked = total[0] * (int64_t)sizeof(double),
 		    .params_json = params,
 		    .extra_json = extra.buf,
+		    .start = first,
+		    .end = last,
 		};
 		sonde_results_measurement(ctx->workload, &m);
 		sonde_json_free(&extra);

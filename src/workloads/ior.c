@@ -97,6 +97,8 @@ static struct sonde_file *open_target(struct ior_run *r, const struct ior_params
 	opt.hints = r->hints.items;
 	opt.nhints = r->hints.count;
 	opt.alignment = ior_odirect(p) ? 4096 : 0;
+	/* as IOR: rank 0 shows them, on IOR's log stream */
+	opt.show_hints = r->rank == 0 && ior_show_hints(p) ? r->log : NULL;
 	/* as IOR: every rank opens (and may create) the file at once; the file was emptied
 	 * before the barrier that starts the phase (in phase()) */
 	unsigned flags = writing ? SONDE_IO_WRONLY | SONDE_IO_CREATE : SONDE_IO_RDONLY;
@@ -743,11 +745,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	                           sizeof err) == 0;
 	if (!sonde_agree(ctx->comm, ok, "%s", err))
 		return SONDE_EXIT_USAGE;
-	if (r.hints.count && !(sonde_backend_find(tests[0].p.api)->caps & SONDE_CAP_HINTS))
-		sonde_warn("%d MPI-IO hint(s) given, but -a %s does not use them", r.hints.count,
-		           tests[0].p.api);
-	if (ignored)
-		sonde_warn("%d IOR_HINT__ variable(s) for other layers than MPI ignored", ignored);
+	ior_hints_warn(&tests[0].p, r.hints.count, ignored);
 
 	/* IOR's two streams: results (the text report) and log lines. The text goes to stdout,
 	 * or with the default format to summaryFile, as IOR's did; a JSON or CSV summary takes

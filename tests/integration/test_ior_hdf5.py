@@ -119,7 +119,6 @@ def test_file_per_process_alignment_and_syncs(shm_scratch, tmp_path):
     (["-z"], "random offset not available with HDF5"),
     (["-E"], "-E with -a HDF5"),
     (["--posix.odirect"], "has no direct I/O"),
-    (["--hdf5.showHints"], "does not show the file's MPI-IO hints"),
     (["--hdf5.individualDataSets"], "in IOR neither"),
     (["-t", "12", "-b", "24"], "multiple of access size"),
 ])

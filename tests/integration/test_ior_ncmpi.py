@@ -74,7 +74,6 @@ def test_file_per_process_and_syncs(shm_scratch):
 @pytest.mark.parametrize("args,words", [
     (["-z"], "random offset not available with NCMPI"),
     (["-E"], "-E with -a NCMPI"),
-    (["--ncmpi.showHints"], "does not show the file's MPI-IO hints"),
 ])
 def test_refused_with_one_line(args, words):
     require_ncmpi()

@@ -140,8 +140,8 @@ def test_errors_found_on_stdout(shm_scratch):
 @pytest.mark.parametrize("args,named", [
     (["--posix.lustre.stripecount=4"], "--posix.lustre.stripecount"),
     (["--posix.gpfs.hintaccess"], "--posix.gpfs.hintaccess"),
-    (["--hdf5.showHints"], "--hdf5.showHints"),
-    (["--ncmpi.showHints"], "--ncmpi.showHints"),
+    (["--mpiio.preallocate"], "--mpiio.preallocate"),
+    (["--ncmpi.useFileView"], "--ncmpi.useFileView"),
     (["--gpuDirect"], "--gpuDirect"),
     (["-O", "GPUid=1"], "GPUid"),
     (["-O", "summaryalways=1"], "summaryalways"),

@@ -85,6 +85,24 @@ static void test_sync(MPI_Comm comm)
 	CHECK(first >= -(maxerr + SLACK)); /* after the zero */
 }
 
+/* A phase's span: every rank's times through its own offset, the earliest start and the latest
+ * end on the global clock, back on rank 0's clock. Made-up offsets (rank r's clock 10 r behind
+ * rank 0's) and spans (the last rank starts first and ends last) whose answer is known. */
+static void test_span(MPI_Comm comm)
+{
+	int rank, size;
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	struct sonde_clock c = {.offset = 10.0 * rank, .zero = 50};
+	double first = -1, last = -1;
+	sonde_clock_span(comm, &c, 5.0 - rank - 10.0 * rank, 20.0 + rank - 10.0 * rank, &first,
+	                 &last);
+	if (rank == 0) {
+		CHECK_NEAR(first, 5.0 - (size - 1), 1e-12);
+		CHECK_NEAR(last, 20.0 + (size - 1), 1e-12);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	/* Before MPI_Init: the monotonic clock, which moves forward. */
@@ -100,6 +118,7 @@ int main(int argc, char **argv)
 	CHECK_NEAR(sonde_now(), MPI_Wtime(), 1e-3);
 
 	test_sync(MPI_COMM_WORLD);
+	test_span(MPI_COMM_WORLD);
 	MPI_Comm half;
 	MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &half);
 	test_sync(half);

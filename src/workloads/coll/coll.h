@@ -127,6 +127,7 @@ struct coll_result {
 	int64_t bytes_checked;
 	int estimate_only; /* the 5-iteration estimate was reported (too few iterations fit) */
 	double overall_s, pure_s, compute_s; /* --overlap, non-blocking ops */
+	double start, end; /* MPI_Wtime() (sonde_now()) around the reported loop on this rank */
 };
 
 /* Primes, estimates, picks the iteration count (rank 0 decides) and measures, as mpiBench's

@@ -206,7 +206,9 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 	kernel(cfg, c, 1, NULL, r); /* prime */
 	int nest = cfg->iters < ESTIMATE_ITERS ? cfg->iters : ESTIMATE_ITERS;
 	double est_samples[ESTIMATE_ITERS];
+	r->start = MPI_Wtime();
 	double est = kernel(cfg, c, nest, sampled ? est_samples : NULL, r) / nest;
+	r->end = MPI_Wtime();
 
 	int limit = cfg->iters;
 	double est_us = est * 1e6;
@@ -222,7 +224,10 @@ void coll_measure(const struct coll_cfg *cfg, struct coll_call *c, struct coll_r
 				sonde_fatal("no memory for %d per-call samples", limit);
 		}
 		r->iters = limit;
+		double start = MPI_Wtime();
 		r->per_iter_s = kernel(cfg, c, limit, r->samples, r) / limit;
+		r->end = MPI_Wtime();
+		r->start = start;
 	} else {
 		/* Too few iterations fit the time limit: the estimate is the result. */
 		r->estimate_only = 1;

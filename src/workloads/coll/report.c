@@ -4,6 +4,7 @@
  * mpiBench, every world rank's time per iteration counts, also for sub-communicator tests. */
 #include <stdio.h>
 
+#include "clock.h"
 #include "json.h"
 #include "results.h"
 #include "workloads/coll/coll.h"
@@ -68,6 +69,9 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
 		MPI_Reduce(&pct, &mean_pct, 1, MPI_DOUBLE, MPI_SUM, 0, cfg->whole);
 	int64_t checked = 0;
 	MPI_Reduce(&r->bytes_checked, &checked, 1, MPI_INT64_T, MPI_SUM, 0, cfg->whole);
+	/* the measured loop's span for sonde mix, on the run's clock (synced when the run began) */
+	double first = 0, last = 0;
+	sonde_clock_span(cfg->whole, sonde_run_clock(cfg->whole), r->start, r->end, &first, &last);
 	int whole_rank, whole_size;
 	MPI_Comm_rank(cfg->whole, &whole_rank);
 	MPI_Comm_size(cfg->whole, &whole_size);
@@ -102,6 +106,8 @@ void coll_report(const struct coll_cfg *cfg, const struct coll_call *c, const ch
 	    .bytes_checked = checked,
 	    .params_json = pj.buf,
 	    .extra_json = ej.buf,
+	    .start = first,
+	    .end = last,
 	};
 	sonde_results_measurement("coll", &m);
 	sonde_json_free(&pj);

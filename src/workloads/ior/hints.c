@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "files.h"
 #include "input.h"
 #include "workloads/ior/ior.h"
@@ -104,4 +105,16 @@ int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlis
 	if (!out->count)
 		free(buf);
 	return rc;
+}
+
+void ior_hints_warn(const struct ior_params *p, int nhints, int ignored)
+{
+	int takes_hints = (sonde_backend_find(p->api)->caps & SONDE_CAP_HINTS) != 0;
+	if (nhints && !takes_hints)
+		sonde_warn("%d MPI-IO hint(s) given, but -a %s does not use them", nhints, p->api);
+	if (ior_show_hints(p) && !takes_hints)
+		sonde_warn("-H/--showHints has no effect here: -a %s has no MPI-IO hints to show",
+		           p->api);
+	if (ignored)
+		sonde_warn("%d IOR_HINT__ variable(s) for other layers than MPI ignored", ignored);
 }

@@ -129,6 +129,8 @@ int ior_odirect(const struct ior_params *p);
  * -b x -s of each of its ranks (all ntasks, or one with -F), moved -t at a time. */
 void ior_io_plan(const struct ior_params *p, int ntasks, struct sonde_io_options *plan);
 const char *ior_hints_file(const struct ior_params *p);
+/* Whether the hints of each open are shown: the API's own showHints, or -H. */
+int ior_show_hints(const struct ior_params *p);
 /* Checks a test's parameters with IOR's rules and messages. Returns 0 or -1 with err. */
 int ior_validate(struct ior_params *p, int ntasks, char *err, size_t errlen);
 
@@ -148,6 +150,9 @@ int ior_script_read(MPI_Comm comm, const char *path, const struct ior_params *de
  * (the caller agrees on it). */
 int ior_hints_collect(MPI_Comm comm, const char *hints_file, struct sonde_strlist *out,
                       int *ignored, char *err, size_t errlen);
+/* The warnings about hints at the start of a run: hints given or shown with an API that has
+ * none; the IOR_HINT__ variables of other layers than MPI ("ignored" of them). */
+void ior_hints_warn(const struct ior_params *p, int nhints, int ignored);
 
 /* output.c: IOR's text layout (rank 0 only) */
 void ior_print_header(FILE *out, const char *began, int argc, char **argv, int verbose);

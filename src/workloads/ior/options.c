@@ -56,7 +56,10 @@ static const char *unless_random_offsets(const void *cfg)
 static const struct sonde_option options[] = {
     {'B', "useO_DIRECT", SONDE_OPT_FLAG, 0, NULL, "O_DIRECT (IOR 3.3's letter for --posix.odirect)",
      .backend_option = "posix.odirect"},
-    {'H', "showHints", SONDE_OPT_REFUSED, 0, NULL, "showing MPI-IO hints is not implemented"},
+    {'H', "showHints", SONDE_OPT_FLAG, 0, NULL,
+     "show the MPI-IO hints of each open (IOR 3.3's letter for --mpiio.showHints; with -a "
+     "HDF5 or NCMPI as their own)",
+     .backend_option = "mpiio.showHints"},
     {'I', "individualDataSets", SONDE_OPT_REFUSED, 0, NULL,
      "HDF5 data sets of their own per task are not implemented (in IOR neither)"},
     {'J', "setAlignment", SONDE_OPT_SIZE, 0, "N",
@@ -287,6 +290,18 @@ const char *ior_hints_file(const struct ior_params *p)
 		return *own;
 	return *(const char *const *)sonde_backend_option_field(&p->backends,
 	                                                        "mpiio.hintsFileName");
+}
+
+int ior_show_hints(const struct ior_params *p)
+{
+	/* the API's own showHints (--hdf5.showHints), or -H's (IOR 3.3's, for every API) */
+	char name[64];
+	snprintf(name, sizeof name, "%s.showHints", p->api);
+	for (char *c = name; *c != '.'; c++)
+		*c = (char)tolower((unsigned char)*c);
+	const int *own = sonde_backend_option_field(&p->backends, name);
+	return (own && *own) ||
+	       *(const int *)sonde_backend_option_field(&p->backends, "mpiio.showHints");
 }
 
 int ior_directive(struct sonde_option_set *set, const char *kv, char *err, size_t errlen)

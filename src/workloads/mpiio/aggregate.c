@@ -70,7 +70,8 @@ static void sender(struct mpiio_run *run, int write, struct mpiio_times *t, stru
 		sonde_progress_update(&live, (j + 1) * p->size);
 	}
 	sonde_progress_end(&live);
-	t->op = t->total = sonde_now() - t0 - t->check;
+	t->end = sonde_now();
+	t->op = t->total = t->end - t0 - t->check;
 	free(obj);
 }
 
@@ -298,5 +299,6 @@ void mpiio_aggregate_phase(struct mpiio_run *run, int write, struct mpiio_times 
 		aggregator_read(run, fh, t, v);
 	t->op = sonde_now() - op0 - t->check;
 	mpiio_close(run, &fh, write, t);
-	t->total = sonde_now() - t0 - t->check - t->agree;
+	t->end = sonde_now();
+	t->total = t->end - t0 - t->check - t->agree;
 }

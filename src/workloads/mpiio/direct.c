@@ -84,6 +84,7 @@ void mpiio_direct_phase(struct mpiio_run *run, int write, struct mpiio_times *t,
 	sonde_progress_end(&live);
 	t->op = sonde_now() - op0 - t->check;
 	mpiio_close(run, &fh, write, t);
-	t->total = sonde_now() - t0 - t->check - t->agree;
+	t->end = sonde_now();
+	t->total = t->end - t0 - t->check - t->agree;
 	free(obj);
 }

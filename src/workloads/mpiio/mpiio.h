@@ -166,6 +166,7 @@ int64_t mpiio_checked_elements(const struct mpiio_run *run);
 /* Per-rank timers of one phase, in seconds. */
 struct mpiio_times {
 	double start; /* sonde_now() at this rank's start of the phase */
+	double end;   /* sonde_now() at its end (after its close; checks included) */
 	double total; /* open .. close (Effective Bandwidth) */
 	double op;    /* first .. last transfer (Write/Read Bandwidth) */
 	double open, wait, prealloc, close, sync, barrier, send, recv;

@@ -297,7 +297,8 @@ static const char *const timer_names[NT] = {"total",       "op",   "open",  "wai
                                             "preallocate", "sync", "close", "send", "recv"};
 
 static void record(const struct mpiio_run *run, int write, const struct sonde_stats *s,
-                   const struct sonde_finish *fin, const int64_t *verify, double mib)
+                   const struct sonde_finish *fin, const int64_t *verify, double mib,
+                   const double span[2])
 {
 	const struct mpiio_params *p = run->p;
 	struct sonde_json x, par;
@@ -331,6 +332,8 @@ static void record(const struct mpiio_run *run, int write, const struct sonde_st
 	    .bytes_checked = verify[2] * 8,
 	    .params_json = par.buf,
 	    .extra_json = x.buf,
+	    .start = span[0],
+	    .end = span[1],
 	};
 	sonde_results_measurement("mpiio", &m);
 	sonde_json_free(&x);
@@ -365,6 +368,9 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	sonde_finish_across(&run->ctx->topo, comm, sonde_clock_global(clock, t->start),
 	                    sonde_clock_global(clock, t->start + t->total),
 	                    moved ? p->nobj * p->size : 0, moved ? p->nobj : 0, &fin);
+	/* the phase's span for sonde mix: each rank's start to its close, checks included */
+	double span[2];
+	sonde_clock_span(comm, clock, t->start, t->end, &span[0], &span[1]);
 
 	struct per_rank pr = {.nranks = run->nranks, .mib = mib};
 	double *all = NULL;
@@ -377,7 +383,7 @@ int mpiio_report_phase(const struct mpiio_run *run, int write, const struct mpii
 	if (run->rank == 0) {
 		/* the record first: a rate on the screen always has one in the results, even when
 		 * a stop signal comes in between */
-		record(run, write, s, &fin, verify, mib);
+		record(run, write, s, &fin, verify, mib, span);
 		print_phase(run, write, s, &pr);
 	}
 	free(all);
