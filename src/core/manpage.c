@@ -401,8 +401,8 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	                "one results schema (JSON Lines and CSV) for all of them.");
 	paragraph(out,
 	          "Launch it with the MPI launcher of the MPI it is built with (sonde --version "
-	          "names it) or with srun inside a Slurm allocation; --help, --version and "
-	          "--parse-only need no launcher.");
+	          "names it) or with srun inside a Slurm allocation; --help, --version, "
+	          "--parse-only and --describe-options need no launcher.");
 	fputs(".SH WORKLOADS\n", out);
 	for (int i = 0; workloads[i]; i++) {
 		fprintf(out, ".TP\n.B %s\n\\&", workloads[i]->name);
