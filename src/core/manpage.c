@@ -388,6 +388,7 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n.br\n"
 	      ".B sonde \\-\\-parse\\-only\n.I ranks tasks_per_node workload\n"
 	      "[\\fIoptions\\fR]\n.br\n"
+	      ".B sonde \\-\\-describe\\-options\n.br\n"
 	      ".B sonde mix\n[\\fB\\-\\-json\\fR \\fIfile\\fR] [\\fB\\-\\-solo\\fR] "
 	      "[\\fB\\-\\-strict\\fR] \\fB\\-\\-group\\fR \\fIspec\\fB:\\fR "
 	      "\\fIworkload\\fR [\\fIoptions\\fR] ...\n",
