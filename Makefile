@@ -248,6 +248,6 @@ lint:
 	scripts/spdx.sh check
 	clang-format --dry-run -Werror $(C_SOURCES)
 	@if [[ -x $(VENV)/bin/ruff ]]; then (cd python && ../$(VENV)/bin/ruff check --no-cache .) && \
-		$(VENV)/bin/ruff check --no-cache --config python/pyproject.toml bench tests/launch_env.py tests/skip_policy.py \
+		$(VENV)/bin/ruff check --no-cache --config python/pyproject.toml bench tests/launch_env.py tests/skip_policy.py tests/leftovers.py \
 			tests/integration; \
 	else echo "lint: ruff not in $(VENV) (make setup installs it); Python not linted"; fi

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde <workload> [options]: dispatch to a workload, with MPI set up around it.
- * --version, the help texts and --parse-only need no MPI launcher and never initialise MPI. */
+ * --version, the help texts, --parse-only and --describe-options need no MPI launcher and never
+ * initialise MPI. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,7 @@ static void print_usage(FILE *out)
 	        "       sonde <workload> --help    (or: sonde help <workload>)\n"
 	        "       sonde --version\n"
 	        "       sonde --parse-only RANKS TASKS_PER_NODE <workload> [options]\n"
+	        "       sonde --describe-options\n"
 	        "       %s %s\n\n"
 	        "Parallel I/O and MPI benchmarks. Workloads:\n",
 	        sonde_mix_options.command, sonde_mix_options.usage);
@@ -216,6 +218,35 @@ static int parse_only(int argc, char **argv)
 	return fflush(stdout) == 0 ? SONDE_EXIT_OK : SONDE_EXIT_RUNTIME;
 }
 
+/* sonde --describe-options: every workload with the parameters its records' params hold (from
+ * its option table: name and JSON type), as one JSON line, so that tools that read the records
+ * (sonde-suite's checks of a suite file) know a workload and its parameters without a list of
+ * their own (python/sonde/results/names.py). What a workload adds to its records besides its
+ * options is not in its table, and not described. */
+static int describe_options(int argc)
+{
+	if (argc != 2) {
+		fprintf(stderr, "sonde: error: usage: sonde --describe-options\n");
+		return SONDE_EXIT_USAGE;
+	}
+	struct sonde_json j;
+	sonde_json_init(&j);
+	sonde_json_object_begin(&j, NULL);
+	sonde_json_array_begin(&j, "workloads");
+	for (int i = 0; workloads[i]; i++) {
+		sonde_json_object_begin(&j, NULL);
+		sonde_json_string(&j, "workload", workloads[i]->name);
+		sonde_json_string(&j, "summary", workloads[i]->summary);
+		sonde_options_describe(workloads[i]->options, "params", &j);
+		sonde_json_object_end(&j);
+	}
+	sonde_json_array_end(&j);
+	sonde_json_object_end(&j);
+	printf("%s\n", j.buf);
+	sonde_json_free(&j);
+	return fflush(stdout) == 0 ? SONDE_EXIT_OK : SONDE_EXIT_RUNTIME;
+}
+
 /* MPI_COMM_WORLD: the launch. Every workload runs on the communicator its context gives: this
  * one when it runs alone, its group's in `sonde mix`. */
 static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
@@ -298,6 +329,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "--parse-only") == 0)
 		return parse_only(argc, argv);
+	if (strcmp(argv[1], "--describe-options") == 0)
+		return describe_options(argc);
 	if (strcmp(argv[1], "--help-completion") == 0) {
 		if (argc != 3 || strcmp(argv[2], "bash") != 0) {
 			fprintf(stderr, "sonde: error: usage: sonde --help-completion bash\n");

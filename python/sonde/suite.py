@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .campaign import (
+    argcheck,
     io500,
     io500_config,
     io500_ini,
@@ -124,12 +125,12 @@ def prepare(args, sonde):
     """The suite and its launcher for the binary sonde, everything checked: (suite, launcher)
     or an error text."""
     try:
-        suite = suitefile.load(args.suite, args.scale)
+        suite = suitefile.load(args.suite, args.scale, workloads=argcheck.workloads(sonde))
         name = args.launcher or ("srun" if "SLURM_JOB_ID" in os.environ else "mpirun")
         launcher = placement.Launcher.find(name, sonde, args.hostfile, args.host,
                                            args.oversubscribe or suite.oversubscribe)
         launcher.check(suite)
-    except (suitefile.SuiteError, placement.PlacementError) as e:
+    except (suitefile.SuiteError, placement.PlacementError, argcheck.Refused) as e:
         return None, str(e)
     return (suite, launcher), None
 
@@ -147,7 +148,7 @@ def cmd_run(args):
     # the run's own data directory: another user's run, or another run, never shares it
     scratch = args.scratch or suitefile.run_scratch(suite.scratch_base, run_dir.resolve().name)
     try:
-        suite = suitefile.load(args.suite, args.scale, scratch)
+        suite = suitefile.load(args.suite, args.scale, scratch, suite.workloads)
     except suitefile.SuiteError as e:
         return error(str(e))
     # every launch as the binary reads it, before anything is made or launched
@@ -287,11 +288,12 @@ def cmd_resume(args):
         return error(f"{suite_path}: the suite file of this run is gone")
     if runner.file_digest(suite_path) != data["suite_sha256"]:
         return error(f"{suite_path} changed since the run started; start a new run instead")
-    try:
-        suite = suitefile.load(suite_path, data["scale"], data.get("scratch"))
-    except suitefile.SuiteError as e:
-        return error(str(e))
     sonde = args.sonde or data["sonde"]
+    try:
+        suite = suitefile.load(suite_path, data["scale"], data.get("scratch"),
+                               argcheck.workloads(sonde))
+    except (suitefile.SuiteError, argcheck.Refused) as e:
+        return error(str(e))
     try:
         preflight.check(suite, sonde, run_dir)
     except preflight.Refusal as e:

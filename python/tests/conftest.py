@@ -19,6 +19,7 @@ from golden import (  # noqa: E402,F401  (fixtures)
     record,
     series_file,
 )
+from leftovers import no_processes_left  # noqa: E402,F401 (autouse fixture)
 from skip_policy import (  # noqa: E402,F401  (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,
     pytest_sessionfinish,

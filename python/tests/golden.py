@@ -23,6 +23,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.append(str(REPO / "tests" / "integration"))  # bounded.py, shared with those tests
+from bounded import run_bounded  # noqa: E402
 from launch_env import launch_env  # noqa: E402 (after the path is set)
 
 from sonde.campaign.placement import mpi_flavor, mpirun_for  # noqa: E402
@@ -221,9 +223,10 @@ def run_suite(suite_text, out, scratch, failing=False):
                                         f'scratch = "{scratch}"'))
     e = env()
     e["PYTHONPATH"] = str(REPO / "python") + os.pathsep + e.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
-                           str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
-                          timeout=600)
+    # bounded as a launch: the suite's own launches go with it when it outlives its time
+    proc = run_bounded([sys.executable, "-m", "sonde.suite", "run", str(suite), "--out",
+                        str(out), "--sonde", SONDE], env=e, capture_output=True, text=True,
+                       timeout=600)
     assert (proc.returncode != 0) == failing, proc.stdout[-3000:] + proc.stderr[-3000:]
     stdout_of(out).write_text(proc.stdout)
     return out

@@ -3,10 +3,14 @@
 every parameter the binary writes has a name (so an option added or renamed in a C table fails
 here until sonde.results.names follows)."""
 
+import json
+import subprocess
+
 import pytest
-from golden import JUPITER_65, WORKLOAD_RUNS, records_of
+from golden import JUPITER_65, SONDE, WORKLOAD_RUNS, records_of
 
 from sonde import results
+from sonde.campaign import argcheck
 from sonde.results import names
 
 
@@ -17,6 +21,15 @@ def check_params(params, expected, where):
             f"{where}: {name!r} is {params[name]!r}, expected {name.types}"
     unnamed = set(params) - set(expected)
     assert not unnamed, f"{where}: params not named in sonde.results.names: {sorted(unnamed)}"
+
+
+def described_by_the_binary():
+    """{workload: the Params class made from the binary's description alone}."""
+    proc = subprocess.run([SONDE, "--describe-options"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return {e["workload"]: names.Params.described(e)
+            for e in json.loads(proc.stdout)["workloads"]}
 
 
 @pytest.mark.parametrize("workload", sorted(WORKLOAD_RUNS))
@@ -31,6 +44,19 @@ def test_params_match_the_binary(golden, workload):
     for m in ms:
         check_params(m[names.Measurement.PARAMS], spec.in_measurement(),
                      f"{workload} {m['phase']} measurement")
+    # The class the binary's description makes, as a workload without a class here gets: every
+    # name it holds is in the records with its type, and what it leaves out is what the
+    # workload adds besides its option table, which the class here names.
+    described = described_by_the_binary()[workload]
+    for where, params in [("header", header[names.Header.PARAMS])] + [
+            (m["phase"], m[names.Measurement.PARAMS]) for m in ms]:
+        for name in described.names():
+            assert name in params and name.typed(params[name]), (where, name, params.get(name))
+    written = {str(n): n for n in spec.names()}
+    for name in described.names():
+        assert set(written[name].types) <= set(name.types), (name, written[name].types)
+    added = set(header[names.Header.PARAMS]) - {str(n) for n in described.names()}
+    assert added <= set(written), added
 
 
 def test_collective_figures_match_the_binary(golden):
@@ -70,8 +96,12 @@ def test_record_members_match_the_binary(golden):
 
 
 def test_every_workload_is_named():
-    assert set(names.WORKLOADS) == set(WORKLOAD_RUNS)
-    for w, spec in names.WORKLOADS.items():
+    """Every workload of the binary has its Params: the class written here, or the one its
+    description makes; and the golden runs run every one of them."""
+    have = argcheck.workloads(SONDE)
+    assert set(have) == set(WORKLOAD_RUNS)
+    assert set(names.WORKLOADS) <= set(have)
+    for w, spec in have.items():
         assert spec.workload == w
         spelled = [str(n) for n in spec.names()]
         assert len(spelled) == len(set(spelled)), w

@@ -317,10 +317,11 @@ def test_hosts_and_hostfiles_parse():
 
 def wrapper(tmp_path, flag):
     """The real sonde behind a script whose launches fail while flag exists (a launch that
-    dies); its parses (sonde-suite's check before it launches) do not."""
+    dies); its parses and descriptions (sonde-suite's checks before it launches) do not."""
     path = tmp_path / "flaky-sonde"
-    path.write_text(f'#!/bin/sh\nif [ -e "{flag}" ] && [ "$1" != --parse-only ]; then echo '
-                    f'"sonde ior: error: injected failure" >&2; exit 3; fi\n'
+    path.write_text(f'#!/bin/sh\ncase "$1" in --parse-only|--describe-options) ;; *) '
+                    f'[ -e "{flag}" ] && echo '
+                    f'"sonde ior: error: injected failure" >&2 && exit 3;; esac\n'
                     f'exec "{SONDE}" "$@"\n')
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
     return path

@@ -389,6 +389,7 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	      ".B \\-\\-help\n.br\n.B sonde \\-\\-version\n.br\n"
 	      ".B sonde \\-\\-parse\\-only\n.I ranks tasks_per_node workload\n"
 	      "[\\fIoptions\\fR]\n.br\n"
+	      ".B sonde \\-\\-describe\\-options\n.br\n"
 	      ".B sonde mix\n[\\fIoptions\\fR] \\fB\\-\\-group\\fR \\fIspec\\fB:\\fR "
 	      "\\fIworkload\\fR [\\fIoptions\\fR] ...\n",
 	      out);
@@ -401,8 +402,8 @@ void sonde_manpage_sonde(const struct sonde_workload *const *workloads, FILE *ou
 	                "one results schema (JSON Lines and CSV) for all of them.");
 	paragraph(out,
 	          "Launch it with the MPI launcher of the MPI it is built with (sonde --version "
-	          "names it) or with srun inside a Slurm allocation; --help, --version and "
-	          "--parse-only need no launcher.");
+	          "names it) or with srun inside a Slurm allocation; --help, --version, "
+	          "--parse-only and --describe-options need no launcher.");
 	fputs(".SH WORKLOADS\n", out);
 	for (int i = 0; workloads[i]; i++) {
 		fprintf(out, ".TP\n.B %s\n\\&", workloads[i]->name);

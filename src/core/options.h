@@ -48,6 +48,18 @@ enum sonde_opt_scope {
 
 struct sonde_json;
 
+/* The JSON type of a parameter in the records, as `sonde --describe-options` tells tools that
+ * read them (python/sonde/results/names.py): what an entry's type writes, or what a CALLBACK
+ * entry's .show writes (its .shows). */
+enum sonde_record_type {
+	SONDE_RECORD_NONE, /* not a parameter; for a CALLBACK: not declared (a table mistake) */
+	SONDE_RECORD_BOOL,
+	SONDE_RECORD_INT,
+	SONDE_RECORD_NUMBER,
+	SONDE_RECORD_STRING, /* a string, or null when the option leaves it unset */
+	SONDE_RECORD_LIST,
+};
+
 struct sonde_strlist {
 	int count;
 	const char **items; /* malloc'd array of pointers into argv (or literal strings) */
@@ -80,6 +92,8 @@ struct sonde_option {
 	/* CALLBACK entries: writes the parameter's value as member key of the open object j (its
 	 * record form), since a callback may fill several fields. */
 	void (*show)(const void *cfg, const char *key, struct sonde_json *j);
+	/* CALLBACK entries with .show: the JSON type .show writes. */
+	enum sonde_record_type shows;
 	/* A workload's entry that sets a backend's option under the workload's own spelling
 	 * (IOR's -U for --mpiio.hintsFileName): that option's long name. The merged table
 	 * (sonde_options_full) points the entry at the backend option's field. */
@@ -220,6 +234,11 @@ void sonde_options_json(const struct sonde_option_table *t, const void *cfg, str
 /* The record name of an entry (.key, else the long name); NULL for entries that are not
  * parameters (refused ones, and later entries for an already named field). */
 const char *sonde_option_key(const struct sonde_option_table *t, const struct sonde_option *o);
+/* params.c: the parameters sonde_options_json writes for the table, without values: an array
+ * member key of j, one {"name", "type"} object each, type "bool", "int", "number", "string"
+ * (or null) or "list" (sonde --describe-options). */
+void sonde_options_describe(const struct sonde_option_table *t, const char *key,
+                            struct sonde_json *j);
 
 void sonde_parse_result_free(struct sonde_parse_result *r);
 void sonde_strlist_push(struct sonde_strlist *l, const char *s);

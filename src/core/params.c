@@ -82,12 +82,63 @@ void sonde_options_json(const struct sonde_option_table *t, const void *cfg, str
 			strlist(j, key, (const struct sonde_strlist *)field);
 			break;
 		case SONDE_OPT_CALLBACK:
-			if (!o->show)
-				table_error(t, o, "a callback option without .show");
+			if (!o->show || o->shows == SONDE_RECORD_NONE)
+				table_error(t, o, "a callback option without .show and .shows");
 			o->show((const char *)cfg + o->base, key, j);
 			break;
 		default: /* kinds that hold no value */
 			break;
 		}
 	}
+}
+
+/* The JSON type sonde_options_json writes for an entry. */
+static enum sonde_record_type record_type(const struct sonde_option *o)
+{
+	switch (o->type) {
+	case SONDE_OPT_FLAG:
+		return SONDE_RECORD_BOOL;
+	case SONDE_OPT_COUNT:
+	case SONDE_OPT_INT:
+	case SONDE_OPT_LONG:
+	case SONDE_OPT_SIZE:
+		return SONDE_RECORD_INT;
+	case SONDE_OPT_DOUBLE:
+		return SONDE_RECORD_NUMBER;
+	case SONDE_OPT_STRING:
+		return SONDE_RECORD_STRING;
+	case SONDE_OPT_LIST:
+	case SONDE_OPT_WORDS:
+		return SONDE_RECORD_LIST;
+	case SONDE_OPT_CALLBACK:
+		return o->show ? o->shows : SONDE_RECORD_NONE;
+	default:
+		return SONDE_RECORD_NONE;
+	}
+}
+
+void sonde_options_describe(const struct sonde_option_table *t, const char *key,
+                            struct sonde_json *j)
+{
+	static const char *const type_names[] = {
+	    [SONDE_RECORD_BOOL] = "bool",     [SONDE_RECORD_INT] = "int",
+	    [SONDE_RECORD_NUMBER] = "number", [SONDE_RECORD_STRING] = "string",
+	    [SONDE_RECORD_LIST] = "list",
+	};
+	t = sonde_options_full(t);
+	sonde_json_array_begin(j, key);
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *o = &t->options[i];
+		const char *name = sonde_option_key(t, o);
+		if (!name)
+			continue;
+		enum sonde_record_type type = record_type(o);
+		if (type == SONDE_RECORD_NONE)
+			table_error(t, o, "a callback option without .show and .shows");
+		sonde_json_object_begin(j, NULL);
+		sonde_json_string(j, "name", name);
+		sonde_json_string(j, "type", type_names[type]);
+		sonde_json_object_end(j);
+	}
+	sonde_json_array_end(j);
 }

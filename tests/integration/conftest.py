@@ -22,6 +22,7 @@ from sonde.campaign.placement import mpirun_for
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from launch_env import launch_env  # noqa: E402 (after the path is set)
+from leftovers import no_processes_left  # noqa: E402,F401 (autouse fixture)
 from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
     pytest_runtest_logreport,
     pytest_sessionfinish,

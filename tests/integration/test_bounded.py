@@ -3,11 +3,13 @@
 its time is killed with all it started, even when it ignores SIGTERM, and the test fails in
 about its timeout instead of hanging the suite."""
 
+import subprocess
+import sys
 import time
 
 import pytest
 from bounded import GRACE, LaunchTimeout, run_bounded, session_members
-from conftest import launch_command, mpi_env, run_sonde
+from conftest import REPO, launch_command, mpi_env, run_sonde
 
 # A shell that ignores SIGTERM, as does the sleep it becomes (an ignored signal stays ignored
 # across exec), and says it has started.
@@ -43,3 +45,47 @@ def test_a_launch_whose_ranks_ignore_sigterm_is_killed_whole():
 def test_run_sonde_is_bounded():
     err = check_killed(lambda: run_sonde(DEAF, np=1, timeout=8, program="sh"), 8)
     assert session_members(err.pid) == []
+
+
+LEAVING = '''
+import subprocess
+
+
+def test_leaves_a_sleeper_behind():
+    subprocess.Popen(["bash", "-c", "(exec -a sonde-leftover-probe sleep 600) & exit 0"])
+
+
+def test_times_out_a_parent_whose_child_goes_on():
+    # as a report whose PNG workers outlive it: the timeout kills only the parent
+    try:
+        subprocess.run(["bash", "-c", "(exec -a sonde-leftover-probe sleep 600) & wait"],
+                       timeout=0.5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def test_cleans_up():
+    subprocess.run(["true"], check=True)
+'''
+
+
+def test_a_test_that_leaves_processes_fails_and_they_go(tmp_path):
+    """tests/leftovers.py: a process a test started and left running, orphaned or not, fails
+    that test and is killed; a test that leaves nothing passes."""
+    (tmp_path / "conftest.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(REPO / 'tests')!r})\n"
+        "from leftovers import no_processes_left  # noqa: F401\n")
+    (tmp_path / "test_leaving.py").write_text(LEAVING)
+    proc = run_bounded([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    out = proc.stdout
+    assert proc.returncode == 1, out
+    assert "3 passed, 2 errors" in out, out
+    for name in ("test_leaves_a_sleeper_behind", "test_times_out_a_parent_whose_child_goes_on"):
+        assert f"ERROR test_leaving.py::{name}" in out, out
+    assert out.count("Failed: the test left processes running (killed now):\n") == 2, out
+    assert out.count("sonde-leftover-probe 600") == 2, out
+    probes = subprocess.run(["pgrep", "-f", "sonde-leftover-probe"], capture_output=True,
+                            text=True)
+    assert probes.stdout == "", probes.stdout

@@ -47,6 +47,7 @@ from faultlib import (
     umount,
     wait_gone,
 )
+from preload import build_shim, preload_env
 
 pytestmark = pytest.mark.fault_matrix
 
@@ -101,8 +102,8 @@ def _skip_without_pnetcdf(stderr):
 class Run:
     """One launch in a session of its own; whatever is left of it goes at the end."""
 
-    def __init__(self, np_, argv, fault):
-        env = mpi_env(SIGNAL_GRACE if fault == "rank killed" else None)
+    def __init__(self, np_, argv, fault, extra_env=None):
+        env = mpi_env(dict(SIGNAL_GRACE if fault == "rank killed" else {}, **(extra_env or {})))
         self.proc = subprocess.Popen(launch_command(np_, argv), env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, start_new_session=True)
@@ -307,7 +308,11 @@ def _stopped(path, fault, d, x, results):
     SIGTERM (as Slurm's time limit does; test_signals.py sends it to the launcher, which
     passes it on, in runs long enough for that)."""
     watch = Watch(x)
-    run = Run(path.np, _with_json(path, _argv(path.rw, d, x), results), fault)
+    held = {}
+    if path.held:  # never let through: the fault lands while the walk waits
+        held = preload_env(build_shim("gated_walk", x), {"SONDE_TEST_GATE_DIR": str(d),
+                                                         "SONDE_TEST_GATE": str(x / "gate")})
+    run = Run(path.np, _with_json(path, _argv(path.rw, d, x), results), fault, held)
     try:
         pids = _wait(run.ranks, run, "the ranks")  # before the header: they exist already
         _wait(lambda: all(_has(results, h) for h in path.headers), run, "the header",

@@ -150,3 +150,26 @@ def test_argcheck_without_a_usable_binary(tmp_path):
     # a binary that prints no params: refused, never taken as an empty reading
     with pytest.raises(argcheck.Refused, match="printed no params"):
         argcheck.parse("/bin/true", "ior", ["-w"], 2, 2)
+
+
+def test_describe_options_names_every_workload_and_refuses_more_words():
+    """sonde --describe-options: every workload `sonde --help` lists, each parameter once; a
+    word after it is a usage error, one line. (test_names.py holds the descriptions against the
+    records the binary writes.)"""
+    proc = subprocess.run([SONDE, "--describe-options"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    described = json.loads(proc.stdout)["workloads"]
+    listed = subprocess.run([SONDE, "--help"], capture_output=True, text=True, timeout=60).stdout
+    workloads = listed.split("Workloads:\n", 1)[1].split("\n\n", 1)[0]
+    assert [w["workload"] for w in described] == [ln.split()[0] for ln in workloads.splitlines()]
+    for w in described:
+        names = [p["name"] for p in w["params"]]
+        assert names and len(names) == len(set(names)), w["workload"]
+    proc = subprocess.run([SONDE, "--describe-options", "ior"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(error_lines(proc.stderr)) == 1
+    # a binary without the mode: refused with the reason, never taken as no workloads
+    with pytest.raises(argcheck.Refused, match="described no workloads"):
+        argcheck.workloads.__wrapped__("/bin/false")

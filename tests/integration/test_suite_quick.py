@@ -47,8 +47,9 @@ def test_quick_suite_end_to_end(tmp_path):
     assert "Score" not in proc.stdout and "qualitative" not in proc.stdout
     assert json.loads((out / "score.json").read_text())["scores"] == {}
     # The report of the whole run directory.
-    rep = subprocess.run([sys.executable, "-m", "sonde.report", str(out)], env=suite_env(),
-                         capture_output=True, text=True, timeout=300)
+    # bounded as a launch: its PNG workers go with it when it outlives its time
+    rep = run_bounded([sys.executable, "-m", "sonde.report", str(out)], env=suite_env(),
+                      capture_output=True, text=True, timeout=300)
     assert rep.returncode == 0, rep.stderr
     html = (out / "report.html").read_text()
     # What make demo promises: a mib timeline and heatmaps from the profiled run, collective

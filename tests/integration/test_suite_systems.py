@@ -8,7 +8,6 @@ oracles are each run directory's own verdicts.json and IOR's "Summary of all tes
 launch printed."""
 
 import json
-import subprocess
 import sys
 from html.parser import HTMLParser
 
@@ -105,9 +104,9 @@ class Tables(HTMLParser):
 def report(tmp_path, *args):
     """The tables of the page sonde-report writes, and the page."""
     out = tmp_path / "report.html"
-    proc = subprocess.run([sys.executable, "-m", "sonde.report", *map(str, args), "-o",
-                           str(out)], env=suite_env(), capture_output=True, text=True,
-                          timeout=300)
+    # bounded as a launch: its PNG workers go with it when it outlives its time
+    proc = run_bounded([sys.executable, "-m", "sonde.report", *map(str, args), "-o", str(out)],
+                       env=suite_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     html = out.read_text()
     return Tables(html).tables, html

@@ -51,7 +51,7 @@ static const struct sonde_option opts[] = {
     {'u', "unset", SONDE_OPT_STRING, F(unset), "S", "a string never given"},
     {'O', "list", SONDE_OPT_LIST, F(list), "K=V", "a list"},
     {'r', "range", SONDE_OPT_CALLBACK, 0, "LO-HI", "a callback", .parse = parse_range,
-     .show = show_range},
+     .show = show_range, .shows = SONDE_RECORD_LIST},
     {'J', "refused", SONDE_OPT_REFUSED, 0, NULL, "not implemented"},
     {0, "other-name", SONDE_OPT_INT, F(num), "N", "the same field as -n"},
     {0, "alias", SONDE_OPT_FLAG, F(flag), NULL, "same as -f", .scope = SONDE_SCOPE_DIRECTIVE},
@@ -134,6 +134,21 @@ int main(void)
 	CHECK(sonde_option_key(&table, &opts[10]) == NULL); /* refused */
 	CHECK(sonde_option_key(&table, &opts[11]) == NULL); /* -n's field, named by -n */
 	CHECK(sonde_option_key(&table, &opts[12]) == NULL); /* directive alias of -f */
+
+	/* The description names the same parameters, with the JSON types the record above has. */
+	struct sonde_json d;
+	sonde_json_init(&d);
+	sonde_json_object_begin(&d, NULL);
+	sonde_options_describe(&table, "params", &d);
+	sonde_json_object_end(&d);
+	CHECK_STR(d.buf,
+	          "{\"params\":[{\"name\":\"flag\",\"type\":\"bool\"},"
+	          "{\"name\":\"verbose\",\"type\":\"int\"},{\"name\":\"number\",\"type\":"
+	          "\"int\"},{\"name\":\"wide\",\"type\":\"int\"},{\"name\":\"bytes\",\"type\":"
+	          "\"int\"},{\"name\":\"ratio\",\"type\":\"number\"},{\"name\":\"name\","
+	          "\"type\":\"string\"},{\"name\":\"unset\",\"type\":\"string\"},{\"name\":"
+	          "\"list\",\"type\":\"list\"},{\"name\":\"range\",\"type\":\"list\"}]}");
+	sonde_json_free(&d);
 
 	/* A directive-only entry is no command-line word. */
 	char alias[] = "--alias";

@@ -5,11 +5,15 @@
 workload's own code, as a launch of RANKS ranks with TASKS_PER_NODE per node would, without MPI
 and without I/O, and prints the params the run's header record would hold. This module is the
 only way Python learns what a command line means to the binary: there is no second parser
-here, and a check the binary does not make is not made here either.
+here, and a check the binary does not make is not made here either. Which workloads the
+binary has, and the parameters of each, it says too (`sonde --describe-options`, workloads).
 """
 
 import json
 import subprocess
+from functools import cache
+
+from ..results import names
 
 # A parse is one process without MPI: seconds would mean something is wrong.
 TIMEOUT = 60
@@ -42,3 +46,23 @@ def parse(sonde_binary, workload, args, ranks, tasks_per_node):
     except (json.JSONDecodeError, KeyError, TypeError):
         raise Refused(f"{sonde_binary} --parse-only printed no params (is it a sonde without "
                       "--parse-only?)") from None
+
+
+@cache
+def workloads(sonde_binary):
+    """{workload: sonde.results.names Params class} of the workloads the binary has, as it
+    describes them (`sonde --describe-options`): a workload without a class of its own in
+    sonde.results.names gets one made from its option table. Raises Refused naming the
+    binary when it cannot be asked."""
+    cmd = [str(sonde_binary), "--describe-options"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise Refused(f"cannot run {sonde_binary} --describe-options: {e}") from None
+    try:
+        if proc.returncode != 0:
+            raise ValueError(f"exit code {proc.returncode}")
+        return names.workloads(json.loads(proc.stdout))
+    except ValueError as e:  # JSONDecodeError is one
+        raise Refused(f"{sonde_binary} --describe-options described no workloads ({e}; is it "
+                      "a sonde without --describe-options?)") from None

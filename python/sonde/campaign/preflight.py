@@ -36,7 +36,8 @@ def tasks_per_node(launch):
 def check(suite, sonde, run_dir):
     """Raises Refusal for the first launch of suite the binary sonde refuses or whose rules
     the command line already breaks; run_dir fills {run_dir} as the runner will."""
-    written = suitefile.load(suite.path) if suite.scale is not None else suite
+    written = (suitefile.load(suite.path, workloads=suite.workloads) if suite.scale is not None
+               else suite)
     for launch, as_written in zip(suite.launches, written.launches, strict=True):
         if launch.touch:
             continue

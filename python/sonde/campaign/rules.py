@@ -25,7 +25,6 @@ from ..results.names import (
     IORReadExtra,
     IORSummary,
     Measurement,
-    params_of,
 )
 from ..results.units import parse_duration, parse_size
 
@@ -349,7 +348,7 @@ def fixed_parameters(launch, run, settings):
     """Every [step.fixed] parameter has its value in the run's params, and every other
     parameter is at the binary's default unless the seed or the suite ([step.free]) frees it."""
     params = _header(run).get(Header.PARAMS) or {}
-    spec = params_of(launch.workload)
+    spec = launch.param_names
     wrong = []
     for key, fixed in launch.fixed.items():
         name = spec.find(key)
@@ -407,7 +406,7 @@ def _seed_fixed_as_declared(launch):
     seed = SEED_FIXED.get(launch.variant) if launch.workload == IOR.workload else None
     if seed is None or set(launch.fixed) != set(seed):
         return False
-    spec = params_of(launch.workload)
+    spec = launch.param_names
     for key, want in seed.items():
         want = want if isinstance(want, dict) else {"value": want, "unless": None}
         have = launch.fixed[key]

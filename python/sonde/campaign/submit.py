@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..results.manifest import holds_run
-from . import preflight, suitefile
+from . import argcheck, preflight, suitefile
 
 # Minutes for what sonde-suite does besides the launches: start, mkdir, tables, report.
 MARGIN_MINUTES = 5
@@ -205,7 +205,10 @@ def add_parser(sub):
 def prepare(args, sonde, run_dir):
     """(script text, what was chosen) of the job, everything checked; raises SubmitError or
     suitefile.SuiteError."""
-    suite = suitefile.load(args.suite, args.scale)
+    try:
+        suite = suitefile.load(args.suite, args.scale, workloads=argcheck.workloads(sonde))
+    except argcheck.Refused as e:
+        raise SubmitError(str(e)) from None
     oversubscribe = args.oversubscribe or suite.oversubscribe
     part = partition(args.partition)
     check_fits(suite, part, oversubscribe)

@@ -67,7 +67,6 @@ CONCURRENT_STEP_KEYS = {"name", "concurrent", "solo", "interval", "ranks", "node
 GROUP_KEYS = {"ranks", "per_node", "workload", "args"}
 SCORES = {"io500"}
 RUN_DIR = "{run_dir}"  # left in place here; the runner puts the run directory there
-WORKLOADS = set(_names.WORKLOADS)
 # Keys that shape a launch rather than its arguments.
 SHAPE = {"ranks", "nodes", "tasks_per_node"}
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -100,6 +99,8 @@ class Launch:
     swept: tuple = ()  # the sweep's keys, which name the launch
     where: str = ""  # "file:line" of the step, for errors about the launch
     touch: list = field(default_factory=list)  # files to touch instead of launching sonde
+    # the sonde.results.names class of the workload's parameters (the suite's workloads)
+    param_names: type | None = None
 
     @property
     def id(self):
@@ -133,6 +134,9 @@ class Suite:
     oversubscribe: bool = False  # the suite asks for more ranks than cores
     scaled: list = field(default_factory=list)  # (step, param, value, scaled value)
     score: str | None = None  # "io500": io500.py judges and scores the run
+    # {workload: sonde.results.names Params class}: the binary's (argcheck.workloads), or the
+    # classes of sonde.results.names when no binary was asked
+    workloads: dict = field(default_factory=lambda: dict(_names.WORKLOADS))
 
     @property
     def reduced_scale(self):
@@ -191,10 +195,12 @@ def _whole(value, what, err):
     return value
 
 
-def load(path, scale=None, scratch=None):
+def load(path, scale=None, scratch=None, workloads=None):
     """Reads a suite file, checks all of it, and expands it into its launches. scratch: the
     directory {scratch} stands for in this run (sonde-suite gives each run its own, below the
-    suite's scratch: run_scratch); the suite's own scratch when None."""
+    suite's scratch: run_scratch); the suite's own scratch when None. workloads: the
+    workloads steps may name, {name: Params class} (argcheck.workloads of the binary that will
+    run them); those sonde.results.names has classes for when None."""
     path = Path(path)
     try:
         raw = path.read_text()
@@ -237,7 +243,8 @@ def load(path, scale=None, scratch=None):
                   description=str(head.get("description", "")),
                   scratch=str(scratch or head.get("scratch", DEFAULT_SCRATCH)),
                   scratch_base=str(head.get("scratch", DEFAULT_SCRATCH)), launches=[],
-                  scale=scale, settings=settings, oversubscribe=oversubscribe, score=score)
+                  scale=scale, settings=settings, oversubscribe=oversubscribe, score=score,
+                  workloads=dict(_names.WORKLOADS if workloads is None else workloads))
     seen = set()
     for n, step in enumerate(steps):
         if "touch" in step:
@@ -319,9 +326,9 @@ def _load_concurrent_step(suite, text, head, step, n, seen):
         for key in sorted(set(g) - GROUP_KEYS):
             raise err(f"unknown key '{key}' in group {k} of a concurrent step (known: "
                       f"{', '.join(sorted(GROUP_KEYS))})", "concurrent")
-        if g.get("workload") not in WORKLOADS or not isinstance(g.get("args"), list):
+        if g.get("workload") not in suite.workloads or not isinstance(g.get("args"), list):
             raise err(f"group {k} of a concurrent step needs a workload (known: "
-                      f"{', '.join(sorted(WORKLOADS))}) and args (a list)", "concurrent")
+                      f"{', '.join(sorted(suite.workloads))}) and args (a list)", "concurrent")
         if ("ranks" in g) == ("per_node" in g):
             raise err(f"group {k}: ranks = N (N ranks) or per_node = N (N of each node), one "
                       "of the two", "concurrent")
@@ -378,8 +385,8 @@ def _load_step(suite, text, head, step, n, seen):
         raise err(f"step name '{name}' is used twice", "name")
     seen.add(name)
     workload = step["workload"]
-    if workload not in WORKLOADS:
-        raise err(f"unknown workload '{workload}' (known: {', '.join(sorted(WORKLOADS))})",
+    if workload not in suite.workloads:
+        raise err(f"unknown workload '{workload}' (known: {', '.join(sorted(suite.workloads))})",
                   "workload")
     if not isinstance(step["args"], list) or not all(
             isinstance(a, (str, int, float)) for a in step["args"]):
@@ -425,9 +432,10 @@ def _load_step(suite, text, head, step, n, seen):
             if key not in used and key not in SHAPE:
                 raise err(f"{table} '{key}' is used by no argument (no {{{key}}} in args or "
                           "mkdir)", key, table)
-    fixed = _check_fixed(step.get("fixed", {}), workload, rules,
+    spec = suite.workloads[workload]
+    fixed = _check_fixed(step.get("fixed", {}), spec, rules,
                          lambda m, key=None: err(m, key, "fixed"))
-    free = _check_free(step.get("free", {}), workload, rules, fixed,
+    free = _check_free(step.get("free", {}), spec, rules, fixed,
                        lambda m, key=None: err(m, key, "free"))
     for key, multiple in step.get("scale", {}).items():
         if key not in params or not isinstance(params[key], int) or isinstance(params[key],
@@ -463,6 +471,7 @@ def _load_step(suite, text, head, step, n, seen):
                 ranks=l_ranks, nodes=l_nodes, tasks_per_node=l_tpn, repetition=rep,
                 params=shown, rules=list(rules), variant=step.get("variant"),
                 timeout=timeout, fixed=fixed, free=free, mkdir=mkdirs, swept=tuple(sweep),
+                param_names=spec,
                 where=f"{text.path}:{text.line(None, 'step', n)}"))
 
 
@@ -499,12 +508,12 @@ def _check_rules(rules, workload, err):
             raise err(f"rule '{r}' judges {', '.join(sorted(only))} runs, not {workload}")
 
 
-def _check_fixed(fixed, workload, rules, err):
+def _check_fixed(fixed, spec, rules, err):
     """[step.fixed]: parameter names of the workload with values of their type."""
     if fixed and "fixed_parameters" not in rules:
         raise err("[step.fixed] is judged by the rule fixed_parameters, which the step does "
                   "not list in rules")
-    spec = _names.params_of(workload)
+    workload = spec.workload
     out = {}
     for key, spec_value in fixed.items():
         name = spec.find(key)
@@ -529,13 +538,13 @@ def _check_fixed(fixed, workload, rules, err):
     return out
 
 
-def _check_free(free, workload, rules, fixed, err):
+def _check_free(free, spec, rules, fixed, err):
     """[step.free]: parameter names of the workload, each with the reason it may differ from
     its default (the verdict of fixed_parameters prints it)."""
     if free and "fixed_parameters" not in rules:
         raise err("[step.free] is judged by the rule fixed_parameters, which the step does "
                   "not list in rules")
-    spec = _names.params_of(workload)
+    workload = spec.workload
     for key, why in free.items():
         name = spec.find(key)
         if name is None or name.where == _names.MEASUREMENT:

@@ -14,6 +14,13 @@ writes is named here, so a renamed or added option fails the test until it is na
 Each name is a `str` (usable as a dict key) that also knows its JSON types and where it appears:
 OPTION (header params and every measurement's params), HEADER (header params only) or
 MEASUREMENT (measurement params only).
+
+A workload needs no class here to be run by sonde-suite: the binary describes the parameters of
+its option table (`sonde --describe-options`), and `workloads` makes the class of a workload
+without one from that description (`Params.described`). A class is written here for what the
+binary's tables cannot say: the names the Python layer spells (the rules, the report's words),
+the members a workload adds to its records besides its options, and which strings are never
+null.
 """
 
 NONE = type(None)
@@ -36,16 +43,39 @@ class Name(str):
         return type(value) in self.types
 
 
+# The JSON types of a parameter as `sonde --describe-options` names them; a string parameter
+# the options leave unset is null.
+DESCRIBED_TYPES = {"bool": BOOL, "int": INT, "number": (int, float), "string": STR_OR_NONE,
+                   "list": LIST}
+
+
 class Params:
-    """The params of one workload (subclasses name them as class attributes)."""
+    """The params of one workload (subclasses name them as class attributes, or a class made by
+    Params.described holds them in `described_names`)."""
 
     workload = None
+    described_names = ()
 
     @classmethod
     def names(cls, where=None):
         """Every Name of the class, or those of one place (OPTION, HEADER, MEASUREMENT)."""
         found = [v for k, v in vars(cls).items() if isinstance(v, Name) and k.isupper()]
+        found += cls.described_names
         return [n for n in found if where is None or n.where == where]
+
+    @classmethod
+    def described(cls, description):
+        """The Params class of a workload as the binary describes it: one entry of the
+        "workloads" of `sonde --describe-options`, its parameters named and typed by its option
+        table (each an OPTION). Raises ValueError for a description it cannot read."""
+        try:
+            workload = description["workload"]
+            found = tuple(Name(p["name"], DESCRIBED_TYPES[p["type"]])
+                          for p in description["params"])
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"a workload's description without {e}") from None
+        return type(f"Described_{workload}", (cls,),
+                    {"workload": workload, "described_names": found})
 
     @classmethod
     def in_header(cls):
@@ -404,6 +434,18 @@ WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND)}
 def params_of(workload):
     """The Params class of a workload name, or None."""
     return WORKLOADS.get(workload)
+
+
+def workloads(described):
+    """{workload: Params class} of the workloads a binary has, from its `sonde
+    --describe-options` answer (the parsed JSON): the class written here where there is one,
+    else the one its description makes. Raises ValueError for an answer it cannot read."""
+    try:
+        entries = described["workloads"]
+        return {e["workload"]: WORKLOADS.get(e["workload"]) or Params.described(e)
+                for e in entries}
+    except (KeyError, TypeError) as e:
+        raise ValueError(f"no workloads described ({e})") from None
 
 
 class Header:

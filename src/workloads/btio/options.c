@@ -52,7 +52,7 @@ static void show_grid(const void *cfg, const char *key, struct sonde_json *j)
 static const struct sonde_option options[] = {
     {0, "mode", SONDE_OPT_CALLBACK, 0, "w|r|rw",
      "write, read, or write then read back in one run (input file line 1)", .parse = parse_mode,
-     .show = show_mode},
+     .show = show_mode, .shows = SONDE_RECORD_STRING},
     {0, "method", SONDE_OPT_INT, F(method), "N",
      "0 MPI collective, 1 MPI independent, 2 PnetCDF blocking, 3 PnetCDF non-blocking (line 2)", 0,
      3},
@@ -61,7 +61,7 @@ static const struct sonde_option options[] = {
     {0, "grid", SONDE_OPT_CALLBACK, 0, "XxYxZ",
      "global array size in points, e.g. 512x512x512 "
      "(line 4)",
-     .parse = parse_grid, .show = show_grid},
+     .parse = parse_grid, .show = show_grid, .shows = SONDE_RECORD_LIST},
     {0, "dir", SONDE_OPT_STRING, F(dir), "PATH", "directory of the file (line 5)"},
     {0, "file", SONDE_OPT_STRING, F(file), "NAME",
      "file name in the directory (default btio.mpi for methods 0/1, btio.nc for 2/3); methods 0/1 "

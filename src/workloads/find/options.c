@@ -48,7 +48,7 @@ static const struct sonde_option options[] = {
     {0, "size", SONDE_OPT_CALLBACK, 0, "[+-]N[cwbkMG]",
      "entries of N units (rounded up; c bytes, w 2 bytes, b 512 bytes (default), k, M, G), "
      "more (+N) or fewer (-N)",
-     0, 0, 0, 0, NULL, parse_size, .key = "size", .show = show_size},
+     0, 0, 0, 0, NULL, parse_size, .key = "size", .show = show_size, .shows = SONDE_RECORD_STRING},
     {0, "name", SONDE_OPT_STRING, F(name), "PATTERN",
      "entries whose base name matches the shell pattern (fnmatch, as find(1))"},
     {0, "regex", SONDE_OPT_REFUSED, 0, NULL,
@@ -59,7 +59,7 @@ static const struct sonde_option options[] = {
     {0, "P", SONDE_OPT_FLAG, F(per_process), NULL, "print one result line per rank",
      .key = "per_process"},
     {0, "D", SONDE_OPT_CALLBACK, 0, "rates", "print the rate and the time (-D rates)", 0, 0, 0, 0,
-     NULL, parse_debug, .key = "debug", .show = show_debug},
+     NULL, parse_debug, .key = "debug", .show = show_debug, .shows = SONDE_RECORD_STRING},
     {0, "s", SONDE_OPT_INT, F(stonewall), "SECONDS",
      "stonewall: stop looking after SECONDS (0 = never)", 0, 1 << 30, .key = "stonewall"},
     {0, "q", SONDE_OPT_INT, F(queue_length), "N",

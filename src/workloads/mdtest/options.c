@@ -103,7 +103,7 @@ static const char *unless_data(const void *cfg)
 
 static const struct sonde_option options[] = {
     {'a', NULL, SONDE_OPT_CALLBACK, 0, "BACKEND", "I/O interface", 0, 0, 0, 0, NULL, parse_api,
-     .key = "api", .show = show_api},
+     .key = "api", .show = show_api, .shows = SONDE_RECORD_STRING},
     {'b', NULL, SONDE_OPT_INT, F(branch), "N", "branching factor of the directory tree", 0, 1 << 20,
      .key = "branching_factor"},
     {'B', NULL, SONDE_OPT_FLAG, F(no_barriers), NULL,
@@ -202,7 +202,8 @@ static const struct sonde_option options[] = {
      .key = "print_time"},
     {0, "dataPacketType", SONDE_OPT_CALLBACK, 0, "TYPE",
      "accepted, no effect: IOR's buffer type (offset, incompressible, timestamp or random)", 0, 0,
-     0, 0, NULL, parse_packet_type, .inert = always_no_effect_pattern, .show = show_packet_type},
+     0, 0, NULL, parse_packet_type, .inert = always_no_effect_pattern, .show = show_packet_type,
+     .shows = SONDE_RECORD_STRING},
     {0, "run-cmd-before-phase", SONDE_OPT_STRING, F(prologue), "CMD",
      "run CMD (a shell command) on every rank before each phase, outside its time"},
     {0, "run-cmd-after-phase", SONDE_OPT_STRING, F(epilogue), "CMD",

@@ -60,7 +60,8 @@ static const struct sonde_option options[] = {
     {'b', "random_reads", SONDE_OPT_CALLBACK, 0, "GRAN",
      "read at random offsets in steps of GRAN bytes (default 1), seeded by --seed; "
      "-b4096 and -b 4096 both work",
-     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random, .show = show_random, .inert = unless_reading},
+     0, 0, SONDE_SIZE_BINARY, 1, "1", parse_random, .show = show_random, .shows = SONDE_RECORD_INT,
+     .inert = unless_reading},
     {'n', "new", SONDE_OPT_FLAG, F(new_files), NULL,
      "remove this task's old mibData file before writing it", .inert = unless_writing},
     {'r', "remove", SONDE_OPT_FLAG, F(remove), NULL,
