@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The readers of one rank's epoch: threads that take the rank's samples in order, each whole
+ * sample by one thread in calls of --transfer-size, at most --prefetch batches ahead of the batch
+ * the main thread consumes (a batch's slot is free again once it is released). A sample's bytes
+ * go into its batch's slot when they are kept for --verify, else into the thread's scratch
+ * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
+ * file's index). The first failure stops every reader; the waiting consumer is told. Without
+ * threads the consumer reads each batch itself when it waits for it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "workloads/train/train.h"
+
+struct worker {
+	struct train_reader *r;
+	pthread_t thread;
+	unsigned char *scratch;
+	int64_t file; /* the file open in f, -1: none */
+	struct sonde_file *f;
+	unsigned char *index; /* indexed: the (offset, length) pairs of file */
+	struct train_io io;
+};
+
+struct train_reader {
+	const struct train_params *p;
+	const struct sonde_backend *backend;
+	const int64_t *samples;
+	int64_t count, batches;
+	int bs, slots, keep;
+	size_t stride;      /* bytes per sample in a slot (keep) */
+	size_t call;        /* bytes per read call */
+	unsigned char *buf; /* keep: slots x bs x stride */
+	pthread_mutex_t mu;
+	pthread_cond_t ready, space;
+	int64_t next;     /* the next sample to claim */
+	int64_t released; /* batches released */
+	int64_t *done;    /* per slot: samples read of its batch */
+	int failed;
+	int stop; /* the consumer is done: readers end */
+	int nworkers;
+	struct worker *workers; /* nworkers, or one for the consumer without threads */
+};
+
+static int64_t batch_len(const struct train_reader *r, int64_t b)
+{
+	int64_t left = r->count - b * r->bs;
+	return left < r->bs ? left : r->bs;
+}
+
+static int fail(struct worker *w, int err, const char *path, const char *why)
+{
+	if (!w->io.err) {
+		w->io.err = err;
+		snprintf(w->io.path, sizeof w->io.path, path);
+		snprintf(w->io.why, sizeof w->io.why, "%s", why);
+	}
+	return -1;
+}
+
+/* Reads len bytes at offset of f in calls of r->call into dst (advancing when keep). */
+static int read_range(struct worker *w, struct sonde_file *f, const char *path, unsigned char *dst,
+                      int64_t len, int64_t offset, int advance, int64_t *bytes, int64_t *calls)
+{
+	const struct train_reader *r = w->r;
+	for (int64_t done = 0; done < len;) {
+		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
+		double t0 = sonde_now();
+		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);
+		sonde_latency_acc_add(&w->io.latency, sonde_now() - t0);
+		if (got < 0)
+			return fail(w, (int)-got, path, sonde_io_last_error());
+		(*calls)++;
+		*bytes += got;
+		if ((size_t)got < n) {
+			char why[4400];
+			snprintf(
+			    why, sizeof why,
+			    "read %s at offset %lld: the file ends after %zd of %zu bytes (a short "
+			    "sample file)",
+			    path, (long long)(offset + done), got, n);
+			return fail(w, EIO, path, why);
+		}
+		done += got;
+	}
+	return 0;
+}
+
+static void close_file(struct worker *w)
+{
+	if (w->f)
+		w->r->backend->close(w->f);
+	w->f = NULL;
+	w->file = -1;
+}
+
+static int open_file(struct worker *w, int64_t file)
+{
+	const struct train_params *p = w->r->p;
+	close_file(w);
+	char path[4096];
+	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	if (p->fmt == TRAIN_INDEXED) {
+		train_file_path(p, file, 1, path, sizeof path);
+		struct sonde_file *idx = NULL;
+		int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &idx);
+		if (rc < 0)
+			return fail(w, -rc, path, sonde_io_last_error());
+		rc = read_range(w, idx, path, w->index, 16 * p->samples_per_file, 0, 1,
+		                &w->io.index_bytes, &w->io.index_calls);
+		w->r->backend->close(idx);
+		if (rc < 0)
+			return -1;
+	}
+	train_file_path(p, file, 0, path, sizeof path);
+	int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &w->f);
+	if (rc < 0) {
+		w->f = NULL;
+		return fail(w, -rc, path, sonde_io_last_error());
+	}
+	w->file = file;
+	return 0;
+}
+
+static int64_t le64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | b[k];
+	return (int64_t)v;
+}
+
+/* Sample id into dst (the slot's place when keep, else the scratch buffer). */
+static int read_sample(struct worker *w, int64_t id, unsigned char *dst)
+{
+	const struct train_reader *r = w->r;
+	const struct train_params *p = r->p;
+	int64_t file = id / p->samples_per_file, s = id % p->samples_per_file;
+	if (file != w->file && open_file(w, file) < 0)
+		return -1;
+	int64_t size = train_sample_size(p, file);
+	int64_t offset = train_data_offset(p, file) + s * size;
+	if (p->fmt == TRAIN_INDEXED) {
+		offset = le64(w->index + 16 * s);
+		int64_t len = le64(w->index + 16 * s + 8);
+		if (len != size || offset < 0) {
+			char path[4096], why[4200];
+			train_file_path(p, file, 1, path, sizeof path);
+			snprintf(why, sizeof why,
+			         "%s: sample %lld is %lld bytes at offset %lld in the index, the "
+			         "dataset "
+			         "has %lld",
+			         path, (long long)s, (long long)len, (long long)offset,
+			         (long long)size);
+			return fail(w, EIO, path, why);
+		}
+	}
+	char path[4096];
+	train_file_path(p, file, 0, path, sizeof path);
+	if (read_range(w, w->f, path, dst, size, offset, r->keep, &w->io.bytes, &w->io.calls) < 0)
+		return -1;
+	w->io.samples++;
+	return 0;
+}
+
+static unsigned char *place(struct train_reader *r, struct worker *w, int64_t i)
+{
+	if (!r->keep)
+		return w->scratch;
+	int64_t slot = (i / r->bs) % r->slots;
+	return r->buf + ((size_t)slot * (size_t)r->bs + (size_t)(i % r->bs)) * r->stride;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct train_reader *r = w->r;
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->failed && !r->stop && r->next < r->count &&
+		       r->next / r->bs >= r->released + r->slots)
+			pthread_cond_wait(&r->space, &r->mu);
+		if (r->failed || r->stop || r->next >= r->count) {
+			pthread_mutex_unlock(&r->mu);
+			break;
+		}
+		int64_t i = r->next++;
+		pthread_mutex_unlock(&r->mu);
+		int rc = read_sample(w, r->samples[i], place(r, w, i));
+		pthread_mutex_lock(&r->mu);
+		if (rc < 0)
+			r->failed = 1;
+		else if (++r->done[(i / r->bs) % r->slots] == batch_len(r, i / r->bs))
+			pthread_cond_broadcast(&r->ready);
+		if (rc < 0) {
+			pthread_cond_broadcast(&r->ready);
+			pthread_cond_broadcast(&r->space);
+		}
+		pthread_mutex_unlock(&r->mu);
+	}
+	close_file(w);
+	return NULL;
+}
+
+static int worker_init(struct train_reader *r, struct worker *w)
+{
+	memset(w, 0, sizeof *w);
+	w->r = r;
+	w->file = -1;
+	if (!r->keep && !(w->scratch = malloc(r->call)))
+		return -1;
+	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
+		return -1;
+	return 0;
+}
+
+static void reader_free(struct train_reader *r)
+{
+	for (int t = 0; t < r->nworkers; t++) {
+		free(r->workers[t].scratch);
+		free(r->workers[t].index);
+	}
+	free(r->workers);
+	free(r->done);
+	free(r->buf);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->ready);
+	pthread_cond_destroy(&r->space);
+	free(r);
+}
+
+struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
+                                        int64_t count, int keep)
+{
+	struct train_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->ready, NULL);
+	pthread_cond_init(&r->space, NULL);
+	r->p = p;
+	r->backend = &sonde_backend_posix;
+	r->samples = samples;
+	r->count = count;
+	r->bs = p->batch_size;
+	r->batches = (count + r->bs - 1) / r->bs;
+	r->slots = p->read_threads > 0 ? p->prefetch : 1;
+	r->keep = keep;
+	int64_t most = train_max_sample_size(p);
+	r->stride = (size_t)most;
+	r->call = p->transfer_size > 0 && p->transfer_size < most ? (size_t)p->transfer_size
+	                                                          : (size_t)most;
+	r->nworkers = p->read_threads > 0 ? p->read_threads : 1;
+	r->done = calloc((size_t)r->slots, sizeof *r->done);
+	r->workers = calloc((size_t)r->nworkers, sizeof *r->workers);
+	if (keep)
+		r->buf = malloc((size_t)r->slots * (size_t)r->bs * r->stride);
+	int ok = r->done && r->workers && (!keep || r->buf);
+	for (int t = 0; ok && t < r->nworkers; t++)
+		ok = worker_init(r, &r->workers[t]) == 0;
+	if (!ok) {
+		reader_free(r);
+		return NULL;
+	}
+	for (int t = 0; p->read_threads > 0 && t < r->nworkers; t++)
+		if (pthread_create(&r->workers[t].thread, NULL, work, &r->workers[t]) != 0) {
+			/* the started ones end at once, then nothing was read */
+			pthread_mutex_lock(&r->mu);
+			r->failed = 1;
+			pthread_cond_broadcast(&r->space);
+			pthread_mutex_unlock(&r->mu);
+			for (int k = 0; k < t; k++)
+				pthread_join(r->workers[k].thread, NULL);
+			reader_free(r);
+			return NULL;
+		}
+	return r;
+}
+
+int train_reader_wait(struct train_reader *r, int64_t b)
+{
+	if (r->p->read_threads == 0) {
+		struct worker *w = &r->workers[0];
+		for (int64_t i = b * r->bs; i < b * r->bs + batch_len(r, b); i++)
+			if (read_sample(w, r->samples[i], place(r, w, i)) < 0)
+				return -1;
+		return 0;
+	}
+	pthread_mutex_lock(&r->mu);
+	while (!r->failed && r->done[b % r->slots] < batch_len(r, b))
+		pthread_cond_wait(&r->ready, &r->mu);
+	int failed = r->failed;
+	pthread_mutex_unlock(&r->mu);
+	return failed ? -1 : 0;
+}
+
+const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id)
+{
+	int64_t i = b * r->bs + k;
+	*id = r->samples[i];
+	return r->buf + ((size_t)(b % r->slots) * (size_t)r->bs + (size_t)k) * r->stride;
+}
+
+void train_reader_release(struct train_reader *r, int64_t b)
+{
+	pthread_mutex_lock(&r->mu);
+	r->done[b % r->slots] = 0;
+	r->released = b + 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void add_io(struct train_io *to, const struct train_io *from)
+{
+	to->samples += from->samples;
+	to->bytes += from->bytes;
+	to->calls += from->calls;
+	to->index_bytes += from->index_bytes;
+	to->index_calls += from->index_calls;
+	for (int k = 0; k < SONDE_HIST_BUCKETS; k++)
+		to->latency.hist.count[k] += from->latency.hist.count[k];
+	to->latency.count += from->latency.count;
+	to->latency.sum += from->latency.sum;
+	if (from->latency.max > to->latency.max)
+		to->latency.max = from->latency.max;
+	if (!to->err && from->err) {
+		to->err = from->err;
+		memcpy(to->path, from->path, sizeof to->path);
+		memcpy(to->why, from->why, sizeof to->why);
+	}
+}
+
+void train_reader_finish(struct train_reader *r, struct train_io *io)
+{
+	/* readers waiting for room (the consumer stopped early) end */
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+	for (int t = 0; t < r->nworkers; t++) {
+		if (r->p->read_threads > 0)
+			pthread_join(r->workers[t].thread, NULL);
+		else
+			close_file(&r->workers[t]);
+		add_io(io, &r->workers[t].io);
+	}
+	reader_free(r);
+}
