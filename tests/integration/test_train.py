@@ -179,3 +179,15 @@ def test_indexed_and_npz_files(tmp_path):
             assert z.files == ["x"]
             assert z["x"].dtype == numpy.uint8 and z["x"].shape[0] == PER_FILE
     assert records(out2, "measurement", "train")[0]["verify"]["errors"] == 0
+
+    # a sample file cut short: one error line naming it, exit 1, the end record saying why
+    short = dataset_files(npz, "npz")[1]
+    os.truncate(short, os.path.getsize(short) // 2)
+    out3 = tmp_path / "short.jsonl"
+    proc = run_sonde(["train", "-d", npz, "--train", "--format", "npz", "--json", out3] + COMMON,
+                     np=2, check=False)
+    assert proc.returncode == 1, proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert len(errors) == 1 and short in errors[0] and "short sample file" in errors[0], errors
+    (end,) = records(out3, "end")
+    assert end["reason"] == "io-error" and end["path"] == short
