@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """sonde train's samples/s against a bare C loop (bench/train_loop.c) reading the same samples of
 the same files in the same order: one rank, no shuffle, one reader thread, no compute, batches of
-one, every sample in one pread. The loop opens each file, reads its samples and closes it; sonde
+8 (the reader hands the main thread a batch at a time, as in training), every sample in one
+pread. The loop opens each file, reads its samples and closes it; sonde
 train does the same through its reader thread and prefetch queue, so the ratio is what sonde's
 harness (threads, queue, accounting) costs per sample.
 
@@ -30,6 +31,7 @@ from benchlib import (
 )
 
 RECORD = 128 * 1024
+BATCH = 8
 TARGET = 0.95
 
 
@@ -73,7 +75,7 @@ class Train:
     def _sonde(launcher, sonde, files, work):
         _generate(launcher, sonde, files, work)
         results = os.path.join(work, "r.jsonl")
-        argv = [sonde, "train", "-d", work, "--train", *_dataset(files), "--batch-size", 1,
+        argv = [sonde, "train", "-d", work, "--train", *_dataset(files), "--batch-size", BATCH,
                 "--read-threads", 1, "--prefetch", 2, "--json", results]
         run_mpi(launcher, 1, argv, "sonde train --train")
         with open(results) as f:

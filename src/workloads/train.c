@@ -21,6 +21,7 @@
 #include "results.h"
 #include "space.h"
 #include "stats.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workloads/train/checkpoint.h"
 #include "workloads/train/presets.h"
@@ -107,8 +108,6 @@ static void parse(struct train *t, int argc, char **argv)
 		sonde_exit(SONDE_EXIT_USAGE);
 	}
 	sonde_parse_result_free(&pos);
-	if (ctx->common.interval > 0 || ctx->common.live_path)
-		usage_error("--interval and --live are not implemented for sonde train yet");
 	char err[1024] = "";
 	if (t->p.preset &&
 	    train_preset_apply(t->p.preset, t->p.accelerator, &t->p, set, err, sizeof err) < 0)
@@ -208,8 +207,11 @@ static void generate(struct train *t)
 {
 	make_folders(t);
 	struct train_generated g;
+	sonde_series_begin(t->ctx->comm, "generate", -1);
 	MPI_Barrier(t->ctx->comm);
+	sonde_series_start();
 	train_generate(&t->p, t->ctx->rank, t->ctx->size, &g);
+	sonde_series_stop();
 	int err = sonde_agree_path(t->ctx->comm, g.err, g.path, "%s", g.why);
 	if (err)
 		sonde_exit(sonde_exit_class(err, SONDE_STAGE_RUN));
@@ -238,6 +240,7 @@ static void generate(struct train *t)
 	                                .extra_json = extra.buf};
 	measurement(t, &rec, start, end);
 	sonde_json_free(&extra);
+	sonde_series_report();
 	if (report_here(t)) {
 		printf("generate: %lld files, %.2f MiB in %.3f s: %.2f MiB/s\n", (long long)files,
 		       (double)bytes / SONDE_MIB, end - start,
@@ -298,6 +301,14 @@ static void checkpoint(struct train *t, int epoch)
 		sonde_exit(rc);
 }
 
+static int64_t batch_bytes(const struct train_params *p, const int64_t *ids, int64_t n)
+{
+	int64_t bytes = 0;
+	for (int64_t k = 0; k < n; k++)
+		bytes += train_sample_size(p, ids[k] / p->samples_per_file);
+	return bytes;
+}
+
 struct epoch {
 	int64_t *order, count, batches;
 	struct train_part part;
@@ -315,15 +326,22 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	                     0);
 	ep->start = sonde_now();
 	for (int64_t b = 0; b < ep->batches; b++) {
+		int64_t n = ep->count - b * p->batch_size < p->batch_size
+		                ? ep->count - b * p->batch_size
+		                : p->batch_size;
 		if (!ep->failed) {
 			double t0 = sonde_now();
 			ep->failed = train_reader_wait(r, b) < 0;
-			ep->part.wait += sonde_now() - t0;
+			double t1 = sonde_now();
+			ep->part.wait += t1 - t0;
+			/* the time series counts batches as the accelerator gets them: their
+			 * samples, their bytes, and the wait for them as the latency */
+			if (!ep->failed && sonde_series_recording())
+				sonde_series_call(t1, t1 - t0,
+				                  batch_bytes(p, ep->order + b * p->batch_size, n),
+				                  n);
 		}
 		if (!ep->failed) {
-			int64_t n = ep->count - b * p->batch_size < p->batch_size
-			                ? ep->count - b * p->batch_size
-			                : p->batch_size;
 			if (p->verify) {
 				double v0 = sonde_now();
 				verify_batch(r, p, b, n, &ep->verify);
@@ -426,8 +444,11 @@ static void epoch(struct train *t, int e)
 	                 (long long)ep.count, p->read_threads, p->prefetch, p->batch_size))
 		sonde_exit(SONDE_EXIT_RUNTIME);
 	ep.batches = (ep.count + p->batch_size - 1) / p->batch_size;
+	sonde_series_begin(t->ctx->comm, "train", e);
 	MPI_Barrier(t->ctx->comm);
+	sonde_series_start();
 	epoch_loop(t, e, &ep, r);
+	sonde_series_stop();
 	train_reader_finish(r, &ep.part.io);
 	free(ep.order);
 	int err =
@@ -435,6 +456,7 @@ static void epoch(struct train *t, int e)
 	if (err)
 		sonde_exit(sonde_exit_class(err, SONDE_STAGE_RUN));
 	conclude_epoch(t, e, &ep);
+	sonde_series_report();
 	add_part(&t->run, &ep.part);
 	if (p->ckpt.epochs_between > 0 && (e + 1) % p->ckpt.epochs_between == 0)
 		checkpoint(t, e);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """sonde train: the dataset it generates (numpy loads it; sizes and counts from the files
 themselves), the reads of each epoch (every sample exactly once across the ranks, logged by an
-LD_PRELOAD shim, an order that changes between epochs and repeats for a seed) and AU with a
-known injected read delay."""
+LD_PRELOAD shim, an order that changes between epochs and repeats for a seed), AU with a
+known injected read delay, and the epochs' time series."""
 
 import os
 import struct
@@ -127,7 +127,8 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
                                       "SONDE_TEST_READ_DELAY": str(delay)})
     out2 = tmp_path / "r2.jsonl"
     args = ["train", "-d", data, "--train", "--epochs", 2, "--read-threads", 0,
-            "--compute-time", compute, "--au-threshold", 0.9, "--json", out2] + COMMON + shuffles
+            "--compute-time", compute, "--au-threshold", 0.9, "--interval", 0.1,
+            "--json", out2] + COMMON + shuffles
     args[args.index("--batch-size") + 1] = 1
     proc = run_sonde(args, np=2, env=env)
     again = read_logs(log2)
@@ -139,6 +140,10 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
         assert x["au_min"] == pytest.approx(expected, rel=0.05)
         assert x["au_max"] == pytest.approx(expected, rel=0.05)
         assert x["au_pass"] is False and x["ranks_below_threshold"] == [0, 1]
+        # the time series of the epoch: its batches, as the accelerator got them
+        series = [r for r in records(out2, "interval", "train") if r["iteration"] == m["iteration"]]
+        assert sum(r["bytes"] for r in series) == m["bytes"]
+        assert sum(r["ops"] for r in series) == x["samples"] == FILES * PER_FILE
     summary = records(out2, "summary")[0]
     assert summary["au_pass"] is False
     assert "FAIL" in proc.stdout.splitlines()[-1]

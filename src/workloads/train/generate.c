@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "timeseries.h"
 #include "workloads/train/train.h"
 
 #define GENERATE_CHUNK ((size_t)1 << 20)
@@ -32,9 +33,12 @@ static int fail(struct writer *w, int rc)
 
 static int put(struct writer *w, const void *buf, size_t len, int64_t offset)
 {
+	double t0 = sonde_now();
 	ssize_t n = w->io->write_at(w->f, buf, len, offset);
 	if (n < 0)
 		return fail(w, (int)n);
+	double t1 = sonde_now();
+	sonde_series_call(t1, t1 - t0, n, 1);
 	w->g->bytes += n;
 	w->g->calls++;
 	return 0;
