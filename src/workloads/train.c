@@ -293,12 +293,13 @@ static int64_t common_steps(const struct train *t)
 	return (least + t->p.batch_size - 1) / t->p.batch_size;
 }
 
-static void checkpoint(struct train *t, int epoch)
+/* Returns 0 or the exit code of a failed checkpoint (its line printed); adds the stall to part. */
+static int checkpoint(struct train *t, int epoch, struct train_part *part)
 {
 	double stalled = 0;
 	int rc = train_checkpoint_write(&t->ckpt, t->checkpoints++, epoch, t->step, &stalled);
-	if (rc)
-		sonde_exit(rc);
+	part->stalled += stalled;
+	return rc;
 }
 
 static int64_t batch_bytes(const struct train_params *p, const int64_t *ids, int64_t n)
@@ -315,6 +316,7 @@ struct epoch {
 	struct sonde_verify verify;
 	double start, end; /* local */
 	int failed;
+	int exit_code; /* a checkpoint failed: the run ends once the readers are joined */
 };
 
 static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_reader *r)
@@ -359,7 +361,9 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			int any_failed = reduce_int(t, ep->failed, MPI_MAX) != 0;
 			if (any_failed) /* the failure is agreed on and named after the loop */
 				break;
-			checkpoint(t, e);
+			ep->exit_code = checkpoint(t, e, &ep->part);
+			if (ep->exit_code)
+				break;
 		}
 		if (ep->failed && p->ckpt.steps_between == 0)
 			break;
@@ -422,6 +426,7 @@ static void add_part(struct train_part *to, const struct train_part *from)
 	to->compute += from->compute;
 	to->wait += from->wait;
 	to->verify += from->verify;
+	to->stalled += from->stalled;
 	to->batches += from->batches;
 	to->io.samples += from->io.samples;
 	to->io.bytes += from->io.bytes;
@@ -451,6 +456,8 @@ static void epoch(struct train *t, int e)
 	sonde_series_stop();
 	train_reader_finish(r, &ep.part.io);
 	free(ep.order);
+	if (ep.exit_code)
+		sonde_exit(ep.exit_code);
 	int err =
 	    sonde_agree_path(t->ctx->comm, ep.part.io.err, ep.part.io.path, "%s", ep.part.io.why);
 	if (err)
@@ -458,8 +465,11 @@ static void epoch(struct train *t, int e)
 	conclude_epoch(t, e, &ep);
 	sonde_series_report();
 	add_part(&t->run, &ep.part);
-	if (p->ckpt.epochs_between > 0 && (e + 1) % p->ckpt.epochs_between == 0)
-		checkpoint(t, e);
+	if (p->ckpt.epochs_between > 0 && (e + 1) % p->ckpt.epochs_between == 0) {
+		int rc = checkpoint(t, e, &t->run);
+		if (rc)
+			sonde_exit(rc);
+	}
 }
 
 /* The summary record and line of the whole run. */
@@ -499,8 +509,11 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		conclude_run(&t);
 	}
 	/* checkpoint-only: writes, then reads of what was written */
-	for (int k = 0; k < t.p.ckpt.writes; k++)
-		checkpoint(&t, -1);
+	for (int k = 0; k < t.p.ckpt.writes; k++) {
+		int rc = checkpoint(&t, -1, &t.run);
+		if (rc)
+			sonde_exit(rc);
+	}
 	for (int k = 0; k < t.p.ckpt.reads; k++) {
 		int rc = train_checkpoint_read(&t.ckpt, k);
 		if (rc)

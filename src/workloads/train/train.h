@@ -147,6 +147,7 @@ void train_reader_finish(struct train_reader *r, struct train_io *io);
 /* One rank's part of an epoch (or of the run). */
 struct train_part {
 	double compute, wait, verify; /* seconds: emulated compute, waiting for batches, checks */
+	double stalled;               /* seconds training stood still for checkpoints */
 	int64_t batches;
 	struct train_io io;
 };
@@ -157,7 +158,7 @@ struct train_figures {
 	int64_t samples, bytes, calls, index_bytes, index_calls, batches;
 	double seconds; /* the longest rank's compute + wait */
 	double samples_per_s, mib_per_s;
-	double compute_mean, wait_mean, wait_max, verify_max;
+	double compute_mean, wait_mean, wait_max, verify_max, stalled_max;
 	struct sonde_stats au, busy; /* AU per rank; compute + wait per rank */
 	double threshold;
 	int pass;   /* every rank's AU at least the threshold */
