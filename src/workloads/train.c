@@ -285,11 +285,14 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 	}
 }
 
-/* The steps every rank makes in an epoch (a rank with one sample more may make one step more):
+/* The steps every rank makes in an epoch (the last rank's block may be shorter: order.c):
  * checkpoints by steps come only at these, collective. */
 static int64_t common_steps(const struct train *t)
 {
-	int64_t least = t->p.num_files * t->p.samples_per_file / t->ctx->size;
+	int64_t total = t->p.num_files * t->p.samples_per_file, ranks = t->ctx->size;
+	int64_t least = total - (ranks - 1) * ((total + ranks - 1) / ranks);
+	if (least < 0)
+		least = 0;
 	return (least + t->p.batch_size - 1) / t->p.batch_size;
 }
 

@@ -67,12 +67,12 @@ static const struct sonde_option options[] = {
      "seed of the sizes, the data, the seeded shuffles and the compute times (default 1)", 0,
      INT64_MAX},
     {0, "file-shuffle", SONDE_OPT_STRING, F(file_shuffle), "off|seed|random",
-     "order of the files each epoch: as named, shuffled with --seed, or with a seed drawn "
-     "for the run (default off)",
+     "order of the files each epoch, before the ranks take their blocks of samples: as named, "
+     "shuffled with --seed, or with a seed drawn for the run (default off)",
      .key = "file_shuffle", .inert = unless_training},
     {0, "sample-shuffle", SONDE_OPT_STRING, F(sample_shuffle), "off|seed|random",
-     "order of the samples each epoch, over the whole dataset (default off)",
-     .key = "sample_shuffle", .inert = unless_training},
+     "order of the samples of each rank's block each epoch (default off)", .key = "sample_shuffle",
+     .inert = unless_training},
     {0, "verify", SONDE_OPT_FLAG, F(verify), NULL,
      "check every sample read against the pattern written (not counted as I/O wait)",
      .inert = unless_training},

@@ -102,10 +102,10 @@ void train_generate(const struct train_params *p, int rank, int ranks, struct tr
 /* ---- the epoch's order (order.c) ----------------------------------------------------------- */
 
 /* The samples rank reads in epoch (0-based), in order: global ids file * samples_per_file +
- * sample. The global list is the files in file-shuffle order, each file's samples, then the
- * sample shuffle over the whole list; the ranks take consecutive slices of it (the first
- * total % ranks ranks one sample more). random_seed: the seed of the "random" shuffles, drawn once
- * per run. Returns a malloc'd array of *count ids, or NULL when out of memory. */
+ * sample. The list of the files' samples (the files in file-shuffle order) is cut into blocks
+ * of ceil(total / ranks), one a rank; the sample shuffle permutes the rank's block.
+ * random_seed: the seed of the "random" shuffles, drawn once per run. Returns a malloc'd array
+ * of *count ids, or NULL when out of memory. */
 int64_t *train_epoch_order(const struct train_params *p, int epoch, uint64_t random_seed, int rank,
                            int ranks, int64_t *count);
 /* A uniform double in [0, 1) and a normal draw, from a pattern word: the seeded draws. */
