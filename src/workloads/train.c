@@ -193,8 +193,8 @@ static void make_folders(struct train *t)
 	if (report_here(t)) {
 		snprintf(path, sizeof path, "%s/train", p->data_dir);
 		rc = make_folder(path);
-		for (int k = 0; rc == 0 && k < p->num_subfolders; k++) {
-			snprintf(path, sizeof path, "%s/train/%d", p->data_dir, k);
+		for (int k = 0; rc == 0 && p->num_subfolders > 1 && k < p->num_subfolders; k++) {
+			train_folder_path(p, k, path, sizeof path);
 			rc = make_folder(path);
 		}
 	}

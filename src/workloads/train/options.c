@@ -39,7 +39,7 @@ static const struct sonde_option options[] = {
      "standard deviation of the sample size, drawn per file with --seed (default 0)", 0,
      INT64_C(1) << 40, SONDE_SIZE_BINARY, .key = "record_size_stdev"},
     {0, "num-subfolders", SONDE_OPT_INT, F(num_subfolders), "K",
-     "spread the files over K subfolders of DIR/train (default 0: none)", 0, 1000000,
+     "spread the files over K subfolders of DIR/train (0 or 1: none, as DLIO)", 0, 1000000,
      .key = "num_subfolders"},
     {0, "format", SONDE_OPT_STRING, F(format), "npy|npz|indexed|hdf5",
      "npy and npz: a numpy array of uint8 per file, shape (samples, size); indexed: a data "

@@ -61,8 +61,11 @@ int train_params_check(struct train_params *p, char *err, size_t errlen);
 int64_t train_sample_size(const struct train_params *p, int64_t file);
 /* The largest sample size of the dataset. */
 int64_t train_max_sample_size(const struct train_params *p);
-/* DIR/train[/<subfolder>]/img_<file>_of_<files>.<ext>; index: the index file of an indexed
- * file (the data file otherwise). */
+/* DIR/train, or with 2 subfolders or more DIR/train/<folder> (DLIO's layout). */
+void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len);
+/* <folder>/img_<file>_of_<files>.<ext>, file i in folder i % subfolders, numbers zero-padded to
+ * the digits of their count; index: the index file of an indexed file (the data file
+ * otherwise). */
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
 /* Where the array of samples starts in the file (the npy header; npz's zip header too). */
 int64_t train_data_offset(const struct train_params *p, int64_t file);
