@@ -272,8 +272,13 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 }
 
 /* Checks every sample of batch b against the pattern its file was written with. */
-static void verify_batch(struct train_reader *r, const struct train_params *p, int64_t b, int64_t n,
-                         struct sonde_verify *v)
+/* Samples whose mismatches a rank prints, per epoch (the count of all is in the error line). */
+#define VERIFY_SHOWN 4
+
+/* Checks every sample of batch b against the pattern its file was written with; the first
+ * VERIFY_SHOWN bad samples' mismatches are printed with their file and file offsets. */
+static void verify_batch(struct train_reader *r, const struct train_params *p, int rank, int64_t b,
+                         int64_t n, struct sonde_verify *v, int *shown)
 {
 	for (int k = 0; k < n; k++) {
 		int64_t id;
@@ -281,7 +286,18 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 		int64_t file = id / p->samples_per_file, s = id % p->samples_per_file;
 		int64_t size = train_sample_size(p, file);
 		struct sonde_pattern pat = train_pattern(p, file);
-		sonde_pattern_check(&pat, data, (size_t)size, (uint64_t)(s * size), v);
+		struct sonde_verify one = {0};
+		sonde_pattern_check(&pat, data, (size_t)size, (uint64_t)(s * size), &one);
+		v->bytes_checked += one.bytes_checked;
+		v->errors += one.errors;
+		if (one.errors && (*shown)++ < VERIFY_SHOWN) {
+			char path[4096];
+			int64_t head = p->fmt == TRAIN_INDEXED ? 0 : train_data_offset(p, file);
+			for (int m = 0; m < one.kept; m++)
+				one.first[m].offset += (uint64_t)head;
+			train_file_path(p, file, 0, path, sizeof path);
+			sonde_verify_report(&one, rank, path);
+		}
 	}
 }
 
@@ -320,6 +336,7 @@ struct epoch {
 	double start, end; /* local */
 	int failed;
 	int exit_code; /* a checkpoint failed: the run ends once the readers are joined */
+	int shown;     /* bad samples printed */
 };
 
 static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_reader *r)
@@ -349,7 +366,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 		if (!ep->failed) {
 			if (p->verify) {
 				double v0 = sonde_now();
-				verify_batch(r, p, b, n, &ep->verify);
+				verify_batch(r, p, t->ctx->rank, b, n, &ep->verify, &ep->shown);
 				ep->part.verify += sonde_now() - v0;
 			}
 			train_reader_release(r, b);
@@ -381,9 +398,6 @@ static void conclude_epoch(struct train *t, int e, struct epoch *ep)
 	train_figures_reduce(t->ctx->comm, &ep->part, e, t->p.au_threshold, &f);
 	int64_t errors = 0, checked = 0;
 	if (t->p.verify) {
-		char what[64];
-		snprintf(what, sizeof what, "epoch %d", e + 1);
-		sonde_verify_report(&ep->verify, t->ctx->rank, what);
 		sonde_verify_total(t->ctx->comm, &ep->verify, &errors, &checked);
 		if (errors) {
 			sonde_error(

@@ -177,6 +177,22 @@ def test_indexed_and_npz_files(tmp_path):
     # every rank reads each index file it needs: at least one per file
     assert m["extra"]["index_calls"] >= FILES
 
+    # one byte changed on the file system: --verify names the file and its offset, exit 3
+    bad, at = bins[3], 5
+    with open(bad, "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)[0]
+        f.seek(at)
+        f.write(bytes([byte ^ 0xFF]))
+    out_bad = tmp_path / "bad.jsonl"
+    proc = run_sonde(["train", "-d", data, "--train", "--format", "indexed", "--verify",
+                      "--json", out_bad] + COMMON, np=2, check=False)
+    assert proc.returncode == 3, proc.stderr
+    assert f"{bad}: offset {at}: expected 0x{byte:02x}, found 0x{byte ^ 0xFF:02x}" in proc.stderr
+    (m,) = records(out_bad, "measurement", "train")
+    assert m["verify"]["errors"] == 1 and m["verify"]["bytes_checked"] == m["bytes"]
+    assert records(out_bad, "end")[0]["reason"] == "verification"
+
     npz, out2 = tmp_path / "nz", tmp_path / "nz.jsonl"
     npz.mkdir()
     run_sonde(["train", "-d", npz, "--generate", "--train", "--format", "npz", "--verify",
