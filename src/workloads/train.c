@@ -168,10 +168,10 @@ static void setup(struct train *t, int argc, char **argv)
 	                                        .params_json = t->params};
 	if (report_here(t)) {
 		printf("sonde train: %lld files x %lld samples of %lld bytes (stdev %lld), %s, in "
-		       "%s/train; %d ranks\n",
+		       "%s/train; %d rank%s\n",
 		       (long long)p->num_files, (long long)p->samples_per_file,
 		       (long long)p->record_size, (long long)p->record_size_stdev, p->format,
-		       p->data_dir, ctx->size);
+		       p->data_dir, ctx->size, ctx->size == 1 ? "" : "s");
 		fflush(stdout);
 	}
 }
