@@ -158,8 +158,8 @@ def test_indexed_and_npz_files(tmp_path):
     data.mkdir()
     transfer = 1024
     run_sonde(["train", "-d", data, "--generate", "--train", "--format", "indexed",
-               "--transfer-size", transfer, "--verify", "--read-threads", 2, "--json", out]
-              + COMMON, np=2)
+               "--transfer-size", transfer, "--verify", "--read-threads", 2, "--file-shuffle",
+               "random", "--sample-shuffle", "random", "--json", out] + COMMON, np=2)
     bins, idxs = dataset_files(data, "bin"), dataset_files(data, "idx")
     assert len(bins) == FILES and len(idxs) == FILES
     calls = 0
@@ -176,6 +176,8 @@ def test_indexed_and_npz_files(tmp_path):
     assert m["verify"]["errors"] == 0 and m["verify"]["bytes_checked"] == m["bytes"]
     # every rank reads each index file it needs: at least one per file
     assert m["extra"]["index_calls"] >= FILES
+    # the seed the random shuffles drew is in the summary
+    assert isinstance(records(out, "summary")[0]["random_seed"], int)
 
     # one byte changed on the file system: --verify names the file and its offset, exit 3
     bad, at = bins[3], 5
