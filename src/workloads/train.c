@@ -347,6 +347,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	sonde_progress_begin(&live, t->ctx, "epoch", SONDE_PROGRESS_ITEMS, ep->count, t->ctx->size,
 	                     0);
 	ep->start = sonde_now();
+	train_reader_go(r);
 	for (int64_t b = 0; b < ep->batches; b++) {
 		int64_t n = ep->count - b * p->batch_size < p->batch_size
 		                ? ep->count - b * p->batch_size

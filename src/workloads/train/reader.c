@@ -40,7 +40,8 @@ struct train_reader {
 	int64_t released; /* batches released */
 	int64_t *done;    /* per slot: samples read of its batch */
 	int failed;
-	int stop; /* the consumer is done: readers end */
+	int stop;    /* the consumer is done: readers end */
+	int started; /* train_reader_go was called: readers may read */
 	int nworkers;
 	struct worker *workers; /* nworkers, or one for the consumer without threads */
 };
@@ -182,7 +183,7 @@ static void *work(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && !r->stop && r->next < r->count &&
-		       r->next / r->bs >= r->released + r->slots)
+		       (!r->started || r->next / r->bs >= r->released + r->slots))
 			pthread_cond_wait(&r->space, &r->mu);
 		if (r->failed || r->stop || r->next >= r->count) {
 			pthread_mutex_unlock(&r->mu);
@@ -279,6 +280,14 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 			return NULL;
 		}
 	return r;
+}
+
+void train_reader_go(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->started = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
 }
 
 int train_reader_wait(struct train_reader *r, int64_t b)

@@ -127,12 +127,15 @@ struct train_io {
 };
 
 struct train_reader;
-/* Starts p->read_threads readers (none: the batches are read by train_reader_wait) over the
- * rank's samples of the epoch, at most p->prefetch batches ahead of the consumer. keep: the
- * samples' bytes stay in the batch until released (for --verify). Returns NULL when out of
- * memory or threads. */
+/* Starts p->read_threads readers, waiting for train_reader_go (none: the batches are read by
+ * train_reader_wait) over the rank's samples of the epoch, at most p->prefetch batches ahead of the
+ * consumer. keep: the samples' bytes stay in the batch until released (for --verify). Returns NULL
+ * when out of memory or threads. */
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
                                         int64_t count, int keep);
+/* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
+ * clock). */
+void train_reader_go(struct train_reader *r);
 /* Blocks until batch b (in order, from 0) is read. Returns 0, or -1 when a read failed (the
  * failure is in train_reader_finish's io). */
 int train_reader_wait(struct train_reader *r, int64_t b);
