@@ -153,6 +153,16 @@ static void setup(struct train *t, int argc, char **argv)
 			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
 		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
+		/* the files this rank writes must not be the results files */
+		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
+			for (int index = 0; ok && index <= (p->fmt == TRAIN_INDEXED); index++) {
+				char path[4096];
+				train_file_path(p, f, index, path, sizeof path);
+				ok = sonde_results_collision(path, "dataset file", err,
+				                             sizeof err) == 0;
+			}
+		if (!sonde_agree(ctx->comm, ok, "%s", err))
+			sonde_exit(SONDE_EXIT_USAGE);
 	}
 	t->clock = sonde_run_clock(ctx->comm);
 	/* "random" shuffles: a seed for the run, the same on every rank */
