@@ -136,16 +136,6 @@ static void setup(struct train *t, int argc, char **argv)
 	const struct train_params *p = &t->p;
 	char err[1024] = "";
 	int ok = 1;
-	for (int64_t f = 0; ok && f < p->num_files; f++)
-		if (train_file_size(p, f) > train_format_limit(p)) {
-			snprintf(err, sizeof err,
-			         "file %lld would be %lld bytes: npz files above 4 GiB need ZIP64, "
-			         "which sonde does not write; use npy or indexed",
-			         (long long)f, (long long)train_file_size(p, f));
-			ok = 0;
-		}
-	if (!ok)
-		usage_error(err);
 	if (p->generate) {
 		int64_t bytes = 0;
 		for (int64_t f = 0; f < p->num_files; f++)
