@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde train: emulates the I/O of AI training as the DLIO benchmark defines it. --generate
  * writes the dataset (files split over the ranks); --train runs the epochs: each rank reads its
- * slice of the epoch's shuffled samples (order.c) in batches that reader threads read ahead
+ * block of the epoch's samples, shuffled (order.c), in batches that reader threads read ahead
  * (reader.c), while the main thread emulates the accelerator by sleeping the compute time of
  * each batch. The time the main thread waits for a batch is what the storage costs; AU = compute
  * / (compute + wait) per rank. --verify checks each batch between the wait and the compute,
