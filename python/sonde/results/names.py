@@ -419,6 +419,7 @@ class TRAIN(Params):
     FILE_SHUFFLE = Name("file_shuffle", STR)
     SAMPLE_SHUFFLE = Name("sample_shuffle", STR)
     VERIFY = Name("verify", BOOL)
+    ODIRECT = Name("odirect", BOOL)
     AU_THRESHOLD = Name("au_threshold", (int, float))
     PRESET = Name("preset", STR_OR_NONE)
     ACCELERATOR = Name("accelerator", STR_OR_NONE)
