@@ -459,6 +459,18 @@ class TrainExtra:
     CHECKPOINT_STALL_S_MAX = Name("checkpoint_stall_s_max", (int, float))
 
 
+class TrainSummary:
+    """Members of sonde train's summary record (besides TrainExtra's, over the whole run)."""
+
+    PHASE = Name("phase", STR)
+    EPOCHS = Name("epochs", INT)
+    BYTES = Name("bytes", INT)
+    READ_CALLS = Name("read_calls", INT)
+    SECONDS = Name("seconds", (int, float))
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float))
+    RANDOM_SEED = Name("random_seed", INT)
+
+
 WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND, TRAIN)}
 
 
