@@ -4,8 +4,9 @@
  * the main thread consumes (a batch's slot is free again once it is released). A sample's bytes
  * go into its batch's slot when they are kept for --verify, else into the thread's scratch
  * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
- * file's index). The first failure stops every reader; the waiting consumer is told. Without
- * threads the consumer reads each batch itself when it waits for it. */
+ * file's index). With --odirect a read covers the aligned span around the sample, into aligned
+ * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
+ * consumer is told. Without threads the consumer reads each batch itself when it waits for it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

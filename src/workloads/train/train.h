@@ -137,10 +137,10 @@ struct train_io {
 };
 
 struct train_reader;
-/* Starts p->read_threads readers, waiting for train_reader_go (none: the batches are read by
- * train_reader_wait) over the rank's samples of the epoch, at most p->prefetch batches ahead of the
- * consumer. keep: the samples' bytes stay in the batch until released (for --verify). Returns NULL
- * when out of memory or threads. */
+/* Starts p->read_threads readers over the rank's samples of the epoch (none: the batches are
+ * read by train_reader_wait), waiting for train_reader_go, then at most p->prefetch batches
+ * ahead of the consumer. keep: the samples' bytes stay in the batch until released (for
+ * --verify). Returns NULL when out of memory or threads. */
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
                                         int64_t count, int keep);
 /* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
