@@ -47,7 +47,8 @@ SMOKE_SIZES = {"SONDE_BENCH_POSIX_SIZE": "64m", "SONDE_BENCH_MIB_SIZE": "32m",
                "SONDE_BENCH_MPIIO_SIZE": "32m", "SONDE_BENCH_BTIO_GRIDS": "64",
                "SONDE_BENCH_BTIO_MIB": "20", "SONDE_BENCH_COLL_SCALE": "0.05",
                "SONDE_BENCH_MDTEST_ITEMS": "500", "SONDE_BENCH_REPORT_RECORDS": "80000",
-               "SONDE_BENCH_IOR_BACKENDS": "32m"}
+               "SONDE_BENCH_IOR_BACKENDS": "32m",
+               "SONDE_BENCH_TRAIN_FILES": "256"}
 
 
 def load_cases():

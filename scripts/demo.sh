@@ -69,6 +69,13 @@ demo_find() {
 	launch 2 find "$scratch" -name '*' -C -D rates
 }
 
+demo_train() {
+	mkdir -p "$scratch/train"
+	launch 2 train -d "$scratch/train" --generate --train --num-files 32 --record-size 256k \
+		--batch-size 4 --read-threads 2 --compute-time 0.005 --epochs 2 --sample-shuffle seed \
+		--verify
+}
+
 demo_coll() {
 	launch 2 coll -b 0 -e 64K -i 100 -c Barrier Bcast Alltoall Allreduce
 }

@@ -136,6 +136,8 @@ WORKLOAD_RUNS = {
     "mdtest": ["-n", "12", "-i", "2", "-u", "-w", "64", "-e", "64", "-X", "-G", "5", "-d",
                "{dir}/mdtest"],
     "find": ["{dir}", "-name", "*.jsonl", "-size", "-1M", "-C", "-D", "rates"],
+    "train": ["-d", "{dir}", "--generate", "--train", "--num-files", "4", "--record-size", "4k",
+              "--verify"],
 }
 
 # mib with per-call profiles (-p) and a time series (--interval) on 3 ranks: the profile and

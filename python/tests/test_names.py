@@ -132,6 +132,18 @@ def test_find_extra_members_match_the_binary(golden):
     assert m[names.Measurement.OPS] == extra[names.FindExtra.SCANNED]
 
 
+def test_train_extra_members_match_the_binary(golden):
+    recs = records_of(golden.run("train", *WORKLOAD_RUNS["train"]))
+    (m,) = [r for r in recs if r["type"] == "measurement" and r["phase"] == "train"]
+    (summary,) = [r for r in recs if r["type"] == "summary"]
+    for name in (v for v in vars(names.TrainExtra).values() if isinstance(v, names.Name)):
+        for members in (m[names.Measurement.EXTRA], summary):
+            assert name in members and name.typed(members[name]), (name, members.get(name))
+    for name in (v for v in vars(names.TrainSummary).values() if isinstance(v, names.Name)):
+        assert name in summary and name.typed(summary[name]), (name, summary.get(name))
+    assert m[names.Measurement.EXTRA][names.TrainExtra.SAMPLES] == 4
+
+
 def test_mdtest_extra_members_match_the_binary(golden):
     recs = records_of(golden.run("mdtest", *WORKLOAD_RUNS["mdtest"]))
     ms = [r for r in recs if r["type"] == "measurement"]

@@ -187,6 +187,16 @@ PATHS = [
         removal_note="the write goes on into the unlinked file for its time limit (-L 1) and "
                      "is recorded; mib prints its rates at the end, so none is printed; the "
                      "read cannot open the file"),
+    IoPath(
+        name="train", np=2,
+        full=["train", "-d", "{d}", "--generate", "--num-files", 4, "--record-size", "512k"],
+        rw=["train", "-d", "{d}/sub", "--generate", "--train", "--num-files", 2,
+            "--record-size", "32m"],
+        file="{d}/sub/train/img_1_of_2.npy", removal=DURING_WRITE,
+        rates=r"^(generate|epoch \d+|train):", full_named="{d}/train/img_",
+        kept=("generate",), first="generate", written='"phase":"generate"',
+        removal_note="the generation goes on into the unlinked file (an open file outlives "
+                     "its name), is rated and recorded; the first epoch cannot open the file"),
     *[_mpiio(t, c) for t in (1, 2, 3, 4, 5) for c in (False, True)],
     *[_btio(m) for m in (0, 1, 2, 3)],
     IoPath(

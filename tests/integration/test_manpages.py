@@ -165,6 +165,7 @@ MINIMAL = {
     "mpiio": lambda d: ["-target", d / "f"],
     "mdtest": lambda d: ["-d", d, "-n", "4"],
     "find": lambda d: [d],
+    "train": lambda d: ["-d", d, "--generate", "--num-files", "2", "--record-size", "4k"],
 }
 
 

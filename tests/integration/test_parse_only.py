@@ -45,6 +45,8 @@ GOOD = {
                            "16x16x16", "--dir", d]),
     "mpiio": (2, lambda d: ["-type", "2", "-nobj", "4", "-size", "64K", "-target", d / "f"]),
     "coll": (2, lambda d: ["-b", "0", "-e", "1K", "-i", "10", "Bcast", "Allreduce"]),
+    "train": (2, lambda d: ["-d", d, "--generate", "--train", "--num-files", "4",
+                            "--record-size", "4k", "--sample-shuffle", "seed"]),
 }
 
 # Command lines the binary refuses before any I/O: (workload, ranks, args).
@@ -58,6 +60,7 @@ BAD = [
     ("mdtest", 2, ["-n", "4", "-Q"]),
     ("find", 2, ["/tmp", "/var"]),
     ("mib", 2, ["-t", "/tmp", "-M"]),
+    ("train", 2, ["-d", "/tmp", "--train", "--format", "tfrecord"]),
     ("btio", 2, ["--method", "0", "--dumps", "1", "--grid", "16x16x16"]),
     ("mpiio", 2, ["-type", "5", "-nobj", "4", "-num_io", "3"]),
     ("coll", 2, ["-b", "1K", "-e", "0"]),

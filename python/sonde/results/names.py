@@ -428,7 +428,83 @@ class FindExtra:
     DIRENTS = Name("dirents", INT)
 
 
-WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND)}
+class TRAIN(Params):
+    """sonde train: DLIO's configuration keys by record name (src/workloads/train/options.c)."""
+
+    workload = "train"
+    DATA_DIR = Name("data_dir", STR)
+    GENERATE = Name("generate", BOOL)
+    TRAIN = Name("train", BOOL)
+    NUM_FILES = Name("num_files", INT)
+    SAMPLES_PER_FILE = Name("samples_per_file", INT)
+    RECORD_SIZE = Name("record_size", INT)
+    RECORD_SIZE_STDEV = Name("record_size_stdev", INT)
+    NUM_SUBFOLDERS = Name("num_subfolders", INT)
+    FORMAT = Name("format", STR)
+    BATCH_SIZE = Name("batch_size", INT)
+    EPOCHS = Name("epochs", INT)
+    READ_THREADS = Name("read_threads", INT)
+    PREFETCH = Name("prefetch", INT)
+    COMPUTE_TIME = Name("compute_time", (int, float))
+    COMPUTE_TIME_STDEV = Name("compute_time_stdev", (int, float))
+    TRANSFER_SIZE = Name("transfer_size", INT)
+    SEED = Name("seed", INT)
+    FILE_SHUFFLE = Name("file_shuffle", STR)
+    SAMPLE_SHUFFLE = Name("sample_shuffle", STR)
+    VERIFY = Name("verify", BOOL)
+    ODIRECT = Name("odirect", BOOL)
+    AU_THRESHOLD = Name("au_threshold", (int, float))
+    PRESET = Name("preset", STR_OR_NONE)
+    ACCELERATOR = Name("accelerator", STR_OR_NONE)
+    CHECKPOINT_FOLDER = Name("checkpoint_folder", STR_OR_NONE)
+    MODEL_SIZE = Name("model_size", INT)
+    NUM_LAYERS = Name("num_layers", INT)
+    CHECKPOINT_TYPE = Name("checkpoint_type", STR)
+    CHECKPOINT_SHARED_FILE = Name("checkpoint_shared_file", BOOL)
+    STEPS_BETWEEN_CHECKPOINTS = Name("steps_between_checkpoints", INT)
+    EPOCHS_BETWEEN_CHECKPOINTS = Name("epochs_between_checkpoints", INT)
+    CHECKPOINT_VERIFY = Name("checkpoint_verify", BOOL)
+    CHECKPOINT_WRITES = Name("checkpoint_writes", INT)
+    CHECKPOINT_READS = Name("checkpoint_reads", INT)
+    CHECKPOINT_PRESET = Name("checkpoint_preset", STR_OR_NONE)
+
+
+class TrainExtra:
+    """Members of the extra of sonde train's epoch measurements (phase "train") and of its
+    summary record."""
+
+    SAMPLES = Name("samples", INT)
+    BATCHES = Name("batches", INT)
+    SAMPLES_PER_S = Name("samples_per_s", (int, float))
+    INDEX_BYTES = Name("index_bytes", INT)
+    INDEX_CALLS = Name("index_calls", INT)
+    AU_MIN = Name("au_min", (int, float))
+    AU_MIN_RANK = Name("au_min_rank", INT)
+    AU_MEAN = Name("au_mean", (int, float))
+    AU_MAX = Name("au_max", (int, float))
+    AU_THRESHOLD = Name("au_threshold", (int, float))
+    AU_PASS = Name("au_pass", BOOL)
+    RANKS_BELOW_THRESHOLD = Name("ranks_below_threshold", LIST)
+    COMPUTE_S_MEAN = Name("compute_s_mean", (int, float))
+    WAIT_S_MEAN = Name("wait_s_mean", (int, float))
+    WAIT_S_MAX = Name("wait_s_max", (int, float))
+    VERIFY_S_MAX = Name("verify_s_max", (int, float))
+    CHECKPOINT_STALL_S_MAX = Name("checkpoint_stall_s_max", (int, float))
+
+
+class TrainSummary:
+    """Members of sonde train's summary record (besides TrainExtra's, over the whole run)."""
+
+    PHASE = Name("phase", STR)
+    EPOCHS = Name("epochs", INT)
+    BYTES = Name("bytes", INT)
+    READ_CALLS = Name("read_calls", INT)
+    SECONDS = Name("seconds", (int, float))
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float))
+    RANDOM_SEED = Name("random_seed", INT)
+
+
+WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND, TRAIN)}
 
 
 def params_of(workload):

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* make bench's reference for sonde train (bench/README.md, case train): one process reads a
+ * dataset sonde train --generate wrote, every sample of every file in order (the order sonde
+ * train reads it on one rank without shuffles), each sample in one pread, a file opened before
+ * its first sample and closed after its last; prints {"samples":N,"bytes":B,"seconds":S}, the
+ * seconds from the first open to the last close.
+ *
+ * usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE (npy, no size deviation, seed 1) */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workloads/train/train.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE\n");
+		return 2;
+	}
+	struct train_params p;
+	train_params_defaults(&p);
+	p.data_dir = argv[1];
+	p.num_files = atoll(argv[2]);
+	p.samples_per_file = atoll(argv[3]);
+	p.record_size = atoll(argv[4]);
+	char err[256];
+	if (p.num_files < 1 || p.samples_per_file < 1 || p.record_size < 1 ||
+	    train_params_check(&p, err, sizeof err) < 0) {
+		fprintf(stderr, "train_loop: bad arguments\n");
+		return 2;
+	}
+	unsigned char *buf = malloc((size_t)p.record_size);
+	if (!buf)
+		return 1;
+	int64_t samples = 0, bytes = 0;
+	double start = now();
+	for (int64_t f = 0; f < p.num_files; f++) {
+		char path[4096];
+		train_file_path(&p, f, 0, path, sizeof path);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0) {
+			perror(path);
+			return 1;
+		}
+		int64_t at = train_data_offset(&p, f);
+		for (int64_t s = 0; s < p.samples_per_file; s++) {
+			ssize_t n = pread(fd, buf, (size_t)p.record_size, at + s * p.record_size);
+			if (n != p.record_size) {
+				fprintf(stderr, "train_loop: %s: short or failed read\n", path);
+				return 1;
+			}
+			samples++;
+			bytes += n;
+		}
+		close(fd);
+	}
+	double seconds = now() - start;
+	printf("{\"samples\":%lld,\"bytes\":%lld,\"seconds\":%.9f}\n", (long long)samples,
+	       (long long)bytes, seconds);
+	free(buf);
+	return 0;
+}

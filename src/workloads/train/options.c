@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sonde train's options: DLIO's configuration names (dataset, reader, train, checkpoint, metric)
+ * as long options, record names with underscores. */
+#include <math.h>
+#include <string.h>
+
+#include "workloads/train/train.h"
+
+#define F(field) SONDE_FIELD(struct train_params, field)
+
+static const char *unless_training(const void *cfg)
+{
+	return ((const struct train_params *)cfg)->train ? NULL : "applies to --train";
+}
+
+static const char *unless_threads(const void *cfg)
+{
+	const struct train_params *p = cfg;
+	if (!p->train)
+		return "applies to --train";
+	return p->read_threads > 0 ? NULL : "applies with --read-threads above 0";
+}
+
+static const struct sonde_option options[] = {
+    {'d', "data-dir", SONDE_OPT_STRING, F(data_dir), "DIR",
+     "required: the dataset is DIR/train (DLIO's data_folder)", .key = "data_dir"},
+    {0, "generate", SONDE_OPT_FLAG, F(generate), NULL,
+     "write the dataset (files split over the ranks); with --train, before the epochs"},
+    {0, "train", SONDE_OPT_FLAG, F(train), NULL,
+     "read the dataset in epochs of shuffled batches with emulated compute"},
+    {0, "num-files", SONDE_OPT_LONG, F(num_files), "N", "files in the dataset (default 8)", 1,
+     INT64_C(1) << 40, .key = "num_files"},
+    {0, "samples-per-file", SONDE_OPT_LONG, F(samples_per_file), "N",
+     "samples in each file (default 1)", 1, INT64_C(1) << 32, .key = "samples_per_file"},
+    {0, "record-size", SONDE_OPT_SIZE, F(record_size), "BYTES",
+     "mean bytes of a sample, k/m/g binary (default 64k)", 1, INT64_C(1) << 40, SONDE_SIZE_BINARY,
+     .key = "record_size"},
+    {0, "record-size-stdev", SONDE_OPT_SIZE, F(record_size_stdev), "BYTES",
+     "standard deviation of the sample size, drawn per file with --seed (default 0)", 0,
+     INT64_C(1) << 40, SONDE_SIZE_BINARY, .key = "record_size_stdev"},
+    {0, "num-subfolders", SONDE_OPT_INT, F(num_subfolders), "K",
+     "spread the files over K subfolders of DIR/train (0 or 1: none, as DLIO)", 0, 1000000,
+     .key = "num_subfolders"},
+    {0, "format", SONDE_OPT_STRING, F(format), "npy|npz|indexed|hdf5",
+     "npy and npz: a numpy array of uint8 per file, shape (samples, size); indexed: a data "
+     "file and an index file of (offset, length) pairs (default npy)"},
+    {0, "batch-size", SONDE_OPT_INT, F(batch_size), "N", "samples per batch (default 4)", 1,
+     1 << 24, .key = "batch_size", .inert = unless_training},
+    {0, "epochs", SONDE_OPT_INT, F(epochs), "N", "epochs (default 1)", 1, 1 << 24,
+     .inert = unless_training},
+    {0, "read-threads", SONDE_OPT_INT, F(read_threads), "N",
+     "reader threads per rank; 0: the main thread reads each batch (default 1)", 0, 1024,
+     .key = "read_threads", .inert = unless_training},
+    {0, "prefetch", SONDE_OPT_INT, F(prefetch), "N",
+     "batches the readers read ahead of compute, per rank (default 2)", 1, 1 << 20,
+     .inert = unless_threads},
+    {0, "compute-time", SONDE_OPT_DOUBLE, F(compute_time), "SECONDS",
+     "emulated accelerator time per batch (default 0)", .key = "compute_time",
+     .inert = unless_training},
+    {0, "compute-time-stdev", SONDE_OPT_DOUBLE, F(compute_time_stdev), "SECONDS",
+     "standard deviation of the compute time, drawn per batch with --seed (default 0)",
+     .key = "compute_time_stdev", .inert = unless_training},
+    {0, "transfer-size", SONDE_OPT_SIZE, F(transfer_size), "BYTES",
+     "bytes per read call (default 0: a sample in one call)", 0, INT64_C(1) << 40,
+     SONDE_SIZE_BINARY, .key = "transfer_size", .inert = unless_training},
+    {0, "seed", SONDE_OPT_LONG, F(seed), "N",
+     "seed of the sizes, the data, the seeded shuffles and the compute times (default 1)", 0,
+     INT64_MAX},
+    {0, "file-shuffle", SONDE_OPT_STRING, F(file_shuffle), "off|seed|random",
+     "order of the files each epoch, before the ranks take their blocks of samples: as named, "
+     "shuffled with --seed, or with a seed drawn for the run (default off)",
+     .key = "file_shuffle", .inert = unless_training},
+    {0, "sample-shuffle", SONDE_OPT_STRING, F(sample_shuffle), "off|seed|random",
+     "order of the samples of each rank's block each epoch (default off)", .key = "sample_shuffle",
+     .inert = unless_training},
+    {0, "verify", SONDE_OPT_FLAG, F(verify), NULL,
+     "check every sample read against the pattern written (not counted as I/O wait)",
+     .inert = unless_training},
+    {0, "odirect", SONDE_OPT_FLAG, F(odirect), NULL,
+     "read the data files with O_DIRECT (DLIO's reader.odirect): each sample in the 4 KiB "
+     "aligned span around it, which the bytes read count",
+     .inert = unless_training},
+    {0, "au-threshold", SONDE_OPT_DOUBLE, F(au_threshold), "FRACTION",
+     "the run passes when every rank's accelerator utilization is at least this (default "
+     "0.9)",
+     .key = "au_threshold", .inert = unless_training},
+    {0, "preset", SONDE_OPT_STRING, F(preset), "NAME",
+     "the dataset, reader and compute settings of a known training workload (options given "
+     "win)"},
+    {0, "accelerator", SONDE_OPT_STRING, F(accelerator), "TYPE",
+     "the accelerator whose compute time --preset uses"},
+    {0, "checkpoint-folder", SONDE_OPT_STRING, F(ckpt.folder), "DIR",
+     "where checkpoints are written", .key = "checkpoint_folder"},
+    {0, "model-size", SONDE_OPT_SIZE, F(ckpt.model_size), "BYTES",
+     "bytes of one checkpoint, all ranks together", 0, INT64_C(1) << 50, SONDE_SIZE_BINARY,
+     .key = "model_size"},
+    {0, "num-layers", SONDE_OPT_INT, F(ckpt.num_layers), "N",
+     "layers of the model: the shards of a checkpoint", 1, 1 << 20, .key = "num_layers"},
+    {0, "checkpoint-type", SONDE_OPT_STRING, F(ckpt.type), "rank_zero|all_ranks",
+     "rank 0 writes the whole checkpoint, or every rank its shards", .key = "checkpoint_type"},
+    {0, "checkpoint-shared-file", SONDE_OPT_FLAG, F(ckpt.shared_file), NULL,
+     "one shared checkpoint file through MPI-IO instead of one file per rank and shard",
+     .key = "checkpoint_shared_file"},
+    {0, "steps-between-checkpoints", SONDE_OPT_INT, F(ckpt.steps_between), "N",
+     "a checkpoint every N steps (batches)", 0, 1 << 30, .key = "steps_between_checkpoints"},
+    {0, "epochs-between-checkpoints", SONDE_OPT_INT, F(ckpt.epochs_between), "N",
+     "a checkpoint every N epochs", 0, 1 << 30, .key = "epochs_between_checkpoints"},
+    {0, "checkpoint-verify", SONDE_OPT_FLAG, F(ckpt.verify), NULL,
+     "read each checkpoint back and check it", .key = "checkpoint_verify"},
+    {0, "checkpoint-writes", SONDE_OPT_INT, F(ckpt.writes), "N",
+     "checkpoint-only: write N checkpoints without training", 0, 1 << 20,
+     .key = "checkpoint_writes"},
+    {0, "checkpoint-reads", SONDE_OPT_INT, F(ckpt.reads), "N",
+     "checkpoint-only: read N checkpoints back", 0, 1 << 20, .key = "checkpoint_reads"},
+    {0, "checkpoint-preset", SONDE_OPT_STRING, F(ckpt.preset), "NAME",
+     "the checkpoint size and layers of a known model (options given win)",
+     .key = "checkpoint_preset"},
+};
+
+static void table_defaults(void *cfg)
+{
+	train_params_defaults(cfg);
+}
+
+const struct sonde_option_table train_options = {
+    .command = "sonde train",
+    .usage = "-d DIR --generate|--train [options]",
+    .summary = "Emulates the I/O of AI training as the DLIO benchmark defines it: --generate "
+               "writes a dataset of files of samples (npy, npz, indexed), --train reads it in "
+               "epochs, each rank its share of every epoch's shuffled samples, in batches read "
+               "ahead by reader threads while the main thread emulates the accelerator's "
+               "compute. Prints samples/s, I/O MiB/s and accelerator utilization (AU) per "
+               "epoch and overall, with pass or fail against --au-threshold.",
+    .style = SONDE_STYLE_SHORT,
+    .options = options,
+    .count = (int)(sizeof options / sizeof options[0]),
+    .cfg_size = sizeof(struct train_params),
+    .defaults = table_defaults,
+    .epilog = "AU of a rank = compute / (compute + time waiting for batches). Samples/s and "
+              "MiB/s are over the epoch's time: the longest rank's compute + wait.\n"
+              "Example: mpirun -n 4 sonde train -d /scratch/ds --generate --train --num-files "
+              "64 --record-size 1m --batch-size 8 --read-threads 2 --compute-time 0.01",
+};
+
+void train_params_defaults(struct train_params *p)
+{
+	memset(p, 0, sizeof *p);
+	p->num_files = 8;
+	p->samples_per_file = 1;
+	p->record_size = 64 * 1024;
+	p->format = "npy";
+	p->batch_size = 4;
+	p->epochs = 1;
+	p->read_threads = 1;
+	p->prefetch = 2;
+	p->seed = 1;
+	p->file_shuffle = "off";
+	p->sample_shuffle = "off";
+	p->au_threshold = 0.9;
+	p->ckpt.type = "rank_zero";
+}
+
+static int shuffle_of(const char *word, const char *option, enum train_shuffle *out, char *err,
+                      size_t errlen)
+{
+	static const char *const names[] = {"off", "seed", "random"};
+	for (int i = 0; i < 3; i++)
+		if (strcmp(word, names[i]) == 0) {
+			*out = (enum train_shuffle)i;
+			return 0;
+		}
+	snprintf(err, errlen, "option --%s: '%s' is not off, seed or random", option, word);
+	return -1;
+}
+
+int train_params_check(struct train_params *p, char *err, size_t errlen)
+{
+	static const char *const formats[] = {"npy", "npz", "indexed", "hdf5"};
+	int fmt = -1;
+	for (int i = 0; i < 4; i++)
+		if (strcmp(p->format, formats[i]) == 0)
+			fmt = i;
+	if (fmt < 0) {
+		snprintf(err, errlen, "option --format: '%s' is not npy, npz, indexed or hdf5",
+		         p->format);
+		return -1;
+	}
+	p->fmt = (enum train_format)fmt;
+	if (shuffle_of(p->file_shuffle, "file-shuffle", &p->file_order, err, errlen) < 0 ||
+	    shuffle_of(p->sample_shuffle, "sample-shuffle", &p->sample_order, err, errlen) < 0)
+		return -1;
+	if (!p->data_dir) {
+		snprintf(err, errlen, "-d DIR is required: the dataset is DIR/train");
+		return -1;
+	}
+	if (p->fmt == TRAIN_HDF5) {
+		snprintf(err, errlen, "--format hdf5 is not implemented yet");
+		return -1;
+	}
+	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {
+		snprintf(
+		    err, errlen,
+		    "option --odirect: the transfer size (%lld) must be a multiple of %d bytes",
+		    (long long)p->transfer_size, TRAIN_DIRECT_ALIGN);
+		return -1;
+	}
+	if (!(p->compute_time >= 0) || !(p->compute_time_stdev >= 0) ||
+	    !isfinite(p->compute_time) || !isfinite(p->compute_time_stdev)) {
+		snprintf(err, errlen, "--compute-time and --compute-time-stdev must be 0 or more");
+		return -1;
+	}
+	if (!(p->au_threshold >= 0 && p->au_threshold <= 1)) {
+		snprintf(err, errlen, "option --au-threshold: %g is not a fraction from 0 to 1",
+		         p->au_threshold);
+		return -1;
+	}
+	if (p->samples_per_file > INT64_MAX / p->num_files) {
+		snprintf(err, errlen, "--num-files x --samples-per-file does not fit 64 bits");
+		return -1;
+	}
+	for (int64_t f = 0; p->fmt == TRAIN_NPZ && f < p->num_files; f++)
+		if (train_file_size(p, f) > train_format_limit(p)) {
+			snprintf(err, errlen,
+			         "file %lld would be %lld bytes: npz files above 4 GiB need ZIP64, "
+			         "which sonde does not write; use npy or indexed",
+			         (long long)f, (long long)train_file_size(p, f));
+			return -1;
+		}
+	return 0;
+}

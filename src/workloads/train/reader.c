@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The readers of one rank's epoch: threads that take the rank's samples in order, each whole
+ * sample by one thread in calls of --transfer-size, at most --prefetch batches ahead of the batch
+ * the main thread consumes (a batch's slot is free again once it is released). A sample's bytes
+ * go into its batch's slot when they are kept for --verify, else into the thread's scratch
+ * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
+ * file's index). With --odirect a read covers the aligned span around the sample, into aligned
+ * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
+ * consumer is told. Without threads the consumer reads each batch itself when it waits for it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "workloads/train/train.h"
+
+struct worker {
+	struct train_reader *r;
+	pthread_t thread;
+	unsigned char *scratch;
+	int64_t file; /* the file open in f, -1: none */
+	struct sonde_file *f;
+	int64_t size, head;   /* its samples' size and where its array starts */
+	char path[4096];      /* its path */
+	unsigned char *index; /* indexed: the (offset, length) pairs of file */
+	struct train_io io;
+};
+
+struct train_reader {
+	const struct train_params *p;
+	const struct sonde_backend *backend;
+	const int64_t *samples;
+	int64_t count, batches;
+	int bs, slots, keep;
+	size_t stride;      /* bytes per sample in a slot (keep): the largest read span */
+	size_t call;        /* bytes per read call */
+	unsigned char *buf; /* keep: slots x bs x stride */
+	int64_t *skip;      /* keep: per place, where its sample starts in its span */
+	pthread_mutex_t mu;
+	pthread_cond_t ready, space;
+	int64_t next;     /* the next sample to claim */
+	int64_t released; /* batches released */
+	int64_t *done;    /* per slot: samples read of its batch */
+	int64_t *moved;   /* per slot: bytes read for its batch */
+	int failed;
+	int stop;    /* the consumer is done: readers end */
+	int started; /* train_reader_go was called: readers may read */
+	int nworkers;
+	struct worker *workers; /* nworkers, or one for the consumer without threads */
+};
+
+static int64_t batch_len(const struct train_reader *r, int64_t b)
+{
+	int64_t left = r->count - b * r->bs;
+	return left < r->bs ? left : r->bs;
+}
+
+static int fail(struct worker *w, int err, const char *path, const char *why)
+{
+	if (!w->io.err) {
+		w->io.err = err;
+		snprintf(w->io.path, sizeof w->io.path, "%s", path);
+		snprintf(w->io.why, sizeof w->io.why, "%s", why);
+	}
+	return -1;
+}
+
+/* Reads len bytes at offset of f in calls of r->call into dst (advancing when keep); the end of
+ * the file may come after need bytes (a direct read's aligned span past it), not before. */
+static int read_range(struct worker *w, struct sonde_file *f, const char *path, unsigned char *dst,
+                      int64_t len, int64_t need, int64_t offset, int advance, int64_t *bytes,
+                      int64_t *calls)
+{
+	const struct train_reader *r = w->r;
+	for (int64_t done = 0; done < len;) {
+		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
+		double t0 = sonde_now();
+		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);
+		sonde_latency_acc_add(&w->io.latency, sonde_now() - t0);
+		if (got < 0)
+			return fail(w, (int)-got, path, sonde_io_last_error());
+		(*calls)++;
+		*bytes += got;
+		if ((size_t)got < n && done + got >= need)
+			break;
+		if ((size_t)got < n) {
+			char why[4400];
+			snprintf(
+			    why, sizeof why,
+			    "read %s at offset %lld: the file ends after %zd of %zu bytes (a short "
+			    "sample file)",
+			    path, (long long)(offset + done), got, n);
+			return fail(w, EIO, path, why);
+		}
+		done += got;
+	}
+	return 0;
+}
+
+static void close_file(struct worker *w)
+{
+	if (w->f)
+		w->r->backend->close(w->f);
+	w->f = NULL;
+	w->file = -1;
+}
+
+static int open_file(struct worker *w, int64_t file)
+{
+	const struct train_params *p = w->r->p;
+	close_file(w);
+	char path[4096];
+	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	if (p->fmt == TRAIN_INDEXED) {
+		train_file_path(p, file, 1, path, sizeof path);
+		struct sonde_file *idx = NULL;
+		int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &idx);
+		if (rc < 0)
+			return fail(w, -rc, path, sonde_io_last_error());
+		rc = read_range(w, idx, path, w->index, 16 * p->samples_per_file,
+		                16 * p->samples_per_file, 0, 1, &w->io.index_bytes,
+		                &w->io.index_calls);
+		w->r->backend->close(idx);
+		if (rc < 0)
+			return -1;
+	}
+	train_file_path(p, file, 0, w->path, sizeof w->path);
+	opt.alignment = TRAIN_DIRECT_ALIGN;
+	int rc = w->r->backend->open(w->path, SONDE_IO_RDONLY | (p->odirect ? SONDE_IO_DIRECT : 0),
+	                             &opt, &w->f);
+	if (rc < 0) {
+		w->f = NULL;
+		return fail(w, -rc, w->path, sonde_io_last_error());
+	}
+	w->file = file;
+	w->size = train_sample_size(p, file);
+	w->head = train_data_offset(p, file);
+	return 0;
+}
+
+static int64_t le64(const unsigned char *b)
+{
+	uint64_t v = 0;
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | b[k];
+	return (int64_t)v;
+}
+
+/* Sample id into dst (the slot's place when keep, else the scratch buffer): adds the bytes read
+ * to *moved and sets *skip to where the sample starts at dst. */
+static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t *moved,
+                       int64_t *skip)
+{
+	const struct train_reader *r = w->r;
+	const struct train_params *p = r->p;
+	int64_t file = id / p->samples_per_file, s = id % p->samples_per_file;
+	if (file != w->file && open_file(w, file) < 0)
+		return -1;
+	int64_t size = w->size;
+	int64_t offset = w->head + s * size;
+	if (p->fmt == TRAIN_INDEXED) {
+		offset = le64(w->index + 16 * s);
+		int64_t len = le64(w->index + 16 * s + 8);
+		if (len != size || offset < 0) {
+			char path[4096], why[4200];
+			train_file_path(p, file, 1, path, sizeof path);
+			snprintf(why, sizeof why,
+			         "%s: sample %lld is %lld bytes at offset %lld in the index, the "
+			         "dataset "
+			         "has %lld",
+			         path, (long long)s, (long long)len, (long long)offset,
+			         (long long)size);
+			return fail(w, EIO, path, why);
+		}
+	}
+	int64_t start, len, before = w->io.bytes;
+	train_read_span(p, offset, size, &start, &len);
+	if (read_range(w, w->f, w->path, dst, len, offset + size - start, start, r->keep,
+	               &w->io.bytes, &w->io.calls) < 0)
+		return -1;
+	*moved += w->io.bytes - before;
+	*skip = offset - start;
+	w->io.samples++;
+	return 0;
+}
+
+/* Sample i's place among the slots' (keep). */
+static size_t place_of(const struct train_reader *r, int64_t i)
+{
+	return (size_t)((i / r->bs) % r->slots) * (size_t)r->bs + (size_t)(i % r->bs);
+}
+
+static unsigned char *place(struct train_reader *r, struct worker *w, int64_t i)
+{
+	return r->keep ? r->buf + place_of(r, i) * r->stride : w->scratch;
+}
+
+/* Reads sample i of the rank's list; the caller adds *moved to its batch's bytes. */
+static int read_place(struct train_reader *r, struct worker *w, int64_t i, int64_t *moved)
+{
+	int64_t skip = 0;
+	int rc = read_sample(w, r->samples[i], place(r, w, i), moved, &skip);
+	if (r->keep)
+		r->skip[place_of(r, i)] = skip;
+	return rc;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct train_reader *r = w->r;
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->failed && !r->stop && r->next < r->count &&
+		       (!r->started || r->next / r->bs >= r->released + r->slots))
+			pthread_cond_wait(&r->space, &r->mu);
+		if (r->failed || r->stop || r->next >= r->count) {
+			pthread_mutex_unlock(&r->mu);
+			break;
+		}
+		int64_t i = r->next++;
+		pthread_mutex_unlock(&r->mu);
+		int64_t moved = 0;
+		int rc = read_place(r, w, i, &moved);
+		pthread_mutex_lock(&r->mu);
+		r->moved[(i / r->bs) % r->slots] += moved;
+		if (rc < 0)
+			r->failed = 1;
+		else if (++r->done[(i / r->bs) % r->slots] == batch_len(r, i / r->bs))
+			pthread_cond_broadcast(&r->ready);
+		if (rc < 0) {
+			pthread_cond_broadcast(&r->ready);
+			pthread_cond_broadcast(&r->space);
+		}
+		pthread_mutex_unlock(&r->mu);
+	}
+	close_file(w);
+	return NULL;
+}
+
+static int worker_init(struct train_reader *r, struct worker *w)
+{
+	memset(w, 0, sizeof *w);
+	w->r = r;
+	w->file = -1;
+	void *scratch = NULL;
+	if (!r->keep && posix_memalign(&scratch, TRAIN_DIRECT_ALIGN, r->call) != 0)
+		return -1;
+	w->scratch = scratch;
+	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
+		return -1;
+	return 0;
+}
+
+static void reader_free(struct train_reader *r)
+{
+	for (int t = 0; t < r->nworkers; t++) {
+		free(r->workers[t].scratch);
+		free(r->workers[t].index);
+	}
+	free(r->workers);
+	free(r->done);
+	free(r->moved);
+	free(r->skip);
+	free(r->buf);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->ready);
+	pthread_cond_destroy(&r->space);
+	free(r);
+}
+
+struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
+                                        int64_t count, int keep)
+{
+	struct train_reader *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->ready, NULL);
+	pthread_cond_init(&r->space, NULL);
+	r->p = p;
+	r->backend = &sonde_backend_posix;
+	r->samples = samples;
+	r->count = count;
+	r->bs = p->batch_size;
+	r->batches = (count + r->bs - 1) / r->bs;
+	r->slots = p->read_threads > 0 ? p->prefetch : 1;
+	r->keep = keep;
+	/* the largest span: a direct read's of the largest sample may start up to an alignment
+	 * before it and end up to one after it; slots start aligned */
+	int64_t most = train_max_sample_size(p), a = TRAIN_DIRECT_ALIGN;
+	if (p->odirect)
+		most = (most + a - 1) / a * a + a;
+	r->stride = (size_t)((most + a - 1) / a * a);
+	r->call = p->transfer_size > 0 && p->transfer_size < most ? (size_t)p->transfer_size
+	                                                          : (size_t)most;
+	r->nworkers = p->read_threads > 0 ? p->read_threads : 1;
+	r->done = calloc((size_t)r->slots, sizeof *r->done);
+	r->moved = calloc((size_t)r->slots, sizeof *r->moved);
+	r->workers = calloc((size_t)r->nworkers, sizeof *r->workers);
+	void *buf = NULL;
+	if (keep && posix_memalign(&buf, TRAIN_DIRECT_ALIGN,
+	                           (size_t)r->slots * (size_t)r->bs * r->stride) == 0) {
+		r->buf = buf;
+		r->skip = calloc((size_t)r->slots * (size_t)r->bs, sizeof *r->skip);
+	}
+	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
+	for (int t = 0; ok && t < r->nworkers; t++)
+		ok = worker_init(r, &r->workers[t]) == 0;
+	if (!ok) {
+		reader_free(r);
+		return NULL;
+	}
+	for (int t = 0; p->read_threads > 0 && t < r->nworkers; t++)
+		if (pthread_create(&r->workers[t].thread, NULL, work, &r->workers[t]) != 0) {
+			/* the started ones end at once, then nothing was read */
+			pthread_mutex_lock(&r->mu);
+			r->failed = 1;
+			pthread_cond_broadcast(&r->space);
+			pthread_mutex_unlock(&r->mu);
+			for (int k = 0; k < t; k++)
+				pthread_join(r->workers[k].thread, NULL);
+			reader_free(r);
+			return NULL;
+		}
+	return r;
+}
+
+void train_reader_go(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->started = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+}
+
+int train_reader_wait(struct train_reader *r, int64_t b)
+{
+	if (r->p->read_threads == 0) {
+		struct worker *w = &r->workers[0];
+		for (int64_t i = b * r->bs; i < b * r->bs + batch_len(r, b); i++)
+			if (read_place(r, w, i, &r->moved[0]) < 0)
+				return -1;
+		return 0;
+	}
+	pthread_mutex_lock(&r->mu);
+	while (!r->failed && r->done[b % r->slots] < batch_len(r, b))
+		pthread_cond_wait(&r->ready, &r->mu);
+	int failed = r->failed;
+	pthread_mutex_unlock(&r->mu);
+	return failed ? -1 : 0;
+}
+
+int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b)
+{
+	pthread_mutex_lock(&r->mu);
+	int64_t bytes = r->moved[b % r->slots];
+	pthread_mutex_unlock(&r->mu);
+	return bytes;
+}
+
+const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id)
+{
+	int64_t i = b * r->bs + k;
+	*id = r->samples[i];
+	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
+}
+
+void train_reader_release(struct train_reader *r, int64_t b)
+{
+	pthread_mutex_lock(&r->mu);
+	r->done[b % r->slots] = 0;
+	r->moved[b % r->slots] = 0;
+	r->released = b + 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+}
+
+static void add_io(struct train_io *to, const struct train_io *from)
+{
+	to->samples += from->samples;
+	to->bytes += from->bytes;
+	to->calls += from->calls;
+	to->index_bytes += from->index_bytes;
+	to->index_calls += from->index_calls;
+	for (int k = 0; k < SONDE_HIST_BUCKETS; k++)
+		to->latency.hist.count[k] += from->latency.hist.count[k];
+	to->latency.count += from->latency.count;
+	to->latency.sum += from->latency.sum;
+	if (from->latency.max > to->latency.max)
+		to->latency.max = from->latency.max;
+	if (!to->err && from->err) {
+		to->err = from->err;
+		memcpy(to->path, from->path, sizeof to->path);
+		memcpy(to->why, from->why, sizeof to->why);
+	}
+}
+
+void train_reader_finish(struct train_reader *r, struct train_io *io)
+{
+	/* readers waiting for room (the consumer stopped early) end */
+	pthread_mutex_lock(&r->mu);
+	r->stop = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+	for (int t = 0; t < r->nworkers; t++) {
+		if (r->p->read_threads > 0)
+			pthread_join(r->workers[t].thread, NULL);
+		else
+			close_file(&r->workers[t]);
+		add_io(io, &r->workers[t].io);
+	}
+	reader_free(r);
+}

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sonde train: the pieces of src/workloads/train.c that are not the training loop itself. */
+#ifndef SONDE_TRAIN_H
+#define SONDE_TRAIN_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "options.h"
+#include "pattern.h"
+#include "stats.h"
+#include "workloads/train/checkpoint.h"
+
+struct sonde_json;
+
+enum train_format { TRAIN_NPY, TRAIN_NPZ, TRAIN_INDEXED, TRAIN_HDF5 };
+enum train_shuffle { TRAIN_SHUFFLE_OFF, TRAIN_SHUFFLE_SEED, TRAIN_SHUFFLE_RANDOM };
+
+struct train_params {
+	const char *data_dir;      /* -d: the dataset goes under DIR/train */
+	int64_t num_files;         /* files in the dataset */
+	int64_t samples_per_file;  /* samples in each file */
+	int64_t record_size;       /* mean bytes of a sample */
+	int64_t record_size_stdev; /* its standard deviation (drawn per file, seeded) */
+	int num_subfolders;        /* 0: the files directly under DIR/train */
+	const char *format;        /* npy, npz, indexed, hdf5 */
+	int batch_size;            /* samples per batch (step) */
+	int epochs;
+	int read_threads;    /* 0: the main thread reads each batch itself */
+	int prefetch;        /* batches read ahead per rank */
+	double compute_time; /* seconds of emulated compute per batch */
+	double compute_time_stdev;
+	int64_t transfer_size; /* bytes per read call; 0: a sample in one call */
+	int64_t seed;
+	const char *file_shuffle;   /* off, seed, random */
+	const char *sample_shuffle; /* off, seed, random */
+	int generate;               /* write the dataset */
+	int train;                  /* run the epochs */
+	int verify;                 /* check every sample read, outside the timed path */
+	int odirect;                /* read the data files with O_DIRECT, in aligned spans */
+	double au_threshold;        /* pass when every rank's AU is at least this */
+	const char *preset;         /* --preset: a known training workload's settings */
+	const char *accelerator;    /* --accelerator: the accelerator the preset's compute is for */
+	struct train_checkpoint_config ckpt;
+	/* From the strings above, by train_params_check. */
+	enum train_format fmt;
+	enum train_shuffle file_order, sample_order;
+};
+
+extern const struct sonde_option_table train_options;
+void train_params_defaults(struct train_params *p);
+/* After parsing (and the preset): the values and their combinations; fills fmt, file_order and
+ * sample_order. Returns 0, or -1 with one line in err. Reads nothing but p. */
+int train_params_check(struct train_params *p, char *err, size_t errlen);
+
+/* ---- the dataset (dataset.c): names, sizes and formats, all functions of the parameters ---- */
+
+/* Sample sizes are drawn per file (every sample of a file has the file's size). */
+int64_t train_sample_size(const struct train_params *p, int64_t file);
+/* The largest sample size of the dataset. */
+int64_t train_max_sample_size(const struct train_params *p);
+/* DIR/train, or with 2 subfolders or more DIR/train/<folder> (DLIO's layout). */
+void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len);
+/* <folder>/img_<file>_of_<files>.<ext>, file i in folder i % subfolders, numbers zero-padded to
+ * the digits of their count; index: the index file of an indexed file (the data file
+ * otherwise). */
+void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
+/* Where the array of samples starts in the file (the npy header; npz's zip header too). */
+int64_t train_data_offset(const struct train_params *p, int64_t file);
+/* The whole file's size. */
+int64_t train_file_size(const struct train_params *p, int64_t file);
+/* --odirect: offsets, lengths and buffers of direct reads are multiples of this. */
+#define TRAIN_DIRECT_ALIGN 4096
+/* What a read of sample s of file whose array data starts at offset (the sample's own offset,
+ * size bytes) covers: the sample itself, or with --odirect the aligned span around it. */
+void train_read_span(const struct train_params *p, int64_t offset, int64_t size, int64_t *start,
+                     int64_t *len);
+/* The data pattern of a file's samples: byte k of the array is the pattern's byte k. */
+struct sonde_pattern train_pattern(const struct train_params *p, int64_t file);
+/* The largest file a format allows (npz: 4 GiB minus its headers without ZIP64), or INT64_MAX. */
+int64_t train_format_limit(const struct train_params *p);
+
+/* The bytes a file holds before its samples (npy header, npz local header + npy header), into
+ * buf (at least TRAIN_HEADER_MAX bytes); returns their count. crc: the CRC-32 of the npz member
+ * (unused for npy). */
+#define TRAIN_HEADER_MAX 256
+/* npz: the zip local header (30 bytes and the member's name, x.npy) before the npy header. */
+#define TRAIN_ZIP_LOCAL_LEN 35
+size_t train_file_head(const struct train_params *p, int64_t file, uint32_t crc,
+                       unsigned char *buf);
+/* The bytes after the samples (npz's central directory and end record), into buf (at least
+ * TRAIN_HEADER_MAX); returns their count. */
+size_t train_file_tail(const struct train_params *p, int64_t file, uint32_t crc,
+                       unsigned char *buf);
+uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* ---- generation (generate.c) --------------------------------------------------------------- */
+
+struct train_generated {
+	int64_t files, bytes, calls;
+	double start, end; /* local times */
+	int err;           /* errno of this rank's failure, 0 */
+	char path[4096];
+	char why[1024];
+};
+/* Writes this rank's files (file i is rank i % ranks's); creating the folders is the caller's.
+ * live: the phase's --progress line, updated with the bytes written. */
+struct sonde_progress;
+void train_generate(const struct train_params *p, int rank, int ranks, struct train_generated *g,
+                    struct sonde_progress *live);
+
+/* ---- the epoch's order (order.c) ----------------------------------------------------------- */
+
+/* The samples rank reads in epoch (0-based), in order: global ids file * samples_per_file +
+ * sample. The list of the files' samples (the files in file-shuffle order) is cut into blocks
+ * of ceil(total / ranks), one a rank; the sample shuffle permutes the rank's block.
+ * random_seed: the seed of the "random" shuffles, drawn once per run. Returns a malloc'd array
+ * of *count ids, or NULL when out of memory. */
+int64_t *train_epoch_order(const struct train_params *p, int epoch, uint64_t random_seed, int rank,
+                           int ranks, int64_t *count);
+/* A uniform double in [0, 1) and a normal draw, from a pattern word: the seeded draws. */
+double train_uniform(uint64_t seed, uint64_t stream, uint64_t index);
+double train_normal(uint64_t seed, uint64_t stream, uint64_t index);
+
+/* ---- the readers (reader.c) ---------------------------------------------------------------- */
+
+struct train_io {
+	int64_t samples, bytes, calls;    /* sample reads and their read calls */
+	int64_t index_bytes, index_calls; /* indexed: the index files read */
+	struct sonde_latency_acc latency; /* per read call */
+	int err;                          /* errno of the first failure, 0 */
+	char path[4096];
+	char why[8192];
+};
+
+struct train_reader;
+/* Starts p->read_threads readers over the rank's samples of the epoch (none: the batches are
+ * read by train_reader_wait), waiting for train_reader_go, then at most p->prefetch batches
+ * ahead of the consumer. keep: the samples' bytes stay in the batch until released (for
+ * --verify). Returns NULL when out of memory or threads. */
+struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
+                                        int64_t count, int keep);
+/* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
+ * clock). */
+void train_reader_go(struct train_reader *r);
+/* Blocks until batch b (in order, from 0) is read. Returns 0, or -1 when a read failed (the
+ * failure is in train_reader_finish's io). */
+int train_reader_wait(struct train_reader *r, int64_t b);
+/* The bytes the readers read for batch b (after train_reader_wait returned 0). */
+int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
+/* The bytes of sample k of batch b (keep only) and its global id. */
+const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
+/* Batch b is consumed: its buffer may take the next batch. */
+void train_reader_release(struct train_reader *r, int64_t b);
+/* Stops and joins the readers, adds what they did to io, frees r. */
+void train_reader_finish(struct train_reader *r, struct train_io *io);
+
+#endif
+
+/* ---- figures (figures.c) ------------------------------------------------------------------- */
+
+/* One rank's part of an epoch (or of the run). */
+struct train_part {
+	double compute, wait, verify; /* seconds: emulated compute, waiting for batches, checks */
+	double stalled;               /* seconds training stood still for checkpoints */
+	int64_t batches;
+	struct train_io io;
+};
+
+/* What an epoch (epoch >= 0) or the run (epoch -1) did, over the ranks. */
+struct train_figures {
+	int epoch;
+	int64_t samples, bytes, calls, index_bytes, index_calls, batches;
+	double seconds; /* the longest rank's compute + wait */
+	double samples_per_s, mib_per_s;
+	double compute_mean, wait_mean, wait_max, verify_max, stalled_max;
+	struct sonde_stats au, busy; /* AU per rank; compute + wait per rank */
+	double threshold;
+	int pass;   /* every rank's AU at least the threshold */
+	int nbelow; /* ranks below it */
+	int *below; /* rank 0: the ranks below it (malloc'd) */
+};
+
+/* Collective over comm. */
+void train_figures_reduce(MPI_Comm comm, const struct train_part *mine, int epoch, double threshold,
+                          struct train_figures *f);
+/* The figures as members of the open JSON object j. */
+void train_figures_json(const struct train_figures *f, struct sonde_json *j);
+/* "epoch 1: ..." or "train: ..." on out. */
+void train_figures_print(FILE *out, const struct train_figures *f);
+void train_figures_free(struct train_figures *f);
