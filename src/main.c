@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "backend.h"
 #include "fail.h"
 #include "json.h"
 #include "manpage.h"
@@ -219,9 +220,10 @@ static int parse_only(int argc, char **argv)
 }
 
 /* sonde --describe-options: every workload with the parameters its records' params hold (from
- * its option table: name and JSON type), as one JSON line, so that tools that read the records
- * (sonde-suite's checks of a suite file) know a workload and its parameters without a list of
- * their own (python/sonde/results/names.py). What a workload adds to its records besides its
+ * its option table: name and JSON type), and every storage backend (-a) with the library this
+ * build lacks for it (null: usable), as one JSON line, so that tools that read the records
+ * (sonde-suite's checks of a suite file) or drive the binary (bench/) know them without a list
+ * of their own (python/sonde/results/names.py). What a workload adds to its records besides its
  * options is not in its table, and not described. */
 static int describe_options(int argc)
 {
@@ -238,6 +240,15 @@ static int describe_options(int argc)
 		sonde_json_string(&j, "workload", workloads[i]->name);
 		sonde_json_string(&j, "summary", workloads[i]->summary);
 		sonde_options_describe(workloads[i]->options, "params", &j);
+		sonde_json_object_end(&j);
+	}
+	sonde_json_array_end(&j);
+	sonde_json_array_begin(&j, "backends");
+	for (int i = 0; i < sonde_backend_count(); i++) {
+		const struct sonde_backend *b = sonde_backend_at(i);
+		sonde_json_object_begin(&j, NULL);
+		sonde_json_string(&j, "name", b->name);
+		sonde_json_string(&j, "missing", b->missing);
 		sonde_json_object_end(&j);
 	}
 	sonde_json_array_end(&j);

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde ior on every backend but POSIX (-a MPIIO, HDF5, NCMPI, MMAP) against IOR itself on the
-same command line, 2 ranks, on tmpfs, rows per backend and file layout.
+"""sonde ior on every backend but POSIX (the binary names them: `sonde --describe-options`; MPIIO,
+HDF5, NCMPI, MMAP today) against IOR itself on the same command line, 2 ranks, on tmpfs, rows per
+backend and file layout.
 
 IOR is not part of sonde: SONDE_BENCH_IOR names an IOR binary (github.com/hpc/ior: ./bootstrap
 && ./configure --with-mmap --with-hdf5 --with-ncmpi && make; no Debian package). Without it the
 case has no rows and says so on its line (make bench runs without an IOR); a backend this
-sonde or that IOR was built without gets no rows, with a line naming which one lacks it.
+sonde (its description names the library it lacks) or that IOR was built without gets no rows,
+with a line naming which one lacks it.
 
 Both tools run `-a API -w -r -e -t 1m -b SIZE -s 1` (SONDE_BENCH_IOR_BACKENDS bytes per rank,
 default 256m) on a shared file and, where IOR has one for the backend, a file per process (-F;
@@ -17,6 +19,7 @@ around them differ.
 
 Knobs: SONDE_BENCH_IOR, SONDE_BENCH_IOR_BACKENDS, SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN."""
 
+import json
 import os
 import re
 import subprocess
@@ -35,8 +38,8 @@ from benchlib import (
 MIB = 1 << 20
 RANKS = 2
 TARGET = 0.97
-# (backend, whether IOR writes a file per process with it)
-BACKENDS = [("MPIIO", True), ("HDF5", True), ("NCMPI", False), ("MMAP", True)]
+# The backends IOR writes no file per process with.
+IOR_SHARED_ONLY = {"NCMPI"}
 ROW = re.compile(r"^(write|read)\s+(\d+\.\d+)\s", re.MULTILINE)
 # What each tool says when it was built without a backend: sonde's one line on standard error,
 # IOR's on standard output.
@@ -53,6 +56,18 @@ def ior_path():
     if ior and not os.access(ior, os.X_OK):
         raise BenchError(f"SONDE_BENCH_IOR={ior} is no executable IOR")
     return ior
+
+
+def backends(sonde):
+    """[(backend, what this sonde lacks for it or None)] of every backend but POSIX, as the
+    binary describes them."""
+    proc = subprocess.run([str(sonde), "--describe-options"], check=False, capture_output=True,
+                          text=True, timeout=60)
+    try:
+        described = json.loads(proc.stdout)["backends"]
+    except (json.JSONDecodeError, KeyError) as e:
+        raise BenchError(f"{sonde} --describe-options named no backends ({e})") from None
+    return [(b["name"], b["missing"]) for b in described if b["name"] != "POSIX"]
 
 
 def bandwidths(launcher, argv, what, api):
@@ -79,7 +94,7 @@ def bandwidths(launcher, argv, what, api):
 
 class IorBackends:
     name = "ior_backends"
-    description = "sonde ior -a MPIIO/HDF5/NCMPI/MMAP vs IOR on the same command, 2 ranks, tmpfs"
+    description = "sonde ior on every backend but POSIX vs IOR on the same command, 2 ranks, tmpfs"
 
     def run(self, ctx):
         ior = ior_path()
@@ -91,8 +106,12 @@ class IorBackends:
         (place,) = scratch_places(3 * RANKS * size, disk=False)
         sonde = ctx.sonde()
         rows = []
-        for api, per_process in BACKENDS:
-            for layout in [[]] + ([["-F"]] if per_process else []):
+        for api, missing in backends(sonde):
+            if missing:
+                print(f"bench: {self.name}: no {api} rows: this sonde was built without "
+                      f"{missing}", flush=True)
+                continue
+            for layout in [[]] + ([] if api in IOR_SHARED_ONLY else [["-F"]]):
                 args = ["-a", api, *layout]
                 label = (f"{api} {'file per process' if layout else 'shared'} {{}} {place}, "
                          f"{RANKS} x {size // MIB} MiB, 1 MiB transfers")

@@ -169,6 +169,13 @@ def test_describe_options_names_every_workload_and_refuses_more_words():
     for w in described:
         names = [p["name"] for p in w["params"]]
         assert names and len(names) == len(set(names)), w["workload"]
+    # the backends -a takes, as ior's --help lists them, each with what the build lacks for it
+    backends = json.loads(proc.stdout)["backends"]
+    ior_help = subprocess.run([SONDE, "ior", "--help"], capture_output=True, text=True,
+                              timeout=60).stdout
+    (api,) = [ln.split()[-1] for ln in ior_help.splitlines() if ln.startswith("  -a, --api ")]
+    assert sorted(b["name"] for b in backends) == sorted(api.split("|"))
+    assert all(b["missing"] is None or isinstance(b["missing"], str) for b in backends)
     proc = subprocess.run([SONDE, "--describe-options", "ior"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
