@@ -274,8 +274,8 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 	int rc = make_dir(run, index, dir, sizeof dir);
 	if (rc)
 		return rc;
-	if (index == 0 &&
-	    sonde_space_check(run->ctx, run->cfg->folder, l.total, NULL, "a checkpoint") < 0)
+	if (index == 0 && sonde_space_check(run->ctx, run->cfg->folder, l.total, NULL,
+	                                    "the checkpoint's files") < 0)
 		return SONDE_EXIT_USAGE;
 	struct ckpt_pass pass;
 	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 1, 0, &pass);
