@@ -61,6 +61,21 @@ def measurements(path, phase):
     return [r for r in read_jsonl(path) if r["type"] == "measurement" and r["phase"] == phase]
 
 
+def name_set(cls):
+    return [v for k, v in vars(cls).items() if isinstance(v, names.Name)]
+
+
+def check_extra(rec):
+    """The extra of a checkpoint record has exactly the members sonde.results.names names,
+    each of its type."""
+    own = (names.TrainCheckpointWrite if rec["phase"] == names.TrainCheckpoint.WRITE
+           else names.TrainCheckpointRead)
+    expected = name_set(names.TrainCheckpoint) + name_set(own)
+    assert sorted(rec["extra"]) == sorted(expected)
+    for name in expected:
+        assert name.typed(rec["extra"][name]), (name, rec["extra"])
+
+
 def checkpoint_args(folder, model, layers, kind, shared, *more):
     args = ["train", "-d", folder.parent, "--checkpoint-folder", folder, "--model-size", model,
             "--num-layers", layers, "--checkpoint-type", kind, *more]
@@ -92,10 +107,11 @@ def test_checkpoint_files_sizes_and_bytes_match_the_layout(tmp_path, ranks, kind
         for name, (_, length) in want.items():
             data = (folder / f"checkpoint-{index}" / name).read_bytes()
             assert data == expected_bytes(name, index, length), (index, name)
-    writes = measurements(results, "checkpoint-write")
-    reads = measurements(results, "checkpoint-read")
+    writes = measurements(results, names.TrainCheckpoint.WRITE)
+    reads = measurements(results, names.TrainCheckpoint.READ)
     assert [r["iteration"] for r in writes] == [0, 1] == [r["iteration"] for r in reads]
     for rec in writes + reads:
+        check_extra(rec)
         on_disk_bytes = sum(disk[f"checkpoint-{rec['iteration']}"].values())
         assert rec["bytes"] == on_disk_bytes == model
         assert rec["extra"]["files"] == len(want)
@@ -104,7 +120,7 @@ def test_checkpoint_files_sizes_and_bytes_match_the_layout(tmp_path, ranks, kind
     for rec in writes:
         # training stands still from the opening barrier to the last close: at least as
         # long as any rank's own calls
-        assert rec["extra"]["stall_seconds"] >= rec["seconds"]
+        assert rec["extra"]["stall_s"] >= rec["seconds"]
     for rec in reads:
         assert rec["verify"] == {"checked": True, "errors": 0, "bytes_checked": model}
     end = read_jsonl(results)[-1]
@@ -125,7 +141,7 @@ def test_a_corrupted_checkpoint_byte_is_caught_naming_file_and_rank(tmp_path):
                      np=2, check=False)
     assert proc.returncode == 3, proc.stderr
     assert f"verify: rank 1: {victim}: offset 1234:" in proc.stderr
-    (read,) = measurements(results, "checkpoint-read")
+    (read,) = measurements(results, names.TrainCheckpoint.READ)
     assert read["verify"] == {"checked": True, "errors": 1, "bytes_checked": 40000}
     end = read_jsonl(results)[-1]
     assert end["exit_code"] == 3 and end["reason"] == "verification"
@@ -159,7 +175,7 @@ def test_a_full_disk_is_one_line_naming_the_file(small_fs, tmp_path, shared):
     assert "No space left on device" in line and str(folder / "checkpoint-0") in line
     end = read_jsonl(results)[-1]
     assert end["reason"] == "io-error" and str(folder / "checkpoint-0") in end["path"]
-    assert not measurements(results, "checkpoint-write")
+    assert not measurements(results, names.TrainCheckpoint.WRITE)
 
 
 def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
@@ -171,18 +187,18 @@ def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
                "--checkpoint-folder", folder, "--model-size", "64k", "--num-layers", 2,
                "--checkpoint-type", "all_ranks", "--checkpoint-verify", "--json", results],
               np=2)
-    writes = measurements(results, "checkpoint-write")
+    writes = measurements(results, names.TrainCheckpoint.WRITE)
     # 2 steps per rank and epoch: a checkpoint after each, and one after each epoch
     assert [(w["extra"]["epoch"], w["extra"]["step"]) for w in writes] == [
         (0, 1), (0, 2), (0, 2), (1, 3), (1, 4), (1, 4)]
     assert [w["iteration"] for w in writes] == list(range(6))
-    reads = measurements(results, "checkpoint-read")
+    reads = measurements(results, names.TrainCheckpoint.READ)
     assert [r["iteration"] for r in reads] == list(range(6))
     assert all(r["verify"] == {"checked": True, "errors": 0, "bytes_checked": 65536}
                for r in reads)
     assert len(on_disk(folder)) == 6
     for w in writes:
-        assert w["bytes"] == 65536 and w["extra"]["stall_seconds"] >= w["seconds"] > 0
+        assert w["bytes"] == 65536 and w["extra"]["stall_s"] >= w["seconds"] > 0
 
 
 def parse_only(*args, ranks=2):

@@ -194,11 +194,11 @@ static void record(const struct train_checkpoint_run *run, const char *phase, in
 	sonde_json_int(&extra, "writing_ranks", l.writers);
 	sonde_json_bool(&extra, "shared_file", c->shared_file);
 	if (strcmp(phase, "checkpoint-write") == 0) {
-		sonde_json_double(&extra, "stall_seconds", fig->stall);
-		sonde_json_double(&extra, "fill_seconds_max", fig->aside_max);
-		sonde_json_double(&extra, "fsync_seconds_max", fig->sync_max);
+		sonde_json_double(&extra, "stall_s", fig->stall);
+		sonde_json_double(&extra, "fill_s_max", fig->aside_max);
+		sonde_json_double(&extra, "fsync_s_max", fig->sync_max);
 	} else {
-		sonde_json_double(&extra, "verify_seconds_max", fig->aside_max);
+		sonde_json_double(&extra, "verify_s_max", fig->aside_max);
 	}
 	sonde_json_double(&extra, "rank_min_mib_s", fig->rank_min_mib_s);
 	sonde_json_object_end(&extra);
