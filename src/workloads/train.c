@@ -153,6 +153,16 @@ static void setup(struct train *t, int argc, char **argv)
 			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
 		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
+		/* the files this rank writes must not be the results files */
+		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
+			for (int index = 0; ok && index <= (p->fmt == TRAIN_INDEXED); index++) {
+				char path[4096];
+				train_file_path(p, f, index, path, sizeof path);
+				ok = sonde_results_collision(path, "dataset file", err,
+				                             sizeof err) == 0;
+			}
+		if (!sonde_agree(ctx->comm, ok, "%s", err))
+			sonde_exit(SONDE_EXIT_USAGE);
 	}
 	t->clock = sonde_run_clock(ctx->comm);
 	/* "random" shuffles: a seed for the run, the same on every rank */
@@ -168,10 +178,10 @@ static void setup(struct train *t, int argc, char **argv)
 	                                        .params_json = t->params};
 	if (report_here(t)) {
 		printf("sonde train: %lld files x %lld samples of %lld bytes (stdev %lld), %s, in "
-		       "%s/train; %d ranks\n",
+		       "%s/train; %d rank%s\n",
 		       (long long)p->num_files, (long long)p->samples_per_file,
 		       (long long)p->record_size, (long long)p->record_size_stdev, p->format,
-		       p->data_dir, ctx->size);
+		       p->data_dir, ctx->size, ctx->size == 1 ? "" : "s");
 		fflush(stdout);
 	}
 }
@@ -193,8 +203,8 @@ static void make_folders(struct train *t)
 	if (report_here(t)) {
 		snprintf(path, sizeof path, "%s/train", p->data_dir);
 		rc = make_folder(path);
-		for (int k = 0; rc == 0 && k < p->num_subfolders; k++) {
-			snprintf(path, sizeof path, "%s/train/%d", p->data_dir, k);
+		for (int k = 0; rc == 0 && p->num_subfolders > 1 && k < p->num_subfolders; k++) {
+			train_folder_path(p, k, path, sizeof path);
 			rc = make_folder(path);
 		}
 	}
@@ -272,8 +282,13 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 }
 
 /* Checks every sample of batch b against the pattern its file was written with. */
-static void verify_batch(struct train_reader *r, const struct train_params *p, int64_t b, int64_t n,
-                         struct sonde_verify *v)
+/* Samples whose mismatches a rank prints, per epoch (the count of all is in the error line). */
+#define VERIFY_SHOWN 4
+
+/* Checks every sample of batch b against the pattern its file was written with; the first
+ * VERIFY_SHOWN bad samples' mismatches are printed with their file and file offsets. */
+static void verify_batch(struct train_reader *r, const struct train_params *p, int rank, int64_t b,
+                         int64_t n, struct sonde_verify *v, int *shown)
 {
 	for (int k = 0; k < n; k++) {
 		int64_t id;
@@ -281,24 +296,39 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 		int64_t file = id / p->samples_per_file, s = id % p->samples_per_file;
 		int64_t size = train_sample_size(p, file);
 		struct sonde_pattern pat = train_pattern(p, file);
-		sonde_pattern_check(&pat, data, (size_t)size, (uint64_t)(s * size), v);
+		struct sonde_verify one = {0};
+		sonde_pattern_check(&pat, data, (size_t)size, (uint64_t)(s * size), &one);
+		v->bytes_checked += one.bytes_checked;
+		v->errors += one.errors;
+		if (one.errors && (*shown)++ < VERIFY_SHOWN) {
+			char path[4096];
+			int64_t head = p->fmt == TRAIN_INDEXED ? 0 : train_data_offset(p, file);
+			for (int m = 0; m < one.kept; m++)
+				one.first[m].offset += (uint64_t)head;
+			train_file_path(p, file, 0, path, sizeof path);
+			sonde_verify_report(&one, rank, path);
+		}
 	}
 }
 
-/* The steps every rank makes in an epoch (a rank with one sample more may make one step more):
+/* The steps every rank makes in an epoch (the last rank's block may be shorter: order.c):
  * checkpoints by steps come only at these, collective. */
 static int64_t common_steps(const struct train *t)
 {
-	int64_t least = t->p.num_files * t->p.samples_per_file / t->ctx->size;
+	int64_t total = t->p.num_files * t->p.samples_per_file, ranks = t->ctx->size;
+	int64_t least = total - (ranks - 1) * ((total + ranks - 1) / ranks);
+	if (least < 0)
+		least = 0;
 	return (least + t->p.batch_size - 1) / t->p.batch_size;
 }
 
-static void checkpoint(struct train *t, int epoch)
+/* Returns 0 or the exit code of a failed checkpoint (its line printed); adds the stall to part. */
+static int checkpoint(struct train *t, int epoch, struct train_part *part)
 {
 	double stalled = 0;
 	int rc = train_checkpoint_write(&t->ckpt, t->checkpoints++, epoch, t->step, &stalled);
-	if (rc)
-		sonde_exit(rc);
+	part->stalled += stalled;
+	return rc;
 }
 
 static int64_t batch_bytes(const struct train_params *p, const int64_t *ids, int64_t n)
@@ -315,6 +345,8 @@ struct epoch {
 	struct sonde_verify verify;
 	double start, end; /* local */
 	int failed;
+	int exit_code; /* a checkpoint failed: the run ends once the readers are joined */
+	int shown;     /* bad samples printed */
 };
 
 static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_reader *r)
@@ -325,6 +357,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	sonde_progress_begin(&live, t->ctx, "epoch", SONDE_PROGRESS_ITEMS, ep->count, t->ctx->size,
 	                     0);
 	ep->start = sonde_now();
+	train_reader_go(r);
 	for (int64_t b = 0; b < ep->batches; b++) {
 		int64_t n = ep->count - b * p->batch_size < p->batch_size
 		                ? ep->count - b * p->batch_size
@@ -344,7 +377,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 		if (!ep->failed) {
 			if (p->verify) {
 				double v0 = sonde_now();
-				verify_batch(r, p, b, n, &ep->verify);
+				verify_batch(r, p, t->ctx->rank, b, n, &ep->verify, &ep->shown);
 				ep->part.verify += sonde_now() - v0;
 			}
 			train_reader_release(r, b);
@@ -359,7 +392,9 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			int any_failed = reduce_int(t, ep->failed, MPI_MAX) != 0;
 			if (any_failed) /* the failure is agreed on and named after the loop */
 				break;
-			checkpoint(t, e);
+			ep->exit_code = checkpoint(t, e, &ep->part);
+			if (ep->exit_code)
+				break;
 		}
 		if (ep->failed && p->ckpt.steps_between == 0)
 			break;
@@ -374,9 +409,6 @@ static void conclude_epoch(struct train *t, int e, struct epoch *ep)
 	train_figures_reduce(t->ctx->comm, &ep->part, e, t->p.au_threshold, &f);
 	int64_t errors = 0, checked = 0;
 	if (t->p.verify) {
-		char what[64];
-		snprintf(what, sizeof what, "epoch %d", e + 1);
-		sonde_verify_report(&ep->verify, t->ctx->rank, what);
 		sonde_verify_total(t->ctx->comm, &ep->verify, &errors, &checked);
 		if (errors) {
 			sonde_error(
@@ -422,6 +454,7 @@ static void add_part(struct train_part *to, const struct train_part *from)
 	to->compute += from->compute;
 	to->wait += from->wait;
 	to->verify += from->verify;
+	to->stalled += from->stalled;
 	to->batches += from->batches;
 	to->io.samples += from->io.samples;
 	to->io.bytes += from->io.bytes;
@@ -451,6 +484,8 @@ static void epoch(struct train *t, int e)
 	sonde_series_stop();
 	train_reader_finish(r, &ep.part.io);
 	free(ep.order);
+	if (ep.exit_code)
+		sonde_exit(ep.exit_code);
 	int err =
 	    sonde_agree_path(t->ctx->comm, ep.part.io.err, ep.part.io.path, "%s", ep.part.io.why);
 	if (err)
@@ -458,8 +493,11 @@ static void epoch(struct train *t, int e)
 	conclude_epoch(t, e, &ep);
 	sonde_series_report();
 	add_part(&t->run, &ep.part);
-	if (p->ckpt.epochs_between > 0 && (e + 1) % p->ckpt.epochs_between == 0)
-		checkpoint(t, e);
+	if (p->ckpt.epochs_between > 0 && (e + 1) % p->ckpt.epochs_between == 0) {
+		int rc = checkpoint(t, e, &t->run);
+		if (rc)
+			sonde_exit(rc);
+	}
 }
 
 /* The summary record and line of the whole run. */
@@ -499,8 +537,11 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 		conclude_run(&t);
 	}
 	/* checkpoint-only: writes, then reads of what was written */
-	for (int k = 0; k < t.p.ckpt.writes; k++)
-		checkpoint(&t, -1);
+	for (int k = 0; k < t.p.ckpt.writes; k++) {
+		int rc = checkpoint(&t, -1, &t.run);
+		if (rc)
+			sonde_exit(rc);
+	}
 	for (int k = 0; k < t.p.ckpt.reads; k++) {
 		int rc = train_checkpoint_read(&t.ckpt, k);
 		if (rc)

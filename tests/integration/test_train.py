@@ -75,8 +75,7 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
     os.mkdir(os.path.dirname(log1))
     env = preload_env(read_log_shim, {"SONDE_TEST_READ_MATCH": "/train/",
                                       "SONDE_TEST_READ_LOG": log1})
-    shuffles = ["--file-shuffle", "seed", "--sample-shuffle", "seed"]
-    shuffles += ["--num-subfolders", 2]
+    shuffles = ["--sample-shuffle", "seed", "--num-subfolders", 2]
     run_sonde(["train", "-d", data, "--generate", "--train", "--epochs", 2, "--read-threads", 1,
                "--verify", "--json", out] + COMMON + shuffles,
               np=2, env=env)
@@ -106,8 +105,11 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
         samples = Counter((p, (o - npy_data_offset(p)) // sizes[p]) for p, o, _ in reads)
         assert all(n == sizes[p] for p, _, n in reads), "a sample in one call"
         assert len(samples) == FILES * PER_FILE and set(samples.values()) == {1}
-        epochs.append([r[:2] for log in logs for r in log[e * per_rank:(e + 1) * per_rank]])
-    assert epochs[0] != epochs[1], "the order changes between epochs"
+        epochs.append([[r[:2] for r in log[e * per_rank:(e + 1) * per_rank]] for log in logs])
+    # without a file shuffle each rank reads its own block of samples every epoch (DLIO's
+    # sharding), in another order
+    for before, after in zip(epochs[0], epochs[1], strict=True):
+        assert sorted(before) == sorted(after) and before != after
 
     train = records(out, "measurement", "train")
     assert [m["iteration"] for m in train] == [0, 1]
@@ -121,7 +123,7 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
     # thread reading batches of one: AU = C / (C + D)
     log2 = str(tmp_path / "log2" / "reads")
     os.mkdir(os.path.dirname(log2))
-    delay, compute = 0.02, 0.05
+    delay, compute = 0.05, 0.1
     env = preload_env(read_log_shim, {"SONDE_TEST_READ_MATCH": "/train/",
                                       "SONDE_TEST_READ_LOG": log2,
                                       "SONDE_TEST_READ_DELAY": str(delay)})
@@ -156,8 +158,8 @@ def test_indexed_and_npz_files(tmp_path):
     data.mkdir()
     transfer = 1024
     run_sonde(["train", "-d", data, "--generate", "--train", "--format", "indexed",
-               "--transfer-size", transfer, "--verify", "--read-threads", 2, "--json", out]
-              + COMMON, np=2)
+               "--transfer-size", transfer, "--verify", "--read-threads", 2, "--file-shuffle",
+               "random", "--sample-shuffle", "random", "--json", out] + COMMON, np=2)
     bins, idxs = dataset_files(data, "bin"), dataset_files(data, "idx")
     assert len(bins) == FILES and len(idxs) == FILES
     calls = 0
@@ -174,6 +176,24 @@ def test_indexed_and_npz_files(tmp_path):
     assert m["verify"]["errors"] == 0 and m["verify"]["bytes_checked"] == m["bytes"]
     # every rank reads each index file it needs: at least one per file
     assert m["extra"]["index_calls"] >= FILES
+    # the seed the random shuffles drew is in the summary
+    assert isinstance(records(out, "summary")[0]["random_seed"], int)
+
+    # one byte changed on the file system: --verify names the file and its offset, exit 3
+    bad, at = bins[3], 5
+    with open(bad, "r+b") as f:
+        f.seek(at)
+        byte = f.read(1)[0]
+        f.seek(at)
+        f.write(bytes([byte ^ 0xFF]))
+    out_bad = tmp_path / "bad.jsonl"
+    proc = run_sonde(["train", "-d", data, "--train", "--format", "indexed", "--verify",
+                      "--json", out_bad] + COMMON, np=2, check=False)
+    assert proc.returncode == 3, proc.stderr
+    assert f"{bad}: offset {at}: expected 0x{byte:02x}, found 0x{byte ^ 0xFF:02x}" in proc.stderr
+    (m,) = records(out_bad, "measurement", "train")
+    assert m["verify"]["errors"] == 1 and m["verify"]["bytes_checked"] == m["bytes"]
+    assert records(out_bad, "end")[0]["reason"] == "verification"
 
     npz, out2 = tmp_path / "nz", tmp_path / "nz.jsonl"
     npz.mkdir()

@@ -66,15 +66,31 @@ static const char *extension(const struct train_params *p, int index)
 	return "h5";
 }
 
+static int digits(int64_t n)
+{
+	int d = 1;
+	for (; n >= 10; n /= 10)
+		d++;
+	return d;
+}
+
+/* Names as DLIO's: numbers zero-padded to the digits of their count. */
+void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len)
+{
+	if (p->num_subfolders > 1)
+		snprintf(out, len, "%s/train/%0*" PRId64, p->data_dir, digits(p->num_subfolders),
+		         folder);
+	else
+		snprintf(out, len, "%s/train", p->data_dir);
+}
+
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len)
 {
-	if (p->num_subfolders > 0)
-		snprintf(out, len, "%s/train/%" PRId64 "/img_%" PRId64 "_of_%" PRId64 ".%s",
-		         p->data_dir, file % p->num_subfolders, file, p->num_files,
-		         extension(p, index));
-	else
-		snprintf(out, len, "%s/train/img_%" PRId64 "_of_%" PRId64 ".%s", p->data_dir, file,
-		         p->num_files, extension(p, index));
+	char folder[4096];
+	train_folder_path(p, p->num_subfolders > 1 ? file % p->num_subfolders : 0, folder,
+	                  sizeof folder);
+	snprintf(out, len, "%s/img_%0*" PRId64 "_of_%" PRId64 ".%s", folder, digits(p->num_files),
+	         file, p->num_files, extension(p, index));
 }
 
 struct sonde_pattern train_pattern(const struct train_params *p, int64_t file)

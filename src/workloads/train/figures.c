@@ -50,6 +50,8 @@ void train_figures_reduce(MPI_Comm comm, const struct train_part *mine, int epoc
 	f->wait_max = s.max;
 	sonde_stats_across(comm, mine->verify, &s);
 	f->verify_max = s.max;
+	sonde_stats_across(comm, mine->stalled, &s);
+	f->stalled_max = s.max;
 	f->seconds = f->busy.max;
 	f->samples_per_s = f->seconds > 0 ? (double)f->samples / f->seconds : 0;
 	f->mib_per_s = f->seconds > 0 ? (double)f->bytes / SONDE_MIB / f->seconds : 0;
@@ -89,6 +91,7 @@ void train_figures_json(const struct train_figures *f, struct sonde_json *j)
 	sonde_json_double(j, "wait_s_mean", f->wait_mean);
 	sonde_json_double(j, "wait_s_max", f->wait_max);
 	sonde_json_double(j, "verify_s_max", f->verify_max);
+	sonde_json_double(j, "checkpoint_stall_s_max", f->stalled_max);
 }
 
 void train_figures_print(FILE *out, const struct train_figures *f)

@@ -17,7 +17,7 @@ struct writer {
 	const struct sonde_backend *io;
 	struct train_generated *g;
 	struct sonde_file *f;
-	const char *path;
+	char path[4096]; /* the file open in f */
 };
 
 static int fail(struct writer *w, int rc)
@@ -44,12 +44,14 @@ static int put(struct writer *w, const void *buf, size_t len, int64_t offset)
 	return 0;
 }
 
-static int open_for_writing(struct writer *w, const char *path)
+/* The data file of file (index 0) or its index file (1), created empty. */
+static int open_for_writing(struct writer *w, const struct train_params *p, int64_t file, int index)
 {
 	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
-	w->path = path;
+	train_file_path(p, file, index, w->path, sizeof w->path);
 	w->f = NULL;
-	int rc = w->io->open(path, SONDE_IO_WRONLY | SONDE_IO_CREATE | SONDE_IO_TRUNC, &opt, &w->f);
+	int rc =
+	    w->io->open(w->path, SONDE_IO_WRONLY | SONDE_IO_CREATE | SONDE_IO_TRUNC, &opt, &w->f);
 	return rc < 0 ? fail(w, rc) : 0;
 }
 
@@ -68,9 +70,7 @@ static int finish(struct writer *w, int ok)
 static int write_index(struct writer *w, const struct train_params *p, int64_t file,
                        unsigned char *buf)
 {
-	char path[4096];
-	train_file_path(p, file, 1, path, sizeof path);
-	if (open_for_writing(w, path) < 0)
+	if (open_for_writing(w, p, file, 1) < 0)
 		return -1;
 	int64_t size = train_sample_size(p, file);
 	size_t per_call = GENERATE_CHUNK / 16;
@@ -93,9 +93,7 @@ static int write_index(struct writer *w, const struct train_params *p, int64_t f
 static int write_file(struct writer *w, const struct train_params *p, int64_t file,
                       unsigned char *buf)
 {
-	char path[4096];
-	train_file_path(p, file, 0, path, sizeof path);
-	if (open_for_writing(w, path) < 0)
+	if (open_for_writing(w, p, file, 0) < 0)
 		return -1;
 	unsigned char head[TRAIN_HEADER_MAX];
 	size_t head_len = train_file_head(p, file, 0, head);

@@ -39,7 +39,7 @@ static const struct sonde_option options[] = {
      "standard deviation of the sample size, drawn per file with --seed (default 0)", 0,
      INT64_C(1) << 40, SONDE_SIZE_BINARY, .key = "record_size_stdev"},
     {0, "num-subfolders", SONDE_OPT_INT, F(num_subfolders), "K",
-     "spread the files over K subfolders of DIR/train (default 0: none)", 0, 1000000,
+     "spread the files over K subfolders of DIR/train (0 or 1: none, as DLIO)", 0, 1000000,
      .key = "num_subfolders"},
     {0, "format", SONDE_OPT_STRING, F(format), "npy|npz|indexed|hdf5",
      "npy and npz: a numpy array of uint8 per file, shape (samples, size); indexed: a data "
@@ -67,12 +67,12 @@ static const struct sonde_option options[] = {
      "seed of the sizes, the data, the seeded shuffles and the compute times (default 1)", 0,
      INT64_MAX},
     {0, "file-shuffle", SONDE_OPT_STRING, F(file_shuffle), "off|seed|random",
-     "order of the files each epoch: as named, shuffled with --seed, or with a seed drawn "
-     "for the run (default off)",
+     "order of the files each epoch, before the ranks take their blocks of samples: as named, "
+     "shuffled with --seed, or with a seed drawn for the run (default off)",
      .key = "file_shuffle", .inert = unless_training},
     {0, "sample-shuffle", SONDE_OPT_STRING, F(sample_shuffle), "off|seed|random",
-     "order of the samples each epoch, over the whole dataset (default off)",
-     .key = "sample_shuffle", .inert = unless_training},
+     "order of the samples of each rank's block each epoch (default off)", .key = "sample_shuffle",
+     .inert = unless_training},
     {0, "verify", SONDE_OPT_FLAG, F(verify), NULL,
      "check every sample read against the pattern written (not counted as I/O wait)",
      .inert = unless_training},

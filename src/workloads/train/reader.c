@@ -19,6 +19,8 @@ struct worker {
 	unsigned char *scratch;
 	int64_t file; /* the file open in f, -1: none */
 	struct sonde_file *f;
+	int64_t size, head;   /* its samples' size and where its array starts */
+	char path[4096];      /* its path */
 	unsigned char *index; /* indexed: the (offset, length) pairs of file */
 	struct train_io io;
 };
@@ -38,7 +40,8 @@ struct train_reader {
 	int64_t released; /* batches released */
 	int64_t *done;    /* per slot: samples read of its batch */
 	int failed;
-	int stop; /* the consumer is done: readers end */
+	int stop;    /* the consumer is done: readers end */
+	int started; /* train_reader_go was called: readers may read */
 	int nworkers;
 	struct worker *workers; /* nworkers, or one for the consumer without threads */
 };
@@ -113,13 +116,15 @@ static int open_file(struct worker *w, int64_t file)
 		if (rc < 0)
 			return -1;
 	}
-	train_file_path(p, file, 0, path, sizeof path);
-	int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &w->f);
+	train_file_path(p, file, 0, w->path, sizeof w->path);
+	int rc = w->r->backend->open(w->path, SONDE_IO_RDONLY, &opt, &w->f);
 	if (rc < 0) {
 		w->f = NULL;
-		return fail(w, -rc, path, sonde_io_last_error());
+		return fail(w, -rc, w->path, sonde_io_last_error());
 	}
 	w->file = file;
+	w->size = train_sample_size(p, file);
+	w->head = train_data_offset(p, file);
 	return 0;
 }
 
@@ -139,8 +144,8 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst)
 	int64_t file = id / p->samples_per_file, s = id % p->samples_per_file;
 	if (file != w->file && open_file(w, file) < 0)
 		return -1;
-	int64_t size = train_sample_size(p, file);
-	int64_t offset = train_data_offset(p, file) + s * size;
+	int64_t size = w->size;
+	int64_t offset = w->head + s * size;
 	if (p->fmt == TRAIN_INDEXED) {
 		offset = le64(w->index + 16 * s);
 		int64_t len = le64(w->index + 16 * s + 8);
@@ -156,9 +161,8 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst)
 			return fail(w, EIO, path, why);
 		}
 	}
-	char path[4096];
-	train_file_path(p, file, 0, path, sizeof path);
-	if (read_range(w, w->f, path, dst, size, offset, r->keep, &w->io.bytes, &w->io.calls) < 0)
+	if (read_range(w, w->f, w->path, dst, size, offset, r->keep, &w->io.bytes, &w->io.calls) <
+	    0)
 		return -1;
 	w->io.samples++;
 	return 0;
@@ -179,7 +183,7 @@ static void *work(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && !r->stop && r->next < r->count &&
-		       r->next / r->bs >= r->released + r->slots)
+		       (!r->started || r->next / r->bs >= r->released + r->slots))
 			pthread_cond_wait(&r->space, &r->mu);
 		if (r->failed || r->stop || r->next >= r->count) {
 			pthread_mutex_unlock(&r->mu);
@@ -276,6 +280,14 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 			return NULL;
 		}
 	return r;
+}
+
+void train_reader_go(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->started = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
 }
 
 int train_reader_wait(struct train_reader *r, int64_t b)

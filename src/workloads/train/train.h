@@ -61,8 +61,11 @@ int train_params_check(struct train_params *p, char *err, size_t errlen);
 int64_t train_sample_size(const struct train_params *p, int64_t file);
 /* The largest sample size of the dataset. */
 int64_t train_max_sample_size(const struct train_params *p);
-/* DIR/train[/<subfolder>]/img_<file>_of_<files>.<ext>; index: the index file of an indexed
- * file (the data file otherwise). */
+/* DIR/train, or with 2 subfolders or more DIR/train/<folder> (DLIO's layout). */
+void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len);
+/* <folder>/img_<file>_of_<files>.<ext>, file i in folder i % subfolders, numbers zero-padded to
+ * the digits of their count; index: the index file of an indexed file (the data file
+ * otherwise). */
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
 /* Where the array of samples starts in the file (the npy header; npz's zip header too). */
 int64_t train_data_offset(const struct train_params *p, int64_t file);
@@ -102,10 +105,10 @@ void train_generate(const struct train_params *p, int rank, int ranks, struct tr
 /* ---- the epoch's order (order.c) ----------------------------------------------------------- */
 
 /* The samples rank reads in epoch (0-based), in order: global ids file * samples_per_file +
- * sample. The global list is the files in file-shuffle order, each file's samples, then the
- * sample shuffle over the whole list; the ranks take consecutive slices of it (the first
- * total % ranks ranks one sample more). random_seed: the seed of the "random" shuffles, drawn once
- * per run. Returns a malloc'd array of *count ids, or NULL when out of memory. */
+ * sample. The list of the files' samples (the files in file-shuffle order) is cut into blocks
+ * of ceil(total / ranks), one a rank; the sample shuffle permutes the rank's block.
+ * random_seed: the seed of the "random" shuffles, drawn once per run. Returns a malloc'd array
+ * of *count ids, or NULL when out of memory. */
 int64_t *train_epoch_order(const struct train_params *p, int epoch, uint64_t random_seed, int rank,
                            int ranks, int64_t *count);
 /* A uniform double in [0, 1) and a normal draw, from a pattern word: the seeded draws. */
@@ -124,12 +127,15 @@ struct train_io {
 };
 
 struct train_reader;
-/* Starts p->read_threads readers (none: the batches are read by train_reader_wait) over the
- * rank's samples of the epoch, at most p->prefetch batches ahead of the consumer. keep: the
- * samples' bytes stay in the batch until released (for --verify). Returns NULL when out of
- * memory or threads. */
+/* Starts p->read_threads readers, waiting for train_reader_go (none: the batches are read by
+ * train_reader_wait) over the rank's samples of the epoch, at most p->prefetch batches ahead of the
+ * consumer. keep: the samples' bytes stay in the batch until released (for --verify). Returns NULL
+ * when out of memory or threads. */
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
                                         int64_t count, int keep);
+/* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
+ * clock). */
+void train_reader_go(struct train_reader *r);
 /* Blocks until batch b (in order, from 0) is read. Returns 0, or -1 when a read failed (the
  * failure is in train_reader_finish's io). */
 int train_reader_wait(struct train_reader *r, int64_t b);
@@ -147,6 +153,7 @@ void train_reader_finish(struct train_reader *r, struct train_io *io);
 /* One rank's part of an epoch (or of the run). */
 struct train_part {
 	double compute, wait, verify; /* seconds: emulated compute, waiting for batches, checks */
+	double stalled;               /* seconds training stood still for checkpoints */
 	int64_t batches;
 	struct train_io io;
 };
@@ -157,7 +164,7 @@ struct train_figures {
 	int64_t samples, bytes, calls, index_bytes, index_calls, batches;
 	double seconds; /* the longest rank's compute + wait */
 	double samples_per_s, mib_per_s;
-	double compute_mean, wait_mean, wait_max, verify_max;
+	double compute_mean, wait_mean, wait_max, verify_max, stalled_max;
 	struct sonde_stats au, busy; /* AU per rank; compute + wait per rank */
 	double threshold;
 	int pass;   /* every rank's AU at least the threshold */
