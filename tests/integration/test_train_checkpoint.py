@@ -86,6 +86,7 @@ LAYOUTS = [  # (ranks, checkpoint type, shared file, layers)
     (2, "all_ranks", False, 3),
     (2, "rank_zero", False, 2),
     (3, "all_ranks", True, 2),
+    (2, "rank_zero", True, 3),
 ]
 
 
