@@ -128,7 +128,7 @@ def test_checkpoint_files_sizes_and_bytes_match_the_layout(tmp_path, ranks, kind
     assert end["type"] == "end" and end["exit_code"] == 0
 
 
-def test_a_corrupted_checkpoint_byte_is_caught_naming_file_and_rank(tmp_path):
+def test_a_corrupted_or_other_checkpoint_is_caught_naming_file_and_rank(tmp_path):
     folder = tmp_path / "ckpt"
     args = checkpoint_args(folder, 40000, 2, "all_ranks", False)
     run_sonde(args + ["--checkpoint-writes", 1], np=2)
@@ -146,6 +146,14 @@ def test_a_corrupted_checkpoint_byte_is_caught_naming_file_and_rank(tmp_path):
     assert read["verify"] == {"checked": True, "errors": 1, "bytes_checked": 40000}
     end = read_jsonl(results)[-1]
     assert end["exit_code"] == 3 and end["reason"] == "verification"
+    # read with another layout (half the model size): the files' sizes say so, before a byte
+    # is compared
+    other = checkpoint_args(folder, 20000, 2, "all_ranks", False)
+    proc = run_sonde(other + ["--checkpoint-reads", 1, "--checkpoint-verify"], np=2, check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    shard = folder / "checkpoint-0" / "layer-0-shard-0"
+    assert f"{shard} holds 10000 bytes where this checkpoint's layout has 5000" in line
 
 
 def test_a_missing_checkpoint_to_read_is_named_as_input(tmp_path):

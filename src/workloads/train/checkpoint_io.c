@@ -81,6 +81,28 @@ static void fail(struct ckpt_pass *pass, int err, const char *path, const char *
 	snprintf(pass->why, sizeof pass->why, "%s", why);
 }
 
+/* A checkpoint is read whole: its file holds exactly what the layout puts there, else another
+ * layout wrote it, or it was cut. Returns 1, or 0 with the failure noted. */
+static int size_matches(struct ckpt_pass *pass, const struct sonde_backend *io,
+                        struct sonde_file *f, const char *path, int64_t want)
+{
+	int64_t have = io->size(f);
+	if (have < 0) {
+		fail(pass, (int)-have, path, sonde_io_last_error());
+		return 0;
+	}
+	if (have == want)
+		return 1;
+	char why[1024];
+	snprintf(
+	    why, sizeof why,
+	    "%s holds %lld bytes where this checkpoint's layout has %lld (written with another "
+	    "--model-size, --num-layers, --checkpoint-type or number of ranks?)",
+	    path, (long long)have, (long long)want);
+	fail(pass, EINVAL, path, why);
+	return 0;
+}
+
 /* What one pass needs besides the pass itself. */
 struct ckpt_walk {
 	const struct ckpt_layout *l;
@@ -169,6 +191,8 @@ static void files_pass(const struct ckpt_walk *w, struct ckpt_pass *pass)
 		pass->files++;
 		struct sonde_pattern pat = ckpt_pattern(w->seed, w->l, w->index, layer, w->shard);
 		int64_t bytes = ckpt_shard_bytes(w->l, layer, w->shard);
+		if (!w->writing)
+			size_matches(pass, io, f, path, bytes);
 		for (int64_t off = 0; off < bytes && !pass->err; off += (int64_t)w->buflen) {
 			int64_t left = bytes - off;
 			data_call(w, pass, f, io, path, &pat, off,
@@ -202,6 +226,8 @@ static void shared_pass(MPI_Comm comm, int rank, const struct ckpt_walk *w, stru
 		return;
 	}
 	pass->files = rank == 0; /* one file, counted once */
+	if (!w->writing)         /* a rank that finds another size moves nothing, but still calls */
+		size_matches(pass, io, f, path, w->l->total);
 	struct sonde_pattern pat = ckpt_pattern(w->seed, w->l, w->index, 0, 0);
 	int64_t step = (int64_t)w->buflen;
 	for (int layer = 0; layer < w->l->layers; layer++) {
