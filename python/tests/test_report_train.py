@@ -79,6 +79,12 @@ def test_train_figures_are_the_records(train_run):
         # the intervals of an epoch hold its samples
         assert sum(r["ops"] for r in iv) == epochs[k]["extra"]["samples"]
     writes, reads = measured(recs, "checkpoint-write"), measured(recs, "checkpoint-read")
+    # each checkpoint's own time series (--interval) holds its calls and bytes
+    for m in writes + reads:
+        iv = [r for r in recs if r["type"] == "interval" and r["phase"] == m["phase"]
+              and r["iteration"] == m["iteration"]]
+        assert iv and sum(r["bytes"] for r in iv) == m["bytes"] == 2**20
+        assert sum(r["ops"] for r in iv) == m["ops"]
     ck = figure(page, "Checkpoints")
     stalled = series(ck, "Time training stood still", "training stalled")
     assert stalled.x == [0, 1] and stalled.y == [w["extra"]["stall_s"] for w in writes]

@@ -194,7 +194,8 @@ def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
                "--num-files", 4, "--record-size", "4k", "--batch-size", 1,
                "--steps-between-checkpoints", 1, "--epochs-between-checkpoints", 1,
                "--checkpoint-folder", folder, "--model-size", "64k", "--num-layers", 2,
-               "--checkpoint-type", "all_ranks", "--checkpoint-verify", "--json", results],
+               "--checkpoint-type", "all_ranks", "--checkpoint-verify", "--interval", 0.01,
+               "--json", results],
               np=2)
     writes = measurements(results, names.TrainCheckpoint.WRITE)
     # 2 steps per rank and epoch: a checkpoint after each, and one after each epoch
@@ -208,6 +209,14 @@ def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
     assert len(on_disk(folder)) == 6
     for w in writes:
         assert w["bytes"] == 65536 and w["extra"]["stall_s"] >= w["seconds"] > 0
+    # --interval: a checkpoint between steps is inside its epoch's time series (a time without
+    # batches), whose intervals still hold every sample; one after an epoch has its own
+    intervals = [r for r in read_jsonl(results) if r["type"] == "interval"]
+    for e in measurements(results, "train"):
+        assert sum(r["ops"] for r in intervals if r["phase"] == "train"
+                   and r["iteration"] == e["iteration"]) == e["extra"]["samples"] == 2 * 2
+    assert sorted({r["iteration"] for r in intervals
+                   if r["phase"] == names.TrainCheckpoint.WRITE}) == [2, 5]
 
 
 def parse_only(*args, ranks=2):

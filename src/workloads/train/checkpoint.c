@@ -17,6 +17,7 @@
 #include "json.h"
 #include "results.h"
 #include "space.h"
+#include "timeseries.h"
 #include "units.h"
 #include "workloads/train/checkpoint.h"
 #include "workloads/train/checkpoint_io.h"
@@ -255,6 +256,8 @@ int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
 		}
 	}
 	record(run, "checkpoint-read", index, -1, 0, run->cfg->verify, &fig);
+	if (pass.series)
+		sonde_series_report();
 	if (run->ctx->rank == 0) {
 		printf("checkpoint %d read: %lld files, %.2f MiB in %.4f s: %.2f MiB/s%s\n", index,
 		       (long long)fig.files, (double)fig.bytes / SONDE_MIB, fig.seconds,
@@ -288,6 +291,8 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 	reduce(run, &pass, &fig);
 	*stalled = fig.stall;
 	record(run, "checkpoint-write", index, epoch, step, 0, &fig);
+	if (pass.series)
+		sonde_series_report();
 	if (run->ctx->rank == 0) {
 		printf("checkpoint %d write: %lld files, %.2f MiB in %.4f s: %.2f MiB/s; training "
 		       "stalled %.4f s\n",

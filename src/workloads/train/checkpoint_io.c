@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "timeseries.h"
 #include "workloads/train/checkpoint_io.h"
 
 static int64_t part_of(int64_t bytes, int parts, int k)
@@ -133,6 +134,8 @@ static void data_call(const struct ckpt_walk *w, struct ckpt_pass *pass, struct 
 	if (!len && n >= 0)
 		return;
 	sonde_latency_acc_add(&pass->latency, t1 - t0);
+	if (pass->series) /* not into an epoch's series that is recording around it */
+		sonde_series_call(t1, t1 - t0, n > 0 ? (int64_t)n : 0, 1);
 	pass->calls++;
 	if (n < 0) {
 		fail(pass, (int)-n, path, sonde_io_last_error());
@@ -266,12 +269,21 @@ void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const c
 	w.buf = malloc(w.buflen);
 	if (!w.buf)
 		fail(pass, ENOMEM, dir, "out of memory for the checkpoint's buffer");
+	/* --interval: the checkpoint's own time series, unless it falls inside an epoch's (steps
+	 * between checkpoints), where it shows as the time without batches */
+	pass->series = !sonde_series_recording();
+	if (pass->series)
+		sonde_series_begin(comm, writing ? "checkpoint-write" : "checkpoint-read", index);
 	MPI_Barrier(comm);
 	pass->start = sonde_now();
+	if (pass->series)
+		sonde_series_start();
 	if (l->shared)
 		shared_pass(comm, rank, &w, pass);
 	else if (w.buf)
 		files_pass(&w, pass);
 	pass->end = sonde_now();
+	if (pass->series)
+		sonde_series_stop();
 	free(w.buf);
 }

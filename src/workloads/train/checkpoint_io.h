@@ -55,6 +55,7 @@ struct ckpt_pass {
 	struct sonde_latency_acc latency; /* per data call */
 	struct sonde_verify verify;       /* read with check */
 	char bad[4096];                   /* the first file whose check found a difference */
+	int series;                       /* it has an --interval time series of its own */
 	int err;                          /* errno of this rank's first failure, 0 */
 	char path[4096];
 	char why[1024];
