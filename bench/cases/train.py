@@ -25,7 +25,6 @@ from benchlib import (
     fs_type,
     is_disk,
     mpirun,
-    run_json,
     run_mpi,
     scratch_places,
 )
@@ -87,11 +86,12 @@ class Train:
     @staticmethod
     def _ref(launcher, sonde, ref, files, work):
         _generate(launcher, sonde, files, work)
+        # under the same launcher as sonde, so that both get its binding to a core
         argv = [ref, work, files, 1, RECORD]
-        got = run_json(argv, "train_loop")
+        got = json.loads(run_mpi(launcher, 1, argv, "train_loop"))
         if got["samples"] != files:
             raise BenchError(f"train_loop read {got['samples']} samples, not {files}")
-        return {"read": (got["samples"] / got["seconds"], command(argv))}
+        return {"read": (got["samples"] / got["seconds"], command([launcher, "-n", 1, *argv]))}
 
 
 CASES = [Train()]

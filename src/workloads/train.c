@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde train: emulates the I/O of AI training as the DLIO benchmark defines it. --generate
  * writes the dataset (files split over the ranks); --train runs the epochs: each rank reads its
- * slice of the epoch's shuffled samples (order.c) in batches that reader threads read ahead
+ * block of the epoch's samples, shuffled (order.c), in batches that reader threads read ahead
  * (reader.c), while the main thread emulates the accelerator by sleeping the compute time of
  * each batch. The time the main thread waits for a batch is what the storage costs; AU = compute
  * / (compute + wait) per rank. --verify checks each batch between the wait and the compute,
@@ -136,16 +136,6 @@ static void setup(struct train *t, int argc, char **argv)
 	const struct train_params *p = &t->p;
 	char err[1024] = "";
 	int ok = 1;
-	for (int64_t f = 0; ok && f < p->num_files; f++)
-		if (train_file_size(p, f) > train_format_limit(p)) {
-			snprintf(err, sizeof err,
-			         "file %lld would be %lld bytes: npz files above 4 GiB need ZIP64, "
-			         "which sonde does not write; use npy or indexed",
-			         (long long)f, (long long)train_file_size(p, f));
-			ok = 0;
-		}
-	if (!ok)
-		usage_error(err);
 	if (p->generate) {
 		int64_t bytes = 0;
 		for (int64_t f = 0; f < p->num_files; f++)
@@ -220,7 +210,15 @@ static void generate(struct train *t)
 	sonde_series_begin(t->ctx->comm, "generate", -1);
 	MPI_Barrier(t->ctx->comm);
 	sonde_series_start();
-	train_generate(&t->p, t->ctx->rank, t->ctx->size, &g);
+	/* rank 0's bytes, which each rank writes about as much as */
+	int64_t mine = 0;
+	for (int64_t f = t->ctx->rank; f < t->p.num_files; f += t->ctx->size)
+		mine += train_file_size(&t->p, f);
+	struct sonde_progress live;
+	sonde_progress_begin(&live, t->ctx, "generate", SONDE_PROGRESS_BYTES, mine, t->ctx->size,
+	                     0);
+	train_generate(&t->p, t->ctx->rank, t->ctx->size, &g, &live);
+	sonde_progress_end(&live);
 	sonde_series_stop();
 	int err = sonde_agree_path(t->ctx->comm, g.err, g.path, "%s", g.why);
 	if (err)
@@ -354,8 +352,9 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	const struct train_params *p = &t->p;
 	int64_t shared = common_steps(t);
 	struct sonde_progress live;
-	sonde_progress_begin(&live, t->ctx, "epoch", SONDE_PROGRESS_ITEMS, ep->count, t->ctx->size,
-	                     0);
+	int64_t got = 0; /* bytes of the batches the accelerator got */
+	sonde_progress_begin(&live, t->ctx, "train", SONDE_PROGRESS_BYTES,
+	                     batch_bytes(p, ep->order, ep->count), t->ctx->size, 0);
 	ep->start = sonde_now();
 	train_reader_go(r);
 	for (int64_t b = 0; b < ep->batches; b++) {
@@ -367,12 +366,14 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			ep->failed = train_reader_wait(r, b) < 0;
 			double t1 = sonde_now();
 			ep->part.wait += t1 - t0;
-			/* the time series counts batches as the accelerator gets them: their
-			 * samples, their bytes, and the wait for them as the latency */
+			/* the time series and the progress line count batches as the accelerator
+			 * gets them: their samples, their bytes, and the wait for them as the
+			 * latency */
+			int64_t bytes =
+			    ep->failed ? 0 : batch_bytes(p, ep->order + b * p->batch_size, n);
+			got += bytes;
 			if (!ep->failed && sonde_series_recording())
-				sonde_series_call(t1, t1 - t0,
-				                  batch_bytes(p, ep->order + b * p->batch_size, n),
-				                  n);
+				sonde_series_call(t1, t1 - t0, bytes, n);
 		}
 		if (!ep->failed) {
 			if (p->verify) {
@@ -384,7 +385,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			ep->part.compute += compute(t, e, b);
 			ep->part.batches++;
 			t->step++;
-			sonde_progress_update(&live, b * p->batch_size + n);
+			sonde_progress_update(&live, got);
 		}
 		/* a rank that failed still meets the others where checkpoints are collective */
 		if (p->ckpt.steps_between > 0 && (b + 1) % p->ckpt.steps_between == 0 &&

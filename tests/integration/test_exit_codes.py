@@ -28,6 +28,7 @@ CASES = {
     "ior-mpiio": ["ior", "-a", "MPIIO", "-w", "-t", "4k", "-b", "4k", "-o", "{dir}/f"],
     "mib": ["mib", "-t", "{dir}", "-l", "2", "-s", "4k", "-F"],
     "mdtest": ["mdtest", "-n", "2", "-d", "{dir}/md"],
+    "train": ["train", "-d", "{dir}", "--generate", "--num-files", "2", "--record-size", "4k"],
     "mpiio": ["mpiio", "-type", "1", "-nobj", "1", "-size", "4K", "-target", "{dir}/t"],
     "btio-mpiio": ["btio", "--method", "0", "--dumps", "1", "--grid", "8x8x8", "--dir",
                    "{dir}"],

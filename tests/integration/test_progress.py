@@ -39,6 +39,8 @@ CASES = {
     "mdtest": (2, ["-n", "3", "-d", "WORK/md"], "ops"),
     "find": (2, ["SRC"], None),
     "coll": (2, ["-e", "16", "Bcast", "Allreduce"], "tests"),
+    "train": (2, ["-d", "WORK", "--generate", "--train", "--num-files", "4", "--record-size",
+                  "16k"], "bytes"),
 }
 
 

@@ -67,6 +67,7 @@ TOO_LARGE = {
     "mpiio": ["mpiio", "-type", "2", "-nobj", "4", "-size", "2M", "-target", "{d}/f"],
     "mdtest": ["mdtest", "-F", "-C", "-n", "8", "-w", "1m", "-d", "{d}/md"],
     "mib": ["mib", "-t", "{d}", "-l", "8", "-s", "1m", "-F"],
+    "train": ["train", "-d", "{d}", "--generate", "--num-files", "8", "--record-size", "1m"],
 }
 
 

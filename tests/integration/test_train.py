@@ -216,3 +216,17 @@ def test_indexed_and_npz_files(tmp_path):
     assert len(errors) == 1 and short in errors[0] and "short sample file" in errors[0], errors
     (end,) = records(out3, "end")
     assert end["reason"] == "io-error" and end["path"] == short
+
+
+def test_a_dataset_file_that_is_the_results_file_is_refused(tmp_path):
+    """One line, exit 2, before anything is written: the results file keeps what it held."""
+    (tmp_path / "train").mkdir()
+    results = tmp_path / "train" / "img_1_of_2.npy"
+    results.write_text('{"type":"header","run_id":"earlier"}\n')
+    proc = run_sonde(["train", "-d", tmp_path, "--generate", "--num-files", 2, "--record-size",
+                      "1k", "--json", results], np=2, check=False)
+    assert proc.returncode == 2, proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+    assert len(errors) == 1 and f"the dataset file {results} is the results file" in errors[0]
+    assert results.read_text() == '{"type":"header","run_id":"earlier"}\n'
+    assert os.listdir(tmp_path / "train") == [results.name]

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "progress.h"
 #include "timeseries.h"
 #include "workloads/train/train.h"
 
@@ -16,6 +17,7 @@
 struct writer {
 	const struct sonde_backend *io;
 	struct train_generated *g;
+	struct sonde_progress *live;
 	struct sonde_file *f;
 	char path[4096]; /* the file open in f */
 };
@@ -41,6 +43,7 @@ static int put(struct writer *w, const void *buf, size_t len, int64_t offset)
 	sonde_series_call(t1, t1 - t0, n, 1);
 	w->g->bytes += n;
 	w->g->calls++;
+	sonde_progress_update(w->live, w->g->bytes);
 	return 0;
 }
 
@@ -125,10 +128,11 @@ static int write_file(struct writer *w, const struct train_params *p, int64_t fi
 	return p->fmt == TRAIN_INDEXED ? write_index(w, p, file, buf) : 0;
 }
 
-void train_generate(const struct train_params *p, int rank, int ranks, struct train_generated *g)
+void train_generate(const struct train_params *p, int rank, int ranks, struct train_generated *g,
+                    struct sonde_progress *live)
 {
 	memset(g, 0, sizeof *g);
-	struct writer w = {.io = &sonde_backend_posix, .g = g};
+	struct writer w = {.io = &sonde_backend_posix, .g = g, .live = live};
 	unsigned char *buf = malloc(GENERATE_CHUNK);
 	g->start = sonde_now();
 	if (!buf) {

@@ -207,5 +207,13 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "--num-files x --samples-per-file does not fit 64 bits");
 		return -1;
 	}
+	for (int64_t f = 0; p->fmt == TRAIN_NPZ && f < p->num_files; f++)
+		if (train_file_size(p, f) > train_format_limit(p)) {
+			snprintf(err, errlen,
+			         "file %lld would be %lld bytes: npz files above 4 GiB need ZIP64, "
+			         "which sonde does not write; use npy or indexed",
+			         (long long)f, (long long)train_file_size(p, f));
+			return -1;
+		}
 	return 0;
 }

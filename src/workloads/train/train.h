@@ -99,8 +99,11 @@ struct train_generated {
 	char path[4096];
 	char why[1024];
 };
-/* Writes this rank's files (file i is rank i % ranks's); creating the folders is the caller's. */
-void train_generate(const struct train_params *p, int rank, int ranks, struct train_generated *g);
+/* Writes this rank's files (file i is rank i % ranks's); creating the folders is the caller's.
+ * live: the phase's --progress line, updated with the bytes written. */
+struct sonde_progress;
+void train_generate(const struct train_params *p, int rank, int ranks, struct train_generated *g,
+                    struct sonde_progress *live);
 
 /* ---- the epoch's order (order.c) ----------------------------------------------------------- */
 
