@@ -15,6 +15,7 @@
 #include "fail.h"
 #include "finish.h"
 #include "json.h"
+#include "progress.h"
 #include "results.h"
 #include "space.h"
 #include "timeseries.h"
@@ -235,8 +236,12 @@ int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
 	char dir[4096];
 	ckpt_dir_path(run->cfg->folder, index, dir, sizeof dir);
 	struct ckpt_pass pass;
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, "checkpoint-read", SONDE_PROGRESS_BYTES,
+	                     ckpt_rank_bytes(&l, run->ctx->rank), l.writers, 0);
 	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 0,
-	              run->cfg->verify, &pass);
+	              run->cfg->verify, &live, &pass);
+	sonde_progress_end(&live);
 	int err = sonde_agree_path(run->ctx->comm, pass.err, pass.path, "checkpoint %d: %s", index,
 	                           pass.why);
 	if (err)
@@ -281,7 +286,12 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 	                                    "the checkpoint's files") < 0)
 		return SONDE_EXIT_USAGE;
 	struct ckpt_pass pass;
-	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 1, 0, &pass);
+	struct sonde_progress live;
+	sonde_progress_begin(&live, run->ctx, "checkpoint-write", SONDE_PROGRESS_BYTES,
+	                     ckpt_rank_bytes(&l, run->ctx->rank), l.writers, 0);
+	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 1, 0, &live,
+	              &pass);
+	sonde_progress_end(&live);
 	int err = sonde_agree_path(run->ctx->comm, pass.err, pass.path, "checkpoint %d: %s", index,
 	                           pass.why);
 	if (err)

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "progress.h"
 #include "timeseries.h"
 #include "workloads/train/checkpoint_io.h"
 
@@ -48,6 +49,21 @@ int64_t ckpt_shard_start(const struct ckpt_layout *l, int layer, int shard)
 int64_t ckpt_file_count(const struct ckpt_layout *l)
 {
 	return l->shared ? 1 : (int64_t)l->layers * l->writers;
+}
+
+/* The shard a rank writes, -1 when it writes none (rank_zero's other ranks). */
+static int shard_of(const struct ckpt_layout *l, int rank)
+{
+	return l->writers == 1 ? (rank == 0 ? 0 : -1) : rank;
+}
+
+int64_t ckpt_rank_bytes(const struct ckpt_layout *l, int rank)
+{
+	int shard = shard_of(l, rank);
+	int64_t bytes = 0;
+	for (int layer = 0; shard >= 0 && layer < l->layers; layer++)
+		bytes += ckpt_shard_bytes(l, layer, shard);
+	return bytes;
 }
 
 void ckpt_dir_path(const char *folder, int index, char *out, size_t len)
@@ -110,6 +126,7 @@ struct ckpt_walk {
 	const char *dir;
 	uint64_t seed;
 	int index, writing, check, shard; /* shard: this rank's, -1 when it writes none */
+	struct sonde_progress *live;
 	unsigned char *buf;
 	size_t buflen;
 };
@@ -142,6 +159,7 @@ static void data_call(const struct ckpt_walk *w, struct ckpt_pass *pass, struct 
 		return;
 	}
 	pass->bytes += n;
+	sonde_progress_update(w->live, pass->bytes);
 	if ((size_t)n < len) {
 		char why[1024];
 		snprintf(why, sizeof why,
@@ -247,7 +265,8 @@ static void shared_pass(MPI_Comm comm, int rank, const struct ckpt_walk *w, stru
 }
 
 void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const char *dir,
-                   uint64_t seed, int index, int writing, int check, struct ckpt_pass *pass)
+                   uint64_t seed, int index, int writing, int check, struct sonde_progress *live,
+                   struct ckpt_pass *pass)
 {
 	memset(pass, 0, sizeof *pass);
 	struct ckpt_walk w = {.l = l,
@@ -256,7 +275,8 @@ void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const c
 	                      .index = index,
 	                      .writing = writing,
 	                      .check = check,
-	                      .shard = l->writers == 1 ? (rank == 0 ? 0 : -1) : rank};
+	                      .live = live,
+	                      .shard = shard_of(l, rank)};
 	/* The largest piece moved in one call, at least one byte to point at: this rank's; for
 	 * the shared file every rank's step is shard 0's (the largest), so that all make the
 	 * same collective calls. */

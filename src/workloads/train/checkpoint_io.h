@@ -65,7 +65,13 @@ struct ckpt_pass {
  * rank's timed pass. writing: create and write, fsync before close; else read (and with check,
  * compare every byte with the pattern outside the timed calls). A rank that fails goes on
  * with empty calls where the others need it, so the failure is agreed on afterwards. */
+struct sonde_progress;
+/* live: --progress's line, updated with the rank's bytes after every call. */
 void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const char *dir,
-                   uint64_t seed, int index, int writing, int check, struct ckpt_pass *pass);
+                   uint64_t seed, int index, int writing, int check, struct sonde_progress *live,
+                   struct ckpt_pass *pass);
+/* The bytes rank moves in one pass (its shards of every layer; everything for the shared
+ * file's writers is their pieces). */
+int64_t ckpt_rank_bytes(const struct ckpt_layout *l, int rank);
 
 #endif
