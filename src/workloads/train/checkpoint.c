@@ -7,6 +7,7 @@
  * rank's close. Checkpoint k lives in FOLDER/checkpoint-<k>, so a checkpoint-only run with
  * --checkpoint-reads alone reads what an earlier run with the same options wrote. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,16 @@ int train_checkpoint_wanted(const struct train_checkpoint_config *c)
 	return c->steps_between > 0 || c->epochs_between > 0 || c->writes > 0 || c->reads > 0;
 }
 
-#define REFUSE(...) return (snprintf(err, errlen, __VA_ARGS__), -1)
+/* One line in err; returns -1 for the check to return. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *err, size_t errlen, const char *fmt,
+                                                        ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 int train_checkpoint_check(struct train_checkpoint_config *c, const struct sonde_option_set *given,
                            int ranks, char *err, size_t errlen)
@@ -48,38 +58,52 @@ int train_checkpoint_check(struct train_checkpoint_config *c, const struct sonde
 	if (!train_checkpoint_wanted(c)) {
 		for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
 			if (sonde_option_given(given, options[i]))
-				REFUSE("--%s: no checkpoint is asked for (give "
-				       "--steps-between-checkpoints or "
-				       "--epochs-between-checkpoints with "
-				       "--train, or --checkpoint-writes/--checkpoint-reads)",
-				       options[i]);
+				return refuse(err, errlen,
+				              "--%s: no checkpoint is asked for (give "
+				              "--steps-between-checkpoints or "
+				              "--epochs-between-checkpoints with "
+				              "--train, or --checkpoint-writes/--checkpoint-reads)",
+				              options[i]);
 		return 0;
 	}
 	if ((c->writes > 0 || c->reads > 0) && training)
-		REFUSE("--checkpoint-writes and --checkpoint-reads are checkpoint-only runs: "
-		       "without --train");
+		return refuse(
+		    err, errlen,
+		    "--checkpoint-writes and --checkpoint-reads are checkpoint-only runs: "
+		    "without --train");
 	if ((c->steps_between > 0 || c->epochs_between > 0) && !training)
-		REFUSE("--steps-between-checkpoints and --epochs-between-checkpoints apply to "
-		       "--train");
+		return refuse(
+		    err, errlen,
+		    "--steps-between-checkpoints and --epochs-between-checkpoints apply to "
+		    "--train");
 	if (!c->folder)
-		REFUSE("--checkpoint-folder DIR is required for checkpoints");
+		return refuse(err, errlen, "--checkpoint-folder DIR is required for checkpoints");
 	if (c->model_size <= 0)
-		REFUSE("--model-size BYTES (or --checkpoint-preset) is required for checkpoints");
+		return refuse(
+		    err, errlen,
+		    "--model-size BYTES (or --checkpoint-preset) is required for checkpoints");
 	if (strcmp(c->type, "rank_zero") != 0 && strcmp(c->type, "all_ranks") != 0)
-		REFUSE("option --checkpoint-type: '%s' is not rank_zero or all_ranks", c->type);
+		return refuse(err, errlen,
+		              "option --checkpoint-type: '%s' is not rank_zero or all_ranks",
+		              c->type);
 	if (c->num_layers <= 0)
 		c->num_layers = 1;
 	int writers = strcmp(c->type, "all_ranks") == 0 ? ranks : 1;
 	if (c->model_size / c->num_layers < writers)
-		REFUSE("--model-size %lld is less than a byte for each of %d layers x %d writing "
-		       "ranks",
-		       (long long)c->model_size, c->num_layers, writers);
+		return refuse(
+		    err, errlen,
+		    "--model-size %lld is less than a byte for each of %d layers x %d writing "
+		    "ranks",
+		    (long long)c->model_size, c->num_layers, writers);
 	if (c->writes > 0 && c->reads > c->writes)
-		REFUSE("--checkpoint-reads %d is more than the %d checkpoints written", c->reads,
-		       c->writes);
+		return refuse(err, errlen,
+		              "--checkpoint-reads %d is more than the %d checkpoints written",
+		              c->reads, c->writes);
 	if (c->shared_file && sonde_backend_mpiio.missing)
-		REFUSE("--checkpoint-shared-file needs MPI-IO, which this build has not (%s)",
-		       sonde_backend_mpiio.missing);
+		return refuse(
+		    err, errlen,
+		    "--checkpoint-shared-file needs MPI-IO, which this build has not (%s)",
+		    sonde_backend_mpiio.missing);
 	return 0;
 }
 
