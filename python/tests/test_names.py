@@ -109,6 +109,8 @@ def test_train_extra_members_match_the_binary(golden):
     for name in (v for v in vars(names.TrainExtra).values() if isinstance(v, names.Name)):
         for members in (m[names.Measurement.EXTRA], summary):
             assert name in members and name.typed(members[name]), (name, members.get(name))
+    for name in (v for v in vars(names.TrainSummary).values() if isinstance(v, names.Name)):
+        assert name in summary and name.typed(summary[name]), (name, summary.get(name))
     assert m[names.Measurement.EXTRA][names.TrainExtra.SAMPLES] == 4
 
 

@@ -329,11 +329,19 @@ static int checkpoint(struct train *t, int epoch, struct train_part *part)
 	return rc;
 }
 
-static int64_t batch_bytes(const struct train_params *p, const int64_t *ids, int64_t n)
+/* The bytes the reads of samples ids[0..n) cover (their sizes, or --odirect's spans): what the
+ * rank reads, to the progress line's total. */
+static int64_t span_bytes(const struct train_params *p, const int64_t *ids, int64_t n)
 {
 	int64_t bytes = 0;
-	for (int64_t k = 0; k < n; k++)
-		bytes += train_sample_size(p, ids[k] / p->samples_per_file);
+	for (int64_t k = 0; k < n; k++) {
+		int64_t file = ids[k] / p->samples_per_file, size = train_sample_size(p, file);
+		int64_t offset = (p->fmt == TRAIN_INDEXED ? 0 : train_data_offset(p, file)) +
+		                 ids[k] % p->samples_per_file * size;
+		int64_t start, len;
+		train_read_span(p, offset, size, &start, &len);
+		bytes += len;
+	}
 	return bytes;
 }
 
@@ -354,7 +362,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	struct sonde_progress live;
 	int64_t got = 0; /* bytes of the batches the accelerator got */
 	sonde_progress_begin(&live, t->ctx, "train", SONDE_PROGRESS_BYTES,
-	                     batch_bytes(p, ep->order, ep->count), t->ctx->size, 0);
+	                     span_bytes(p, ep->order, ep->count), t->ctx->size, 0);
 	ep->start = sonde_now();
 	train_reader_go(r);
 	for (int64_t b = 0; b < ep->batches; b++) {
@@ -369,8 +377,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			/* the time series and the progress line count batches as the accelerator
 			 * gets them: their samples, their bytes, and the wait for them as the
 			 * latency */
-			int64_t bytes =
-			    ep->failed ? 0 : batch_bytes(p, ep->order + b * p->batch_size, n);
+			int64_t bytes = ep->failed ? 0 : train_reader_batch_bytes(r, b);
 			got += bytes;
 			if (!ep->failed && sonde_series_recording())
 				sonde_series_call(t1, t1 - t0, bytes, n);

@@ -64,7 +64,8 @@ def test_dry_run_of_shipped_suites(tmp_path):
     # the cluster the suites are written for: 96 nodes of 64 cores
     hosts = tmp_path / "hosts"
     hosts.write_text("".join(f"node{k:02d} slots=64\n" for k in range(1, 97)))
-    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall"):
+    for name in ("quick", "jupiter-ior", "btio-scaling", "coll-sweep", "mib-stonewall",
+                 "train-au"):
         proc = subprocess.run([sys.executable, "-m", "sonde.suite", "run",
                                str(REPO / "suites" / f"{name}.toml"), "--dry-run",
                                "--launcher", "mpirun", "--hostfile", str(hosts)],

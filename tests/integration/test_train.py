@@ -230,3 +230,25 @@ def test_a_dataset_file_that_is_the_results_file_is_refused(tmp_path):
     assert len(errors) == 1 and f"the dataset file {results} is the results file" in errors[0]
     assert results.read_text() == '{"type":"header","run_id":"earlier"}\n'
     assert os.listdir(tmp_path / "train") == [results.name]
+
+
+def test_odirect_reads_the_aligned_span_of_each_sample(tmp_path):
+    """--odirect: each sample in one direct read of the 4 KiB-aligned span around it (cut at the
+    end of the file), the bytes counted those read, the samples still verified."""
+    out = tmp_path / "r.jsonl"
+    proc = run_sonde(["train", "-d", tmp_path, "--generate", "--train", "--odirect", "--verify",
+                      "--read-threads", 2, "--json", out] + COMMON, np=2, check=False)
+    if "refuses O_DIRECT" in proc.stderr:
+        pytest.skip(f"the file system of {tmp_path} refuses O_DIRECT")
+    assert proc.returncode == 0, proc.stderr
+    align, spans = 4096, 0
+    for f in dataset_files(tmp_path, "npy"):
+        head, size, end = npy_data_offset(f), numpy.load(f).shape[1], os.path.getsize(f)
+        for s in range(PER_FILE):
+            first = (head + s * size) // align * align
+            last = min(-(-(head + (s + 1) * size) // align) * align, end)
+            spans += last - first
+    (m,) = records(out, "measurement", "train")
+    assert m["bytes"] == spans and m["ops"] == FILES * PER_FILE
+    checked = sum(numpy.load(f).size for f in dataset_files(tmp_path, "npy"))
+    assert m["verify"]["errors"] == 0 and m["verify"]["bytes_checked"] == checked

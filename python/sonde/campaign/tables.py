@@ -11,7 +11,7 @@ from .. import results as _results
 from ..results.names import COLL, FIND, IOR, MDTEST, COLLExtra, Measurement
 from . import defaults as _defaults
 from . import rules as _rules
-from . import scores
+from . import scores, train_table
 
 METADATA_WORKLOADS = (MDTEST.workload, FIND.workload)
 SUMMARY_COLUMNS = ["launch", "step", "variant", "ranks", "nodes", "phase", "iterations",
@@ -179,6 +179,14 @@ def report(suite, manifest, out):
         print("\nCollectives (latency in microseconds, mean over ranks, at the smallest and the "
               "largest message size):", file=out)
         print(format_table(coll, COLL_COLUMNS), file=out)
+    trains = train_table.rows(suite.launches, load_run, run_dir,
+                              {k: v["status"] for k, v in verdicts.items()})
+    if trains:
+        write_csv(trains, train_table.COLUMNS, run_dir / "train-summary.csv")
+        print("\nTraining (sonde train, over every epoch; AU per rank against the threshold):",
+              file=out)
+        print(format_table(trains, train_table.COLUMNS), file=out)
+        print(train_table.answer(trains), file=out)
     if ior:
         cols = _rules.IOR_TABLE + IOR_EXTRA
         write_csv(ior, cols, run_dir / "ior-table.csv")

@@ -419,6 +419,7 @@ class TRAIN(Params):
     FILE_SHUFFLE = Name("file_shuffle", STR)
     SAMPLE_SHUFFLE = Name("sample_shuffle", STR)
     VERIFY = Name("verify", BOOL)
+    ODIRECT = Name("odirect", BOOL)
     AU_THRESHOLD = Name("au_threshold", (int, float))
     PRESET = Name("preset", STR_OR_NONE)
     ACCELERATOR = Name("accelerator", STR_OR_NONE)
@@ -456,6 +457,18 @@ class TrainExtra:
     WAIT_S_MAX = Name("wait_s_max", (int, float))
     VERIFY_S_MAX = Name("verify_s_max", (int, float))
     CHECKPOINT_STALL_S_MAX = Name("checkpoint_stall_s_max", (int, float))
+
+
+class TrainSummary:
+    """Members of sonde train's summary record (besides TrainExtra's, over the whole run)."""
+
+    PHASE = Name("phase", STR)
+    EPOCHS = Name("epochs", INT)
+    BYTES = Name("bytes", INT)
+    READ_CALLS = Name("read_calls", INT)
+    SECONDS = Name("seconds", (int, float))
+    BANDWIDTH = Name("bandwidth_mib_s", (int, float))
+    RANDOM_SEED = Name("random_seed", INT)
 
 
 class TrainCheckpoint:

@@ -231,6 +231,19 @@ int64_t train_file_size(const struct train_params *p, int64_t file)
 	       (int64_t)train_file_tail(p, file, 0, t);
 }
 
+void train_read_span(const struct train_params *p, int64_t offset, int64_t size, int64_t *start,
+                     int64_t *len)
+{
+	if (!p->odirect) {
+		*start = offset;
+		*len = size;
+		return;
+	}
+	int64_t a = TRAIN_DIRECT_ALIGN;
+	*start = offset / a * a;
+	*len = (offset + size + a - 1) / a * a - *start;
+}
+
 /* CRC-32 of zip (reflected polynomial 0xEDB88320), a table made once. */
 uint32_t train_crc32(uint32_t crc, const void *buf, size_t len)
 {

@@ -76,6 +76,10 @@ static const struct sonde_option options[] = {
     {0, "verify", SONDE_OPT_FLAG, F(verify), NULL,
      "check every sample read against the pattern written (not counted as I/O wait)",
      .inert = unless_training},
+    {0, "odirect", SONDE_OPT_FLAG, F(odirect), NULL,
+     "read the data files with O_DIRECT (DLIO's reader.odirect): each sample in the 4 KiB "
+     "aligned span around it, which the bytes read count",
+     .inert = unless_training},
     {0, "au-threshold", SONDE_OPT_DOUBLE, F(au_threshold), "FRACTION",
      "the run passes when every rank's accelerator utilization is at least this (default "
      "0.9)",
@@ -191,6 +195,13 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 	}
 	if (p->fmt == TRAIN_HDF5) {
 		snprintf(err, errlen, "--format hdf5 is not implemented yet");
+		return -1;
+	}
+	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {
+		snprintf(
+		    err, errlen,
+		    "option --odirect: the transfer size (%lld) must be a multiple of %d bytes",
+		    (long long)p->transfer_size, TRAIN_DIRECT_ALIGN);
 		return -1;
 	}
 	if (!(p->compute_time >= 0) || !(p->compute_time_stdev >= 0) ||

@@ -4,8 +4,9 @@
  * the main thread consumes (a batch's slot is free again once it is released). A sample's bytes
  * go into its batch's slot when they are kept for --verify, else into the thread's scratch
  * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
- * file's index). The first failure stops every reader; the waiting consumer is told. Without
- * threads the consumer reads each batch itself when it waits for it. */
+ * file's index). With --odirect a read covers the aligned span around the sample, into aligned
+ * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
+ * consumer is told. Without threads the consumer reads each batch itself when it waits for it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +32,16 @@ struct train_reader {
 	const int64_t *samples;
 	int64_t count, batches;
 	int bs, slots, keep;
-	size_t stride;      /* bytes per sample in a slot (keep) */
+	size_t stride;      /* bytes per sample in a slot (keep): the largest read span */
 	size_t call;        /* bytes per read call */
 	unsigned char *buf; /* keep: slots x bs x stride */
+	int64_t *skip;      /* keep: per place, where its sample starts in its span */
 	pthread_mutex_t mu;
 	pthread_cond_t ready, space;
 	int64_t next;     /* the next sample to claim */
 	int64_t released; /* batches released */
 	int64_t *done;    /* per slot: samples read of its batch */
+	int64_t *moved;   /* per slot: bytes read for its batch */
 	int failed;
 	int stop;    /* the consumer is done: readers end */
 	int started; /* train_reader_go was called: readers may read */
@@ -56,15 +59,17 @@ static int fail(struct worker *w, int err, const char *path, const char *why)
 {
 	if (!w->io.err) {
 		w->io.err = err;
-		snprintf(w->io.path, sizeof w->io.path, path);
+		snprintf(w->io.path, sizeof w->io.path, "%s", path);
 		snprintf(w->io.why, sizeof w->io.why, "%s", why);
 	}
 	return -1;
 }
 
-/* Reads len bytes at offset of f in calls of r->call into dst (advancing when keep). */
+/* Reads len bytes at offset of f in calls of r->call into dst (advancing when keep); the end of
+ * the file may come after need bytes (a direct read's aligned span past it), not before. */
 static int read_range(struct worker *w, struct sonde_file *f, const char *path, unsigned char *dst,
-                      int64_t len, int64_t offset, int advance, int64_t *bytes, int64_t *calls)
+                      int64_t len, int64_t need, int64_t offset, int advance, int64_t *bytes,
+                      int64_t *calls)
 {
 	const struct train_reader *r = w->r;
 	for (int64_t done = 0; done < len;) {
@@ -76,6 +81,8 @@ static int read_range(struct worker *w, struct sonde_file *f, const char *path, 
 			return fail(w, (int)-got, path, sonde_io_last_error());
 		(*calls)++;
 		*bytes += got;
+		if ((size_t)got < n && done + got >= need)
+			break;
 		if ((size_t)got < n) {
 			char why[4400];
 			snprintf(
@@ -110,14 +117,17 @@ static int open_file(struct worker *w, int64_t file)
 		int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &idx);
 		if (rc < 0)
 			return fail(w, -rc, path, sonde_io_last_error());
-		rc = read_range(w, idx, path, w->index, 16 * p->samples_per_file, 0, 1,
-		                &w->io.index_bytes, &w->io.index_calls);
+		rc = read_range(w, idx, path, w->index, 16 * p->samples_per_file,
+		                16 * p->samples_per_file, 0, 1, &w->io.index_bytes,
+		                &w->io.index_calls);
 		w->r->backend->close(idx);
 		if (rc < 0)
 			return -1;
 	}
 	train_file_path(p, file, 0, w->path, sizeof w->path);
-	int rc = w->r->backend->open(w->path, SONDE_IO_RDONLY, &opt, &w->f);
+	opt.alignment = TRAIN_DIRECT_ALIGN;
+	int rc = w->r->backend->open(w->path, SONDE_IO_RDONLY | (p->odirect ? SONDE_IO_DIRECT : 0),
+	                             &opt, &w->f);
 	if (rc < 0) {
 		w->f = NULL;
 		return fail(w, -rc, w->path, sonde_io_last_error());
@@ -136,8 +146,10 @@ static int64_t le64(const unsigned char *b)
 	return (int64_t)v;
 }
 
-/* Sample id into dst (the slot's place when keep, else the scratch buffer). */
-static int read_sample(struct worker *w, int64_t id, unsigned char *dst)
+/* Sample id into dst (the slot's place when keep, else the scratch buffer): adds the bytes read
+ * to *moved and sets *skip to where the sample starts at dst. */
+static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t *moved,
+                       int64_t *skip)
 {
 	const struct train_reader *r = w->r;
 	const struct train_params *p = r->p;
@@ -161,19 +173,36 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst)
 			return fail(w, EIO, path, why);
 		}
 	}
-	if (read_range(w, w->f, w->path, dst, size, offset, r->keep, &w->io.bytes, &w->io.calls) <
-	    0)
+	int64_t start, len, before = w->io.bytes;
+	train_read_span(p, offset, size, &start, &len);
+	if (read_range(w, w->f, w->path, dst, len, offset + size - start, start, r->keep,
+	               &w->io.bytes, &w->io.calls) < 0)
 		return -1;
+	*moved += w->io.bytes - before;
+	*skip = offset - start;
 	w->io.samples++;
 	return 0;
 }
 
+/* Sample i's place among the slots' (keep). */
+static size_t place_of(const struct train_reader *r, int64_t i)
+{
+	return (size_t)((i / r->bs) % r->slots) * (size_t)r->bs + (size_t)(i % r->bs);
+}
+
 static unsigned char *place(struct train_reader *r, struct worker *w, int64_t i)
 {
-	if (!r->keep)
-		return w->scratch;
-	int64_t slot = (i / r->bs) % r->slots;
-	return r->buf + ((size_t)slot * (size_t)r->bs + (size_t)(i % r->bs)) * r->stride;
+	return r->keep ? r->buf + place_of(r, i) * r->stride : w->scratch;
+}
+
+/* Reads sample i of the rank's list; the caller adds *moved to its batch's bytes. */
+static int read_place(struct train_reader *r, struct worker *w, int64_t i, int64_t *moved)
+{
+	int64_t skip = 0;
+	int rc = read_sample(w, r->samples[i], place(r, w, i), moved, &skip);
+	if (r->keep)
+		r->skip[place_of(r, i)] = skip;
+	return rc;
 }
 
 static void *work(void *arg)
@@ -191,8 +220,10 @@ static void *work(void *arg)
 		}
 		int64_t i = r->next++;
 		pthread_mutex_unlock(&r->mu);
-		int rc = read_sample(w, r->samples[i], place(r, w, i));
+		int64_t moved = 0;
+		int rc = read_place(r, w, i, &moved);
 		pthread_mutex_lock(&r->mu);
+		r->moved[(i / r->bs) % r->slots] += moved;
 		if (rc < 0)
 			r->failed = 1;
 		else if (++r->done[(i / r->bs) % r->slots] == batch_len(r, i / r->bs))
@@ -212,8 +243,10 @@ static int worker_init(struct train_reader *r, struct worker *w)
 	memset(w, 0, sizeof *w);
 	w->r = r;
 	w->file = -1;
-	if (!r->keep && !(w->scratch = malloc(r->call)))
+	void *scratch = NULL;
+	if (!r->keep && posix_memalign(&scratch, TRAIN_DIRECT_ALIGN, r->call) != 0)
 		return -1;
+	w->scratch = scratch;
 	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
 		return -1;
 	return 0;
@@ -227,6 +260,8 @@ static void reader_free(struct train_reader *r)
 	}
 	free(r->workers);
 	free(r->done);
+	free(r->moved);
+	free(r->skip);
 	free(r->buf);
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->ready);
@@ -251,16 +286,25 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	r->batches = (count + r->bs - 1) / r->bs;
 	r->slots = p->read_threads > 0 ? p->prefetch : 1;
 	r->keep = keep;
-	int64_t most = train_max_sample_size(p);
-	r->stride = (size_t)most;
+	/* the largest span: a direct read's of the largest sample may start up to an alignment
+	 * before it and end up to one after it; slots start aligned */
+	int64_t most = train_max_sample_size(p), a = TRAIN_DIRECT_ALIGN;
+	if (p->odirect)
+		most = (most + a - 1) / a * a + a;
+	r->stride = (size_t)((most + a - 1) / a * a);
 	r->call = p->transfer_size > 0 && p->transfer_size < most ? (size_t)p->transfer_size
 	                                                          : (size_t)most;
 	r->nworkers = p->read_threads > 0 ? p->read_threads : 1;
 	r->done = calloc((size_t)r->slots, sizeof *r->done);
+	r->moved = calloc((size_t)r->slots, sizeof *r->moved);
 	r->workers = calloc((size_t)r->nworkers, sizeof *r->workers);
-	if (keep)
-		r->buf = malloc((size_t)r->slots * (size_t)r->bs * r->stride);
-	int ok = r->done && r->workers && (!keep || r->buf);
+	void *buf = NULL;
+	if (keep && posix_memalign(&buf, TRAIN_DIRECT_ALIGN,
+	                           (size_t)r->slots * (size_t)r->bs * r->stride) == 0) {
+		r->buf = buf;
+		r->skip = calloc((size_t)r->slots * (size_t)r->bs, sizeof *r->skip);
+	}
+	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
 	for (int t = 0; ok && t < r->nworkers; t++)
 		ok = worker_init(r, &r->workers[t]) == 0;
 	if (!ok) {
@@ -295,7 +339,7 @@ int train_reader_wait(struct train_reader *r, int64_t b)
 	if (r->p->read_threads == 0) {
 		struct worker *w = &r->workers[0];
 		for (int64_t i = b * r->bs; i < b * r->bs + batch_len(r, b); i++)
-			if (read_sample(w, r->samples[i], place(r, w, i)) < 0)
+			if (read_place(r, w, i, &r->moved[0]) < 0)
 				return -1;
 		return 0;
 	}
@@ -307,17 +351,26 @@ int train_reader_wait(struct train_reader *r, int64_t b)
 	return failed ? -1 : 0;
 }
 
+int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b)
+{
+	pthread_mutex_lock(&r->mu);
+	int64_t bytes = r->moved[b % r->slots];
+	pthread_mutex_unlock(&r->mu);
+	return bytes;
+}
+
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id)
 {
 	int64_t i = b * r->bs + k;
 	*id = r->samples[i];
-	return r->buf + ((size_t)(b % r->slots) * (size_t)r->bs + (size_t)k) * r->stride;
+	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
 }
 
 void train_reader_release(struct train_reader *r, int64_t b)
 {
 	pthread_mutex_lock(&r->mu);
 	r->done[b % r->slots] = 0;
+	r->moved[b % r->slots] = 0;
 	r->released = b + 1;
 	pthread_cond_broadcast(&r->space);
 	pthread_mutex_unlock(&r->mu);

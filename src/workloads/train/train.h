@@ -40,6 +40,7 @@ struct train_params {
 	int generate;               /* write the dataset */
 	int train;                  /* run the epochs */
 	int verify;                 /* check every sample read, outside the timed path */
+	int odirect;                /* read the data files with O_DIRECT, in aligned spans */
 	double au_threshold;        /* pass when every rank's AU is at least this */
 	const char *preset;         /* --preset: a known training workload's settings */
 	const char *accelerator;    /* --accelerator: the accelerator the preset's compute is for */
@@ -71,6 +72,12 @@ void train_file_path(const struct train_params *p, int64_t file, int index, char
 int64_t train_data_offset(const struct train_params *p, int64_t file);
 /* The whole file's size. */
 int64_t train_file_size(const struct train_params *p, int64_t file);
+/* --odirect: offsets, lengths and buffers of direct reads are multiples of this. */
+#define TRAIN_DIRECT_ALIGN 4096
+/* What a read of sample s of file whose array data starts at offset (the sample's own offset,
+ * size bytes) covers: the sample itself, or with --odirect the aligned span around it. */
+void train_read_span(const struct train_params *p, int64_t offset, int64_t size, int64_t *start,
+                     int64_t *len);
 /* The data pattern of a file's samples: byte k of the array is the pattern's byte k. */
 struct sonde_pattern train_pattern(const struct train_params *p, int64_t file);
 /* The largest file a format allows (npz: 4 GiB minus its headers without ZIP64), or INT64_MAX. */
@@ -130,10 +137,10 @@ struct train_io {
 };
 
 struct train_reader;
-/* Starts p->read_threads readers, waiting for train_reader_go (none: the batches are read by
- * train_reader_wait) over the rank's samples of the epoch, at most p->prefetch batches ahead of the
- * consumer. keep: the samples' bytes stay in the batch until released (for --verify). Returns NULL
- * when out of memory or threads. */
+/* Starts p->read_threads readers over the rank's samples of the epoch (none: the batches are
+ * read by train_reader_wait), waiting for train_reader_go, then at most p->prefetch batches
+ * ahead of the consumer. keep: the samples' bytes stay in the batch until released (for
+ * --verify). Returns NULL when out of memory or threads. */
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
                                         int64_t count, int keep);
 /* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
@@ -142,6 +149,8 @@ void train_reader_go(struct train_reader *r);
 /* Blocks until batch b (in order, from 0) is read. Returns 0, or -1 when a read failed (the
  * failure is in train_reader_finish's io). */
 int train_reader_wait(struct train_reader *r, int64_t b);
+/* The bytes the readers read for batch b (after train_reader_wait returned 0). */
+int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 /* The bytes of sample k of batch b (keep only) and its global id. */
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
 /* Batch b is consumed: its buffer may take the next batch. */
