@@ -25,10 +25,19 @@ from .campaign import scores
 from .cli import EXIT_USAGE
 from .results import ResultsError, load
 from .results.manifest import Manifest
-from .results.names import COLL, COLLExtra
+from .results.names import COLL, TRAIN, COLLExtra
 from .views import campaign as _campaign
 from .views import compare as _compare
-from .views import mix_report, plots, render_html, render_png, stragglers, systems, words
+from .views import (
+    mix_report,
+    plots,
+    render_html,
+    render_png,
+    stragglers,
+    systems,
+    train_report,
+    words,
+)
 from .views import summary as _summary
 from .views.page import Cell, Page, Section, Table, num, text
 
@@ -272,6 +281,8 @@ def workload_sections(runs, labels, figures):
             tables = [coll_summary(mine, by_id, labels)]
         else:
             tables = [io_summary(mine, by_id, labels)]
+        if workload == TRAIN.workload:
+            tables += train_report.tables(by_workload[workload], labels)
         sections.append(Section(workload, workload, [], tables,
                                 [f for f in figures if f.section == workload]))
     return sections
@@ -494,7 +505,8 @@ def build(sources, runs=None):
     """The report of results files and run directories."""
     runs = runs if runs is not None else load(*sources)
     labels = words.Labels(runs)
-    figures = [f for view in (*plots.ALL, stragglers.finish_times) for f in view(runs, labels)]
+    figures = [f for view in (*plots.ALL, stragglers.finish_times, train_report.figures)
+               for f in view(runs, labels)]
     dirs = _dirs(sources)
     campaigns = _campaign.of_runs(runs, sources)
     sections = [summary(runs, labels, dirs, campaigns), overview(runs, labels, dirs)] \

@@ -155,6 +155,25 @@ def _mpiio(type_, collective):
         full_named="{d}/" + {1: "f.", 2: "f", 3: "f.", 4: "f.", 5: "t."}[type_])
 
 
+def _train_checkpoint(shared):
+    """sonde train's checkpoint-only mode: each rank's shard files, or one MPI-IO shared file."""
+    extra = ["--checkpoint-shared-file"] if shared else []
+    name = "checkpoint" if shared else "layer-0-shard-"
+    return IoPath(
+        name=f"train checkpoint{' shared file' if shared else ''}", np=2,
+        full=["train", "-d", "{d}", "--checkpoint-folder", "{d}/ckpt", "--model-size", "4m",
+              "--checkpoint-type", "all_ranks", "--checkpoint-writes", 1, *extra],
+        rw=["train", "-d", "{d}/sub", "--checkpoint-folder", "{d}/sub/ckpt", "--model-size",
+            "128m", "--checkpoint-type", "all_ranks", "--checkpoint-writes", 1,
+            "--checkpoint-reads", 1, *extra],
+        file="{d}/sub/ckpt/checkpoint-0/" + (name if shared else name + "1"),
+        removal=DURING_WRITE, rates=r"^checkpoint \d+ (write|read):",
+        full_named="{d}/ckpt/checkpoint-0/" + name, kept=("checkpoint-write",),
+        first="checkpoint write", written='"phase":"checkpoint-write"',
+        removal_note="the write goes on into the unlinked file (an open file outlives its "
+                     "name), is rated and recorded; the read cannot open the file")
+
+
 def _btio(method):
     name = "btio.nc" if method >= 2 else "btio.mpi"
     return IoPath(
@@ -197,6 +216,7 @@ PATHS = [
         kept=("generate",), first="generate", written='"phase":"generate"',
         removal_note="the generation goes on into the unlinked file (an open file outlives "
                      "its name), is rated and recorded; the first epoch cannot open the file"),
+    *[_train_checkpoint(shared) for shared in (False, True)],
     *[_mpiio(t, c) for t in (1, 2, 3, 4, 5) for c in (False, True)],
     *[_btio(m) for m in (0, 1, 2, 3)],
     IoPath(

@@ -79,13 +79,16 @@ def _with_json(path, argv, results):
 
 def _prepare(path, d, x, sub=True):
     """The directories and inputs a run needs: {d}/sub, mpiio's -targets list, find's tree,
-    train's folder (which the run would make, watched for its files before)."""
+    train's folder and its first checkpoint's (which the run would make, watched for its files
+    before)."""
     x.mkdir(exist_ok=True)
     where = d / "sub" if sub else d
     where.mkdir(parents=True, exist_ok=True)
     (x / "targets").write_text(f"{where}/t.0\n{where}/t.1\n")
     if path.name == "train":
         (where / "train").mkdir(exist_ok=True)
+    if path.name.startswith("train checkpoint"):
+        (where / "ckpt" / "checkpoint-0").mkdir(parents=True, exist_ok=True)
     if path.name == "find":
         for i in range(100):
             (where / f"d{i}").mkdir()

@@ -41,6 +41,9 @@ CASES = {
     "coll": (2, ["-e", "16", "Bcast", "Allreduce"], "tests"),
     "train": (2, ["-d", "WORK", "--generate", "--train", "--num-files", "4", "--record-size",
                   "16k"], "bytes"),
+    "train-checkpoint": (2, ["-d", "WORK", "--checkpoint-folder", "WORK/ckpt", "--model-size",
+                             "4m", "--checkpoint-type", "all_ranks", "--checkpoint-writes", "2",
+                             "--checkpoint-reads", "1"], "bytes"),
 }
 
 

@@ -504,6 +504,35 @@ class TrainSummary:
     RANDOM_SEED = Name("random_seed", INT)
 
 
+class TrainCheckpoint:
+    """sonde train's checkpoint measurements: their phases and the members of their extra."""
+
+    WRITE = "checkpoint-write"
+    READ = "checkpoint-read"
+    CHECKPOINT = Name("checkpoint", INT)  # its number in the run, the record's iteration
+    EPOCH = Name("epoch", (int, NONE))  # 0-based; null in checkpoint-only runs and reads
+    STEP = Name("step", INT)  # rank 0's steps so far in the run (0 for reads)
+    FILES = Name("files", INT)
+    LAYERS = Name("layers", INT)
+    WRITING_RANKS = Name("writing_ranks", INT)
+    SHARED_FILE = Name("shared_file", BOOL)
+    RANK_MIN_MIB_S = Name("rank_min_mib_s", (int, float))  # the slowest rank's own rate
+
+
+class TrainCheckpointWrite:
+    """Members of the extra of checkpoint-write measurements only."""
+
+    STALL_S = Name("stall_s", (int, float))  # the barrier opening it to the last close
+    FILL_S_MAX = Name("fill_s_max", (int, float))  # filling buffers, left out of seconds
+    FSYNC_S_MAX = Name("fsync_s_max", (int, float))
+
+
+class TrainCheckpointRead:
+    """Members of the extra of checkpoint-read measurements only."""
+
+    VERIFY_S_MAX = Name("verify_s_max", (int, float))  # checking, left out of seconds
+
+
 WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND, TRAIN)}
 
 

@@ -16,4 +16,11 @@ struct train_params;
 int train_preset_apply(const char *name, const char *accelerator, struct train_params *cfg,
                        const struct sonde_option_set *given, char *err, size_t len);
 
+struct train_checkpoint_config;
+
+/* The same for --checkpoint-preset NAME: the checkpoint size, layers and type of a known model.
+ * Returns 0, or -1 with one line in err (an unknown name). */
+int train_checkpoint_preset_apply(const char *name, struct train_checkpoint_config *c,
+                                  const struct sonde_option_set *given, char *err, size_t len);
+
 #endif
