@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""sonde train at its edges, as a user meets them: more ranks than the samples go round, and a
+dataset on disk that is not the one the options name (generated with other sizes, a file cut
+short, a directory in a file's place). Each is refused before any figure, with one line and
+exit 2, and the files are left as they were. The figures of a good run on 4 ranks
+(oversubscribed) are checked against the dataset itself (os.walk and the npy headers)."""
+
+import os
+import struct
+
+import pytest
+from conftest import read_jsonl, run_sonde
+
+FILES, PER_FILE, RECORD = 5, 2, 3000
+DATASET = ["--num-files", FILES, "--samples-per-file", PER_FILE, "--record-size", RECORD,
+           "--record-size-stdev", 700, "--seed", 11]
+
+
+def error_lines(proc):
+    return [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
+
+
+def npy_files(root):
+    found = []
+    for folder, _, names in os.walk(root / "train"):
+        found += [os.path.join(folder, n) for n in names if n.endswith(".npy")]
+    return sorted(found)
+
+
+def npy_array_bytes(path):
+    """The bytes of an .npy file's array: its size less its own header (format 1.0)."""
+    with open(path, "rb") as f:
+        head = f.read(10)
+    assert head[:8] == b"\x93NUMPY\x01\x00"
+    return os.path.getsize(path) - 10 - struct.unpack("<H", head[8:10])[0]
+
+
+def snapshot(root):
+    return {p: (os.path.getsize(p), os.stat(p).st_mtime_ns) for p in npy_files(root)}
+
+
+@pytest.mark.once
+def test_more_ranks_than_the_samples_go_round_is_refused(tmp_path):
+    """9 samples on 4 ranks: blocks of 3 leave rank 3 without a sample, an accelerator with no
+    AU; refused before the dataset is written."""
+    proc = run_sonde(["train", "-d", tmp_path, "--generate", "--train", "--num-files", 9,
+                      "--record-size", "1k"], np=4, check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc)
+    assert "9 samples" in line and "blocks of 3" in line and "leave rank 3 without" in line
+    assert not (tmp_path / "train").exists()
+
+
+def test_figures_of_4_ranks_and_a_dataset_that_is_not_the_options(tmp_path):
+    """Launch 1 (4 ranks on 2 cores) generates and trains: the bytes read are the arrays'
+    bytes of the files on disk, every sample once, samples/s = samples / seconds. Launch 2
+    trains with another --record-size: the first file's real size and the size the options
+    make are named, exit 2, nothing written. Launch 3: a directory where a file should be."""
+    out = tmp_path / "r.jsonl"
+    data = tmp_path / "d"
+    data.mkdir()
+    run_sonde(["train", "-d", data, "--generate", "--train", "--batch-size", 2,
+               "--read-threads", 3, "--prefetch", 1, "--sample-shuffle", "seed", "--json", out]
+              + DATASET, np=4)
+    files = npy_files(data)
+    assert len(files) == FILES
+    (m,) = [r for r in read_jsonl(out) if r["type"] == "measurement" and r["phase"] == "train"]
+    assert m["bytes"] == sum(npy_array_bytes(f) for f in files)
+    assert m["extra"]["samples"] == FILES * PER_FILE == m["ops"]
+    assert m["extra"]["samples_per_s"] == pytest.approx(FILES * PER_FILE / m["seconds"])
+    # no compute: every rank only waited, AU 0
+    assert m["extra"]["au_max"] == 0 and m["extra"]["wait_s_max"] == pytest.approx(m["seconds"])
+
+    before = snapshot(data)
+    first = files[0]
+    out2 = tmp_path / "other.jsonl"
+    other = [a if a != RECORD else RECORD + 1000 for a in DATASET]
+    proc = run_sonde(["train", "-d", data, "--train", "--json", out2] + other, np=2,
+                     check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc)
+    assert f"{first} is {os.path.getsize(first)} bytes, not the " in line
+    assert "a dataset generated with other options" in line
+    assert not [r for r in read_jsonl(out2) if r["type"] == "measurement"]
+    (end,) = [r for r in read_jsonl(out2) if r["type"] == "end"]
+    assert end["reason"] == "usage" and end["path"] == first
+    assert snapshot(data) == before
+
+    victim = files[3]
+    os.remove(victim)
+    os.mkdir(victim)
+    proc = run_sonde(["train", "-d", data, "--train"] + DATASET, np=2, check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc)
+    assert line.endswith(f"{victim} is a directory, not a dataset file")
