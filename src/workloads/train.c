@@ -167,7 +167,7 @@ static void setup(struct train *t, int argc, char **argv)
 		for (int64_t f = 0; f < p->num_files; f++)
 			bytes += train_file_size(p, f) +
 			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
-		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset") < 0)
+		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
 		/* the files this rank writes must not be the results files */
 		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
