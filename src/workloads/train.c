@@ -155,6 +155,12 @@ static char *params_only(struct sonde_context *ctx, int argc, char **argv)
 	return params_json(&t);
 }
 
+/* What a path that should be a dataset file is instead. */
+static const char *not_a_file(mode_t mode)
+{
+	return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link" : "special file";
+}
+
 static void setup(struct train *t, int argc, char **argv)
 {
 	struct sonde_context *ctx = t->ctx;
@@ -169,13 +175,21 @@ static void setup(struct train *t, int argc, char **argv)
 			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
 		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
-		/* the files this rank writes must not be the results files */
+		/* the files this rank writes must not be the results files, nor take the place of
+		 * something that is not a file: refused before any rank writes */
 		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
 			for (int index = 0; ok && index <= (p->fmt == TRAIN_INDEXED); index++) {
 				char path[4096];
 				train_file_path(p, f, index, path, sizeof path);
 				ok = sonde_results_collision(path, "dataset file", err,
 				                             sizeof err) == 0;
+				struct stat st;
+				if (ok && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+					snprintf(err, sizeof err,
+					         "%.900s is a %s, not a dataset file", path,
+					         not_a_file(st.st_mode));
+					ok = 0;
+				}
 			}
 		if (!sonde_agree(ctx->comm, ok, "%s", err))
 			sonde_exit(SONDE_EXIT_USAGE);
@@ -308,7 +322,7 @@ static void check_dataset(struct train *t)
 			} else if (!S_ISREG(st.st_mode)) {
 				err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 				snprintf(why, sizeof why, "%s is a %s, not a dataset file", path,
-				         S_ISDIR(st.st_mode) ? "directory" : "special file");
+				         not_a_file(st.st_mode));
 			} else if (st.st_size != want) {
 				err = EINVAL;
 				snprintf(why, sizeof why,

@@ -55,7 +55,8 @@ def test_figures_of_4_ranks_and_a_dataset_that_is_not_the_options(tmp_path):
     """Launch 1 (4 ranks on 2 cores) generates and trains: the bytes read are the arrays'
     bytes of the files on disk, every sample once, samples/s = samples / seconds. Launch 2
     trains with another --record-size: the first file's real size and the size the options
-    make are named, exit 2, nothing written. Launch 3: a directory where a file should be."""
+    make are named, exit 2, nothing written. Launch 3 trains and launch 4 generates with a
+    directory where a file should be: each refused, and launch 4 writes no file."""
     out = tmp_path / "r.jsonl"
     data = tmp_path / "d"
     data.mkdir()
@@ -93,3 +94,13 @@ def test_figures_of_4_ranks_and_a_dataset_that_is_not_the_options(tmp_path):
     assert proc.returncode == 2, proc.stderr
     (line,) = error_lines(proc)
     assert line.endswith(f"{victim} is a directory, not a dataset file")
+
+    # launch 4: --generate over it is refused before any rank writes a file
+    for f in files:
+        if f != victim:
+            os.remove(f)
+    proc = run_sonde(["train", "-d", data, "--generate"] + DATASET, np=2, check=False)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc)
+    assert line.endswith(f"{victim} is a directory, not a dataset file")
+    assert os.listdir(data / "train") == [os.path.basename(victim)]
