@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,29 @@ static void usage_error(const char *err)
 	sonde_exit(SONDE_EXIT_USAGE);
 }
 
+/* An accelerator without a sample has no AU (nothing computed, nothing waited for), and one of
+ * 1 would count in the mean as a busy one: the blocks of ceil(samples / ranks) (order.c) must
+ * leave no rank without a sample. */
+static void every_rank_has_samples(const struct train_params *p, int ranks)
+{
+	int64_t total = p->num_files * p->samples_per_file;
+	int64_t block = total / ranks + (total % ranks != 0);
+	int64_t busy = total / block + (total % block != 0); /* the ranks with a block */
+	if (busy >= ranks)
+		return;
+	char err[512], idle[64];
+	if (busy == ranks - 1)
+		snprintf(idle, sizeof idle, "rank %d", ranks - 1);
+	else
+		snprintf(idle, sizeof idle, "ranks %lld to %d", (long long)busy, ranks - 1);
+	snprintf(
+	    err, sizeof err,
+	    "--train: %lld samples (--num-files x --samples-per-file) in blocks of %lld a rank "
+	    "leave %s without a sample: give more samples or fewer ranks",
+	    (long long)total, (long long)block, idle);
+	usage_error(err);
+}
+
 static void parse(struct train *t, int argc, char **argv)
 {
 	struct sonde_context *ctx = t->ctx;
@@ -119,6 +143,8 @@ static void parse(struct train *t, int argc, char **argv)
 		usage_error(err);
 	if (!t->p.generate && !t->p.train && !train_checkpoint_wanted(&t->p.ckpt))
 		usage_error("nothing to do: give --generate, --train or both");
+	if (t->p.train)
+		every_rank_has_samples(&t->p, ctx->size);
 	sonde_options_warn_inert(set);
 }
 
@@ -127,6 +153,12 @@ static char *params_only(struct sonde_context *ctx, int argc, char **argv)
 	struct train t = {.ctx = ctx};
 	parse(&t, argc, argv);
 	return params_json(&t);
+}
+
+/* What a path that should be a dataset file is instead. */
+static const char *not_a_file(mode_t mode)
+{
+	return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link" : "special file";
 }
 
 static void setup(struct train *t, int argc, char **argv)
@@ -141,15 +173,23 @@ static void setup(struct train *t, int argc, char **argv)
 		for (int64_t f = 0; f < p->num_files; f++)
 			bytes += train_file_size(p, f) +
 			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
-		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset") < 0)
+		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
-		/* the files this rank writes must not be the results files */
+		/* the files this rank writes must not be the results files, nor take the place of
+		 * something that is not a file: refused before any rank writes */
 		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
 			for (int index = 0; ok && index <= (p->fmt == TRAIN_INDEXED); index++) {
 				char path[4096];
 				train_file_path(p, f, index, path, sizeof path);
 				ok = sonde_results_collision(path, "dataset file", err,
 				                             sizeof err) == 0;
+				struct stat st;
+				if (ok && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+					snprintf(err, sizeof err,
+					         "%.900s is a %s, not a dataset file", path,
+					         not_a_file(st.st_mode));
+					ok = 0;
+				}
 			}
 		if (!sonde_agree(ctx->comm, ok, "%s", err))
 			sonde_exit(SONDE_EXIT_USAGE);
@@ -258,6 +298,45 @@ static void generate(struct train *t)
 }
 
 /* ---- --train ------------------------------------------------------------------------------ */
+
+/* Before the first epoch, off its clock: every file of the dataset (rank r looks at files r, r +
+ * ranks, ...) is a regular file of the size the options make, so that no figure is for another
+ * dataset than the one named (one generated with other sizes, a file cut short or grown, a
+ * directory in a file's place). A look at the size (stat) reads no data: the page cache stays
+ * as it was. Just generated (--generate --train), a change is a fault of the run; otherwise the
+ * input is wrong (exit 2). */
+static void check_dataset(struct train *t)
+{
+	const struct train_params *p = &t->p;
+	char path[4096] = "", why[4600] = "";
+	int err = 0;
+	for (int64_t f = t->ctx->rank; !err && f < p->num_files; f += t->ctx->size)
+		for (int index = 0; !err && index <= (p->fmt == TRAIN_INDEXED); index++) {
+			train_file_path(p, f, index, path, sizeof path);
+			int64_t want = index ? 16 * p->samples_per_file : train_file_size(p, f);
+			struct stat st;
+			int rc = sonde_backend_posix.stat(path, &st);
+			if (rc < 0) {
+				err = -rc;
+				snprintf(why, sizeof why, "%s", sonde_io_last_error());
+			} else if (!S_ISREG(st.st_mode)) {
+				err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+				snprintf(why, sizeof why, "%s is a %s, not a dataset file", path,
+				         not_a_file(st.st_mode));
+			} else if (st.st_size != want) {
+				err = EINVAL;
+				snprintf(why, sizeof why,
+				         "%s is %lld bytes, not the %lld the options make: a file "
+				         "cut short or grown, or a dataset generated with other "
+				         "options",
+				         path, (long long)st.st_size, (long long)want);
+			}
+		}
+	err = sonde_agree_path(t->ctx->comm, err, path, "%s", why);
+	if (err)
+		sonde_exit(
+		    sonde_exit_class(err, p->generate ? SONDE_STAGE_RUN : SONDE_STAGE_INPUT));
+}
 
 /* The accelerator: sleeps the batch's drawn compute time; returns the time it really took. */
 static double compute(const struct train *t, int epoch, int64_t batch)
@@ -540,6 +619,7 @@ static int run(struct sonde_context *ctx, int argc, char **argv)
 	if (t.p.generate)
 		generate(&t);
 	if (t.p.train) {
+		check_dataset(&t);
 		for (int e = 0; e < t.p.epochs; e++)
 			epoch(&t, e);
 		conclude_run(&t);

@@ -215,7 +215,8 @@ PATHS = [
         rates=r"^(generate|epoch \d+|train):", full_named="{d}/train/img_",
         kept=("generate",), first="generate", written='"phase":"generate"',
         removal_note="the generation goes on into the unlinked file (an open file outlives "
-                     "its name), is rated and recorded; the first epoch cannot open the file"),
+                     "its name), is rated and recorded; the look at the dataset before the first "
+                     "epoch finds the file missing"),
     *[_train_checkpoint(shared) for shared in (False, True)],
     *[_mpiio(t, c) for t in (1, 2, 3, 4, 5) for c in (False, True)],
     *[_btio(m) for m in (0, 1, 2, 3)],

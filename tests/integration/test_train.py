@@ -205,17 +205,19 @@ def test_indexed_and_npz_files(tmp_path):
             assert z["x"].dtype == numpy.uint8 and z["x"].shape[0] == PER_FILE
     assert records(out2, "measurement", "train")[0]["verify"]["errors"] == 0
 
-    # a sample file cut short: one error line naming it, exit 1, the end record saying why
+    # a sample file cut short: one error line naming it and its size, before the first epoch,
+    # exit 2 (the input is not the dataset the options name), the end record saying why
     short = dataset_files(npz, "npz")[1]
     os.truncate(short, os.path.getsize(short) // 2)
     out3 = tmp_path / "short.jsonl"
     proc = run_sonde(["train", "-d", npz, "--train", "--format", "npz", "--json", out3] + COMMON,
                      np=2, check=False)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 2, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if ": error: " in ln]
-    assert len(errors) == 1 and short in errors[0] and "short sample file" in errors[0], errors
+    assert len(errors) == 1 and f"{short} is {os.path.getsize(short)} bytes" in errors[0], errors
+    assert not records(out3, "measurement")
     (end,) = records(out3, "end")
-    assert end["reason"] == "io-error" and end["path"] == short
+    assert end["reason"] == "usage" and end["path"] == short
 
 
 def test_a_dataset_file_that_is_the_results_file_is_refused(tmp_path):

@@ -299,10 +299,13 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	r->moved = calloc((size_t)r->slots, sizeof *r->moved);
 	r->workers = calloc((size_t)r->nworkers, sizeof *r->workers);
 	void *buf = NULL;
-	if (keep && posix_memalign(&buf, TRAIN_DIRECT_ALIGN,
-	                           (size_t)r->slots * (size_t)r->bs * r->stride) == 0) {
+	/* slots x batch x span can pass 64 bits (--prefetch, --batch-size, --record-size at their
+	 * largest): no buffer then, rather than a wrapped small one */
+	size_t places = (size_t)r->slots * (size_t)r->bs;
+	if (keep && places <= SIZE_MAX / r->stride &&
+	    posix_memalign(&buf, TRAIN_DIRECT_ALIGN, places * r->stride) == 0) {
 		r->buf = buf;
-		r->skip = calloc((size_t)r->slots * (size_t)r->bs, sizeof *r->skip);
+		r->skip = calloc(places, sizeof *r->skip);
 	}
 	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
 	for (int t = 0; ok && t < r->nworkers; t++)
