@@ -152,14 +152,14 @@ def shm_scratch():
 # Tests of what does not change with the build under test: the installer, the launchers and
 # Slurm, the suite runner and its placement, the generated manual pages, the bench harness, the
 # launch environment's consumers (tests/launch.env), the test harness itself (bounded launches,
-# the skip policy), the licence check, and timings (which a sanitizer distorts). The Open MPI
-# leg of make test runs them; the ASan and MPICH legs, there for sonde's C paths under another
-# build, leave them out (-m "not once"), which keeps CI inside its time.
+# the skip policy, the ASan leg's selection), the licence check, and timings (which a sanitizer
+# distorts). The Open MPI leg of make test runs them; the ASan and MPICH legs, there for sonde's
+# C paths under another build, leave them out (-m "not once"), which keeps CI inside its time.
 ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spdx", "test_bench",
                 "test_suite_quick", "test_suite_jupiter", "test_suite_jupiter_gamed",
                 "test_suite_preflight", "test_suite_systems", "test_suite_scratch", "test_slurm",
                 "test_io500", "test_io500_rules", "test_io500_files", "test_launch_env",
-                "test_bounded", "test_skip_policy"}
+                "test_bounded", "test_skip_policy", "test_asan_selection"}
 
 # Tests the ASan leg leaves out: every C line and branch outcome their launches reach is reached
 # by the tests it runs (measured with gcov: make asan-selection, tests/asan_selection.py;
