@@ -21,6 +21,7 @@ from sonde.campaign.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
+from asan_selection import short_id  # noqa: E402 (after the path is set)
 from launch_env import launch_env  # noqa: E402 (after the path is set)
 from leftovers import no_processes_left  # noqa: E402,F401 (autouse fixture)
 from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
@@ -152,14 +153,20 @@ def shm_scratch():
 # Tests of what does not change with the build under test: the installer, the launchers and
 # Slurm, the suite runner and its placement, the generated manual pages, the bench harness, the
 # launch environment's consumers (tests/launch.env), the test harness itself (bounded launches,
-# the skip policy), the licence check, and timings (which a sanitizer distorts). The Open MPI
-# leg of make test runs them; the ASan and MPICH legs, there for sonde's C paths under another
-# build, leave them out (-m "not once"), which keeps CI inside its time.
+# the skip policy, the ASan leg's selection), the licence check, and timings (which a sanitizer
+# distorts). The Open MPI leg of make test runs them; the ASan and MPICH legs, there for sonde's
+# C paths under another build, leave them out (-m "not once"), which keeps CI inside its time.
 ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spdx", "test_bench",
                 "test_suite_quick", "test_suite_jupiter", "test_suite_jupiter_gamed",
                 "test_suite_preflight", "test_suite_systems", "test_suite_scratch", "test_slurm",
                 "test_io500", "test_io500_rules", "test_io500_files", "test_launch_env",
-                "test_bounded", "test_skip_policy"}
+                "test_bounded", "test_skip_policy", "test_asan_selection"}
+
+# Tests the ASan leg leaves out: every C line and branch outcome their launches reach is reached
+# by the tests it runs (measured with gcov: make asan-selection, tests/asan_selection.py;
+# docs/reliability.md, "What the ASan leg runs"). A test not in the list runs there.
+ASAN_COVERED = {line for line in (REPO / "tests" / "integration" / "asan_covered.txt")
+                .read_text().splitlines() if line and not line.startswith("#")}
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -174,9 +181,14 @@ def pytest_configure(config):
                             "(conftest.ONCE_MODULES says which and why)")
     config.addinivalue_line("markers", "timing: a timing, which make test runs once (it is "
                             "also marked once) and alone, after the legs it runs side by side")
+    config.addinivalue_line("markers", "asan_covered: the ASan leg leaves it out, since the "
+                            "tests it runs reach every C line and branch this one reaches "
+                            "(asan_covered.txt)")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.module.__name__ in ONCE_MODULES or item.get_closest_marker("timing"):
             item.add_marker(pytest.mark.once)
+        if short_id(item.nodeid) in ASAN_COVERED:
+            item.add_marker(pytest.mark.asan_covered)

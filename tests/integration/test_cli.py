@@ -30,6 +30,7 @@ def version_script(source, out):
     return out.read_text()
 
 
+@pytest.mark.once  # cmake's version script on a scratch checkout: no build under test runs
 def test_version_follows_the_checkout_at_each_build(tmp_path):
     """The git describe in --version is the one of the build, not of the first configure: a
     commit, a tag or an edit after configuring changes it, and an unchanged checkout leaves the

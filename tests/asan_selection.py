@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The ASan integration leg's selection, measured (docs/reliability.md, "What the ASan leg
+runs"). ASan and UBSan can only report on code a test executes; a test whose launches execute
+no C line and no branch outcome beyond those of the tests the leg keeps adds the same code on
+other data. `make asan-selection` measures it in two steps:
+
+1. As a pytest plugin (`-p asan_selection`, ASAN_SELECTION_RUNS=DIR) over the C-path tests on
+   the ASan build with gcov's counters (build-asan-coverage: the tests skip there what they
+   skip in the ASan leg): each test's launches write their .gcda files under DIR/N of their own
+   (GCOV_PREFIX), DIR/index.tsv names test N, DIR/durations.tsv has its seconds.
+2. As a script, `asan_selection.py BUILD DIR`: reads each test's files with gcov and prints the
+   tests the leg leaves out (tests/integration/asan_covered.txt). It keeps every test whose
+   reach gcov cannot see (UNSEEN, and those with no counts: skipped, or every rank ended by a
+   signal), then, greedily by new lines and branch outcomes per second, tests until the kept
+   ones reach everything the whole suite reaches.
+"""
+
+
+import collections
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# gcov writes a process's counts when it exits: a rank ended by a signal or by MPI_Abort's
+# kill, and a launch run as another user (who may not write DIR), leave none; the leak checks
+# run only in the leg. These modules stay in the leg whatever their counts say.
+UNSEEN = re.compile(r"^(test_signals|test_faults|test_mdtest_faults|test_exit_codes|test_leaks)"
+                    r"\.py::")
+
+
+def short_id(nodeid):
+    """A test's name independent of the directory pytest ran from: file::name[params]."""
+    path, name = nodeid.split("::", 1)
+    return f"{path.rsplit('/', 1)[-1]}::{name}"
+
+
+_numbers = itertools.count()
+
+
+def _runs():
+    return Path(os.environ["ASAN_SELECTION_RUNS"])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    runs = _runs()
+    runs.mkdir(parents=True, exist_ok=True)
+    number = next(_numbers)
+    with open(runs / "index.tsv", "a") as f:
+        f.write(f"{number}\t{short_id(item.nodeid)}\n")
+    os.environ["GCOV_PREFIX"] = str(runs / str(number))
+
+
+def pytest_runtest_logreport(report):
+    with open(_runs() / "durations.tsv", "a") as f:
+        f.write(f"{short_id(report.nodeid)}\t{report.duration}\n")
+
+
+def reached(build, run_dir):
+    """{(source, line)} and {(source, line, branch)} the launches under run_dir executed."""
+    counts = run_dir / build.resolve().relative_to("/")
+    gcdas = sorted(counts.rglob("*.gcda"))
+    for gcda in gcdas:
+        gcno = gcda.with_suffix(".gcno")
+        if not gcno.exists():
+            gcno.symlink_to(build / gcda.relative_to(counts).with_suffix(".gcno"))
+    items = set()
+    if not gcdas:
+        return items
+    out = subprocess.run(["gcov", "--json-format", "--stdout", "--branch-probabilities",
+                          *map(str, gcdas)], capture_output=True, text=True, check=True,
+                         cwd=run_dir).stdout
+    for doc in filter(None, out.splitlines()):
+        for source in json.loads(doc)["files"]:
+            name = source["file"]
+            if "/src/" not in name:
+                continue
+            name = name[name.index("/src/") + 1:]
+            for line in source["lines"]:
+                if line["count"]:
+                    items.add((name, line["line_number"]))
+                items |= {(name, line["line_number"], i)
+                          for i, b in enumerate(line["branches"]) if b["count"]}
+    return items
+
+
+def left_out(reach, seconds):
+    """The tests whose items the kept tests reach: UNSEEN and empty ones kept first, then the
+    one that adds the most items per second, until the kept ones reach everything."""
+    kept = {t for t, items in reach.items() if not items or UNSEEN.search(t)}
+    everything = set().union(*reach.values())
+    have = set().union(*(reach[t] for t in kept))
+    rest = {t: items for t, items in reach.items() if t not in kept}
+    while have != everything:
+        best = max(rest, key=lambda t: len(rest[t] - have) / max(seconds[t], 0.3))
+        have |= rest.pop(best)
+    return sorted(rest)
+
+
+def main(build, runs):
+    build, runs = Path(build).resolve(), Path(runs)
+    names = dict(ln.rstrip("\n").split("\t") for ln in open(runs / "index.tsv"))
+    seconds = collections.Counter()
+    for ln in open(runs / "durations.tsv"):
+        key, took = ln.rstrip("\n").rsplit("\t", 1)
+        seconds[key] += float(took)
+    reach = collections.defaultdict(set)
+    for number, key in names.items():
+        reach[key] |= reached(build, runs / number)
+    out = left_out(reach, seconds)
+    print("# Tests the ASan integration leg leaves out (marker asan_covered): every C line and")
+    print("# branch outcome their launches reach is reached by the tests it runs. Generated by")
+    print("# make asan-selection (tests/asan_selection.py); docs/reliability.md says why.")
+    print(f"# {len(reach) - len(out)} of {len(reach)} tests kept, {len(out)} left out.")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
