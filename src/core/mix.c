@@ -335,6 +335,21 @@ out:
 	return ok ? 0 : -1;
 }
 
+/* Frees what parse_plan and collect allocated for the plan (its strings are argv's). */
+static void plan_free(struct mix_plan *plan)
+{
+	for (int k = 0; k < plan->ngroups; k++) {
+		struct mix_group *g = &plan->groups[k];
+		free(g->argv);
+		free(g->ranks);
+		free(g->spans);
+		free(g->solo);
+		free(g->intervals);
+	}
+	free(plan->groups);
+	*plan = (struct mix_plan){0};
+}
+
 /* World rank 0: every group's command line through its workload's own parser and checks, as
  * `sonde --parse-only` does, before any group runs. 0, or -1 once the workload printed the
  * group's one error line. */
@@ -557,7 +572,9 @@ char *sonde_mix_params(struct sonde_context *ctx, const struct sonde_workload *c
 	}
 	if (check_groups(&plan, ctx) < 0)
 		sonde_exit(SONDE_EXIT_USAGE);
-	return mix_params(&plan);
+	char *params = mix_params(&plan);
+	plan_free(&plan);
+	return params;
 }
 
 int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const *workloads,
@@ -568,14 +585,17 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 	sonde_fail_set_workload("mix");
 	if (parse_plan(workloads, &ctx->topo, argc, argv, &plan, err, sizeof err) < 0) {
 		sonde_error("%s", err);
+		plan_free(&plan);
 		return SONDE_EXIT_USAGE;
 	}
 	int bad = ctx->rank == 0 && check_groups(&plan, ctx) < 0;
 	sonde_fail_set_workload("mix");
 	sonde_fail_set_comm(MPI_COMM_NULL, -1);
 	MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
-	if (bad)
+	if (bad) {
+		plan_free(&plan);
 		return SONDE_EXIT_USAGE;
+	}
 
 	plan.began = time(NULL);
 	plan.began_local = sonde_now();
@@ -636,5 +656,6 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 	MPI_Bcast(&launch_code, 1, MPI_INT, 0, ctx->comm);
 	sonde_topology_free(&gctx.topo);
 	MPI_Comm_free(&gctx.comm);
+	plan_free(&plan);
 	return launch_code;
 }

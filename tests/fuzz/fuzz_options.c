@@ -2,7 +2,8 @@
 /* The option parser on random command lines (one word per line of the input), against a table
  * of every option type in both styles and against the workloads' own tables with their
  * defaults, always together with the common options, as sonde_parse_command_line does; for
- * mdtest also its tree arithmetic on the counts parsed. */
+ * mdtest also its tree arithmetic on the counts parsed, for train its checks and the sizes of
+ * the files of the dataset they let through. */
 #include "fuzz_util.h"
 #include "options.h"
 #include "workload.h"
@@ -12,6 +13,7 @@
 #include "workloads/mdtest/mdtest.h"
 #include "workloads/mib/mib.h"
 #include "workloads/mpiio/mpiio.h"
+#include "workloads/train/train.h"
 
 struct cfg {
 	int flag, count, i;
@@ -62,6 +64,7 @@ union params {
 	struct mpiio_params mpiio;
 	struct find_params find;
 	struct mdtest_params mdtest;
+	struct train_params train;
 };
 
 static void free_lists(const struct sonde_option_table *t, void *cfg)
@@ -80,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct sonde_option_table *t;
 	union params p;
 	memset(&p, 0, sizeof p);
-	switch (data[0] % 8) {
+	switch (data[0] % 9) {
 	case 0:
 		t = &short_table;
 		break;
@@ -106,6 +109,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t = &mdtest_options;
 		mdtest_params_defaults(&p.mdtest);
 		break;
+	case 8:
+		t = &train_options;
+		train_params_defaults(&p.train);
+		break;
 	default:
 		t = &mpiio_table;
 		break;
@@ -127,6 +134,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0 && t == &mdtest_options &&
 	    mdtest_tree_plan(&p.mdtest, &tree, err, sizeof err) != 0 && !err[0])
 		abort();
+	/* train's checks, and the sizes of its first and last file (no overflow) */
+	if (rc == 0 && t == &train_options) {
+		if (train_params_check(&p.train, err, sizeof err) != 0) {
+			if (!err[0])
+				abort();
+		} else if (train_file_size(&p.train, 0) < 0 ||
+		           train_file_size(&p.train, p.train.num_files - 1) < 0) {
+			abort();
+		}
+	}
 	sonde_parse_result_free(&r);
 	free_lists(t, &p);
 	free_lists(&sonde_common_options, &common);

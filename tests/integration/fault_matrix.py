@@ -133,7 +133,8 @@ def _mix():
         headers=('"workload":"ior","group":1,"schema_version"',
                  '"workload":"mdtest","group":2,"schema_version"'),
         removal_note="the read cannot open the file; group 2 (mdtest) runs to its end",
-        stop_note="group 1's records; group 2's run ends `ok` or as group 1's; the mix's own "
+        stop_note="group 1's records; group 2's run ends `ok` or as group 1's (a killed rank: "
+                  "or `signal`, only world rank 0 looks for the rank that ended); the mix's own "
                   "records, written after the runs, are not written")
 
 

@@ -243,9 +243,9 @@ def _check(path, want, d, results, rc, out, err, pids):
 
 def _mix_group(path, records, rc, want):
     """A mix: every other group's run ended ok with its records (where the fault hits the whole
-    launch, a signal or a killed rank, ok or as the faulty group's, or without an end record
-    where that has none), the mix's own end record has the launch's exit code; the records of
-    the group the fault hit, for the cell's checks."""
+    launch, a signal or a killed rank, ok or as the faulty group's (for a killed rank also
+    "signal"), or without an end record where that has none), the mix's own end record has the
+    launch's exit code; the records of the group the fault hit, for the cell's checks."""
     runs = {}
     for r in records:
         runs.setdefault(r["run_id"], []).append(r)
@@ -261,6 +261,10 @@ def _mix_group(path, records, rc, want):
             if whole_launch and want.reason is None and run[-1]["type"] != "end":
                 continue
             reasons = ("ok", want.reason) if whole_launch else ("ok",)
+            if want.reason == "peer-failed":
+                # Only world rank 0 looks for the rank on its node that ended (src/core/stop.h):
+                # another group's leader, stopped by the launcher's same SIGTERM, names it.
+                reasons += ("signal",)
             assert run[-1]["type"] == "end" and run[-1]["reason"] in reasons, run[-1]
     return mine
 

@@ -47,3 +47,18 @@ def test_no_leaks_ior_directives(tmp_path):
     run_leak_checked(1, ["ior", "-w", "-t", "4k", "-b", "8k", "-O", "minTimeDuration=0",
                          "-O", "stoneWallingWearOut=0", "--progress-interval", "0", "-o",
                          tmp_path / "f"], tmp_path)
+
+
+def test_no_leaks_mix_of_train_and_ior_hints(tmp_path):
+    """What the quick suite has not: sonde mix with --solo (its plan, the groups' command lines
+    and placement, the spans and intervals rank 0 collects from each group's leader), train
+    (generating, a reader thread, --verify) as one group, and ior's MPI-IO hints shown as the
+    other."""
+    (tmp_path / "ds").mkdir()
+    run_leak_checked(3, ["mix", "--json", tmp_path / "r.jsonl", "--solo", "--interval", "0.05",
+                         "--group", "2:", "train", "-d", tmp_path / "ds", "--generate",
+                         "--train", "--epochs", 1, "--read-threads", 1, "--num-files", 4,
+                         "--samples-per-file", 2, "--record-size", 2000, "--batch-size", 1,
+                         "--verify",
+                         "--group", "1:", "ior", "-a", "MPIIO", "--mpiio.showHints", "-w", "-r",
+                         "-t", "4k", "-b", "16k", "-o", tmp_path / "f"], tmp_path)

@@ -61,6 +61,8 @@ BAD = [
     ("find", 2, ["/tmp", "/var"]),
     ("mib", 2, ["-t", "/tmp", "-M"]),
     ("train", 2, ["-d", "/tmp", "--train", "--format", "tfrecord"]),
+    ("train", 2, ["-d", "/tmp", "--generate", "--samples-per-file", "4294967296",
+                  "--record-size", "1t"]),
     ("btio", 2, ["--method", "0", "--dumps", "1", "--grid", "16x16x16"]),
     ("mpiio", 2, ["-type", "5", "-nobj", "4", "-num_io", "3"]),
     ("coll", 2, ["-b", "1K", "-e", "0"]),

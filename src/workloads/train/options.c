@@ -218,7 +218,18 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		snprintf(err, errlen, "--num-files x --samples-per-file does not fit 64 bits");
 		return -1;
 	}
-	for (int64_t f = 0; p->fmt == TRAIN_NPZ && f < p->num_files; f++)
+	/* A drawn sample size is below record size + 9 stdev (train_normal's |z| stays under
+	 * 8.6: its uniform draw has 53 bits). The dataset's bytes, index entries and headers
+	 * included, must fit 64 bits with room to spare: every size and sum of sizes is int64. */
+	int64_t largest = p->record_size + 9 * p->record_size_stdev + 16;
+	if (p->num_files * p->samples_per_file > INT64_MAX / 4 / largest) {
+		snprintf(err, errlen,
+		         "--num-files x --samples-per-file x --record-size does not fit 64 bits");
+		return -1;
+	}
+	/* every file has the same size without a stdev */
+	int64_t files = p->record_size_stdev ? p->num_files : 1;
+	for (int64_t f = 0; p->fmt == TRAIN_NPZ && f < files; f++)
 		if (train_file_size(p, f) > train_format_limit(p)) {
 			snprintf(err, errlen,
 			         "file %lld would be %lld bytes: npz files above 4 GiB need ZIP64, "
