@@ -30,9 +30,9 @@ def _become_subreaper():
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
-def _processes():
-    """{pid: (parent pid, state letter)} of every process, zombies included: a dead parent not
-    yet waited for still links its children to the tree while the kernel hands them on."""
+def process_stats():
+    """{pid: the fields of /proc/PID/stat after the command name} of every process, zombies
+    included (state letter first, then parent pid, process group, session ...)."""
     found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -42,9 +42,14 @@ def _processes():
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        found[int(entry)] = (int(fields[1]), fields[0])
+        found[int(entry)] = stat[stat.rindex(")") + 2:].split()
     return found
+
+
+def _processes():
+    """{pid: (parent pid, state letter)} of every process, zombies included: a dead parent not
+    yet waited for still links its children to the tree while the kernel hands them on."""
+    return {pid: (int(fields[1]), fields[0]) for pid, fields in process_stats().items()}
 
 
 def descendants(root, live=True):

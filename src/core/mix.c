@@ -30,13 +30,8 @@ struct mix_options {
 static int parse_interval(void *cfg, const char *value, char *err, size_t errlen)
 {
 	double seconds;
-	if (sonde_parse_double(value, &seconds, err, errlen) < 0)
+	if (sonde_series_parse_interval(value, &seconds, err, errlen) < 0)
 		return -1;
-	if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
-		snprintf(err, errlen, "'%s' is shorter than %g seconds", value,
-		         SONDE_SERIES_MIN_INTERVAL);
-		return -1;
-	}
 	((struct mix_options *)cfg)->interval = value;
 	return 0;
 }

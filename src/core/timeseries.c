@@ -444,3 +444,15 @@ void sonde_series_report(void)
 	drop_records();
 	free_bins();
 }
+
+int sonde_series_parse_interval(const char *value, double *seconds, char *err, size_t errlen)
+{
+	if (sonde_parse_double(value, seconds, err, errlen) < 0)
+		return -1;
+	if (!(*seconds >= SONDE_SERIES_MIN_INTERVAL)) {
+		snprintf(err, errlen, "'%s' is shorter than %g seconds", value,
+		         SONDE_SERIES_MIN_INTERVAL);
+		return -1;
+	}
+	return 0;
+}

@@ -39,6 +39,10 @@ struct sonde_context;
 /* The shortest --interval: every interval costs each rank a latency histogram. */
 #define SONDE_SERIES_MIN_INTERVAL 0.01
 
+/* --interval's value (the workloads' and sonde mix's): seconds, at least the shortest. Returns
+ * 0, or -1 with a one-line message in err. */
+int sonde_series_parse_interval(const char *value, double *seconds, char *err, size_t errlen);
+
 /* One interval's counts on one rank. */
 struct sonde_series_bin {
 	int64_t bytes, ops;

@@ -33,16 +33,7 @@ static int parse_progress_interval(void *cfg, const char *value, char *err, size
 static int parse_interval(void *cfg, const char *value, char *err, size_t errlen)
 {
 	struct sonde_common *c = cfg;
-	double seconds;
-	if (sonde_parse_double(value, &seconds, err, errlen) < 0)
-		return -1;
-	if (!(seconds >= SONDE_SERIES_MIN_INTERVAL)) {
-		snprintf(err, errlen, "'%s' is shorter than %g seconds", value,
-		         SONDE_SERIES_MIN_INTERVAL);
-		return -1;
-	}
-	c->interval = seconds;
-	return 0;
+	return sonde_series_parse_interval(value, &c->interval, err, errlen);
 }
 
 static const struct sonde_option common_options[] = {

@@ -12,6 +12,8 @@ import signal
 import subprocess
 import time
 
+from leftovers import process_stats
+
 # Seconds between SIGTERM and SIGKILL: the launcher's chance to stop its ranks and say why.
 GRACE = 3
 
@@ -33,19 +35,8 @@ class LaunchTimeout(AssertionError):
 
 def session_members(sid):
     """Process ids of the live processes of session sid (zombies left out)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[3]) == sid and fields[0] != "Z":
-            pids.append(int(entry))
-    return pids
+    return [pid for pid, fields in process_stats().items()
+            if int(fields[3]) == sid and fields[0] != "Z"]
 
 
 def signal_session(sid, sig):

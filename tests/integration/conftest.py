@@ -16,12 +16,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from bounded import launch_summary, run_bounded
 from sonde.campaign.placement import mpirun_for
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 from asan_selection import short_id  # noqa: E402 (after the path is set)
+from bounded import launch_summary, run_bounded  # noqa: E402 (it reads leftovers, on the path)
 from launch_env import launch_env  # noqa: E402 (after the path is set)
 from leftovers import no_processes_left  # noqa: E402,F401 (autouse fixture)
 from skip_policy import (  # noqa: E402,F401 (pytest's hooks: skips listed, unexpected ones fail CI)
