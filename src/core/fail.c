@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static const char *workload_name = "";
 /* The communicator whose rank 0 speaks for the run (MPI_COMM_NULL: MPI_COMM_WORLD), and the
@@ -180,6 +184,31 @@ void sonde_warn(const char *fmt, ...)
 	emit("warning", 0, msg);
 }
 
+/* MPICH's launcher ends every process of the job at MPI_Abort, and what a rank wrote into its
+ * stderr pipe that the launcher had not read yet is lost with it: the one line saying why the
+ * run ended (seen in CI under load). Before the abort, wait until the launcher has read the
+ * pipe (or the socket) empty, up to a second. */
+static void wait_for_stderr_read(void)
+{
+	struct stat st;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return;
+	unsigned long request;
+	if (S_ISFIFO(st.st_mode))
+		request = FIONREAD; /* bytes in the pipe, from either end */
+	else if (S_ISSOCK(st.st_mode))
+		request = TIOCOUTQ; /* bytes sent and not yet taken by the peer */
+	else
+		return;
+	const struct timespec pause = {0, 10 * 1000 * 1000};
+	for (int i = 0; i < 100; i++) {
+		int unread = 0;
+		if (ioctl(STDERR_FILENO, request, &unread) < 0 || unread <= 0)
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
 _Noreturn void sonde_fatal(const char *fmt, ...)
 {
 	char msg[1536];
@@ -190,8 +219,10 @@ _Noreturn void sonde_fatal(const char *fmt, ...)
 	emit("error", world_size() > 1, msg);
 	failed(world_rank(), NULL, msg);
 	ended(SONDE_EXIT_RUNTIME);
-	if (mpi_up())
+	if (mpi_up()) {
+		wait_for_stderr_read();
 		MPI_Abort(MPI_COMM_WORLD, SONDE_EXIT_RUNTIME);
+	}
 	exit(SONDE_EXIT_RUNTIME);
 }
 
