@@ -156,6 +156,9 @@ integration-test-timing:
 	@$(call pytest_allow_empty,SONDE_BIN=build/sonde $(PYTEST) -m timing \
 		tests/integration,tests/integration)
 
+python-test:
+	$(PYTEST) python/tests
+
 # The sanitized build runs the C-path tests that together reach every C line and branch outcome
 # the whole of them reach (not those marked asan_covered: tests/integration/asan_covered.txt),
 # and the tests whose reach gcov cannot see (signals, another user, the leak checks).

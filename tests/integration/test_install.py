@@ -141,8 +141,12 @@ def test_bash_completion_loads_with_the_module(prefix):
     script = (f"source {LMOD_INIT}; module use {prefix}/share/modulefiles; module load sonde; "
               f"source {BASH_COMPLETION}; __load_completion sonde; "
               "COMP_WORDS=(sonde m); COMP_CWORD=1; _sonde; echo ${COMPREPLY[@]}")
-    names = run([prefix / "bin/sonde", "--help"]).stdout.split("Options every workload")[0]
+    usage, names = run([prefix / "bin/sonde", "--help"]).stdout.split(
+        "Options every workload")[0].split("Workloads:")
+    # the workloads, then the commands the usage names (sonde mix), as sonde --help lists them
     expected = [ln.split()[0] for ln in names.splitlines() if ln.startswith("  m")]
+    expected += [c for c in re.findall(r"^ *(?:usage: )?sonde ([a-z]+) ", usage, re.M)
+                 if c.startswith("m")]
     assert run(["bash", "-c", script]).stdout.split() == expected and expected
 
 
