@@ -118,3 +118,28 @@ def test_a_mix_group_beside_others_is_not_the_run_alone(golden, mix_file):
                         if stages[r.run_id] == "concurrent" for m in r.measurements
                         if compare.figure_of(m)[0] is not None)
     assert sorted(sorted(x.values[0]) for x in together) == sorted([solo, concurrent])
+
+
+def test_a_run_that_failed_is_not_compared(golden):
+    """The same sonde train run on a good dataset and on one with a byte changed: --verify
+    finds it, the run writes its epochs' figures and exits 3. Its figures are no figures: they
+    are neither matched with the good run's nor counted as measurements without a partner."""
+    runs = {}
+    for name, spoil in (("good", False), ("spoilt", True)):
+        data = golden.dir / f"compare-{name}"
+        data.mkdir(exist_ok=True)
+        args = ["-d", data, "--num-files", "4", "--record-size", "4k"]
+        golden.run("train", *args, "--generate")
+        if spoil:
+            victim = sorted((data / "train").glob("*.npy"))[0]
+            spoilt = bytearray(victim.read_bytes())
+            spoilt[-1] ^= 0xFF
+            victim.write_bytes(spoilt)
+        runs[name] = results.load(golden.run("train", *args, "--train", "--verify",
+                                             expect=3 if spoil else 0))
+    failed = runs["spoilt"][0]
+    assert failed.end["exit_code"] == 3
+    epochs = [m for m in failed.measurements if compare.figure_of(m)[0] is not None]
+    assert epochs, "the failed run wrote figures"
+    assert compare.match([runs["good"], runs["spoilt"]]) == []
+    assert compare.unmatched([runs["good"], runs["spoilt"]]) == [len(epochs), 0]

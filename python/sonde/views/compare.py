@@ -7,12 +7,23 @@ another file system matches) and the seeds of SEEDS (they pick one sample of the
 experiment; mdtest draws its data seed from the clock when -G is not given, so two runs of one
 suite never had the same). A group of a sonde mix that ran concurrently with others matches only
 a group that ran beside the same others (their workloads, shapes and parameters): beside other
-load it is another experiment than alone or in another mix."""
+load it is another experiment than alone or in another mix. Only runs that ended with exit code
+0 are compared: the figures of a run that failed (bad data found, stopped early) are no figures."""
 
 import json
 from dataclasses import dataclass
 
-from ..results.names import COLL, IOR, MDTEST, MIB, COLLExtra, Header, Measurement, Mix
+from ..results.names import (
+    COLL,
+    IOR,
+    MDTEST,
+    MIB,
+    COLLExtra,
+    End,
+    Header,
+    Measurement,
+    Mix,
+)
 from . import plots, words
 
 # Parameters that are seeds of a random choice, not part of the experiment: mdtest's data seed
@@ -52,6 +63,11 @@ def _concurrent_mix(run):
     if h.get(Mix.STAGE) != "concurrent" or not (run.run_id or "").endswith(suffix):
         return None
     return run.run_id[:-len(suffix)], group
+
+
+def succeeded(runs):
+    """The runs that ended with exit code 0 (an end record that says so)."""
+    return [r for r in runs if r.end is not None and r.end.get(End.EXIT_CODE) == 0]
 
 
 def mix_contexts(runs):
@@ -157,9 +173,10 @@ class Matched:
 
 def match(campaigns):
     """[Matched] over campaigns (each a list of runs), in first-seen order; only measurements
-    present in the first campaign and at least one other."""
+    present in the first campaign and at least one other, of runs that succeeded."""
     table, labels, units, shorts, workloads = {}, {}, {}, {}, {}
     for k, runs in enumerate(campaigns):
+        runs = succeeded(runs)
         contexts = mix_contexts(runs)
         for run in runs:
             for m in run.measurements:
@@ -187,8 +204,8 @@ def match(campaigns):
 
 
 def unmatched(campaigns):
-    """How many measurements of each campaign found no partner."""
+    """How many measurements of each campaign's runs that succeeded found no partner."""
     keys = [{key_of(r, m, contexts) for r in runs for m in r.measurements
              if figure_of(m)[0] is not None}
-            for runs, contexts in ((runs, mix_contexts(runs)) for runs in campaigns)]
+            for runs, contexts in ((ok, mix_contexts(ok)) for ok in map(succeeded, campaigns))]
     return [len(k - set().union(*(keys[:i] + keys[i + 1:]))) for i, k in enumerate(keys)]
