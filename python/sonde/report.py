@@ -556,7 +556,9 @@ def build_comparison(sources, campaigns):
     table = Table("compare", "Matched measurements", cols, rows,
                   "A measurement matches when workload, phase, ranks, nodes and parameters "
                   "are the same (paths and random seeds aside: "
-                  f"{', '.join(sorted(_compare.SEEDS))}). Mean, min and max over its "
+                  f"{', '.join(sorted(_compare.SEEDS))}), and a sonde mix group beside "
+                  "the same other groups; runs that failed are not compared. Mean, min and "
+                  "max over its "
                   "iterations; the ratio is green where the later campaign is better (more "
                   "MiB/s or operations/s, fewer µs or seconds), red where worse, grey where "
                   "within noise (the ranges overlap) or where either side has one sample, "

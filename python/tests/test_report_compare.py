@@ -89,3 +89,57 @@ def test_direction_lower_latency_is_better(pair):
     assert slowed(rate, 3.0).judgement(1) == "better"
     assert slowed(rate, 1 / 3).judgement(1) == "worse"
     assert report.JUDGEMENT_CLASS["worse"] == "bad" and report.JUDGEMENT_CLASS["better"] == "good"
+
+
+def test_a_mix_group_beside_others_is_not_the_run_alone(golden, mix_file):
+    """The mix's groups (golden.MIX_RUN: two one-rank ior writes, each first alone, --solo,
+    then side by side) against the same ior run on its own: the run alone matches the groups'
+    solo runs only; beside another writer a group is another experiment, never averaged with
+    the run alone."""
+    alone = results.load(golden.run("ior", "-w", "-t", "4k", "-b", "32k", "-o",
+                                    "{dir}/alone", ranks=1))
+    mixed = [r for r in results.load(mix_file) if r.workload == "ior"]
+    stages = {r.run_id: r.header["mix_stage"] for r in mixed}
+    assert sorted(stages.values()) == ["concurrent", "concurrent", "solo", "solo"]
+    writes = [m for m in alone[0].measurements if m[Measurement.PHASE] == "write"]
+    # the case: the measurements' own parameters (paths aside) do not tell the stages apart
+    def no_paths(m):
+        return {k: v for k, v in m[Measurement.PARAMS].items()
+                if not (isinstance(v, str) and "/" in v)}
+
+    assert all(no_paths(m) == no_paths(writes[0]) for r in mixed for m in r.measurements)
+    matched = [x for x in compare.match([alone, mixed]) if x.values[1]]
+    solo = sorted(compare.figure_of(m)[0] for r in mixed if stages[r.run_id] == "solo"
+                  for m in r.measurements if compare.figure_of(m)[0] is not None)
+    assert [sorted(x.values[1]) for x in matched] == [solo]
+    # the concurrent groups match each other: the same ior beside the same ior
+    together = compare.match([mixed, mixed])
+    concurrent = sorted(compare.figure_of(m)[0] for r in mixed
+                        if stages[r.run_id] == "concurrent" for m in r.measurements
+                        if compare.figure_of(m)[0] is not None)
+    assert sorted(sorted(x.values[0]) for x in together) == sorted([solo, concurrent])
+
+
+def test_a_run_that_failed_is_not_compared(golden):
+    """The same sonde train run on a good dataset and on one with a byte changed: --verify
+    finds it, the run writes its epochs' figures and exits 3. Its figures are no figures: they
+    are neither matched with the good run's nor counted as measurements without a partner."""
+    runs = {}
+    for name, spoil in (("good", False), ("spoilt", True)):
+        data = golden.dir / f"compare-{name}"
+        data.mkdir(exist_ok=True)
+        args = ["-d", data, "--num-files", "4", "--record-size", "4k"]
+        golden.run("train", *args, "--generate")
+        if spoil:
+            victim = sorted((data / "train").glob("*.npy"))[0]
+            spoilt = bytearray(victim.read_bytes())
+            spoilt[-1] ^= 0xFF
+            victim.write_bytes(spoilt)
+        runs[name] = results.load(golden.run("train", *args, "--train", "--verify",
+                                             expect=3 if spoil else 0))
+    failed = runs["spoilt"][0]
+    assert failed.end["exit_code"] == 3
+    epochs = [m for m in failed.measurements if compare.figure_of(m)[0] is not None]
+    assert epochs, "the failed run wrote figures"
+    assert compare.match([runs["good"], runs["spoilt"]]) == []
+    assert compare.unmatched([runs["good"], runs["spoilt"]]) == [len(epochs), 0]

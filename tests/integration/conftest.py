@@ -160,7 +160,8 @@ ONCE_MODULES = {"test_install", "test_mpi_selection", "test_manpages", "test_spd
                 "test_suite_quick", "test_suite_jupiter", "test_suite_jupiter_gamed",
                 "test_suite_preflight", "test_suite_systems", "test_suite_scratch", "test_slurm",
                 "test_io500", "test_io500_rules", "test_io500_files", "test_launch_env",
-                "test_bounded", "test_skip_policy", "test_asan_selection"}
+                "test_bounded", "test_skip_policy", "test_asan_selection",
+                "test_train_counted"}
 
 # Tests the ASan leg leaves out: every C line and branch outcome their launches reach is reached
 # by the tests it runs (measured with gcov: make asan-selection, tests/asan_selection.py;

@@ -80,6 +80,9 @@ GAMES = [
      ["parameter randomOffset is 1, IO500 leaves it at the default 0"]),
     ("ior-hard-write", ["-Q", "3"],
      ["parameter taskPerNodeOffset is 3, IO500 fixes 1"]),
+    # an option of another API than the phase's: IO500's API key refuses it
+    ("ior-hard-write", ["-a", "POSIX", "--hdf5.collectiveMetadata"],
+     ["parameter hdf5.collectiveMetadata is true, IO500 leaves it at the default false"]),
     ("ior-rnd4K-easy-read", ["-s", "100", "-Q", "1"],
      ["parameter segmentCount is 100, IO500 fixes 10000000",
       "parameter taskPerNodeOffset is 1, IO500 fixes 2"]),
@@ -95,6 +98,20 @@ def test_gamed_phase_is_invalid(tmp_path, shm_scratch, name, extra, want):
     params = [r for r in res.reasons if r.startswith("parameter ")]
     assert sorted(params) == sorted(want), res.reasons
     assert not res.valid
+
+
+def test_options_of_the_phase_s_own_api_are_the_submitter_s(tmp_path, shm_scratch):
+    """IO500's API key takes the API's own options after its name ("HDF5
+    --hdf5.collectiveMetadata", "MMAP --mmap.madv_pattern"): phases that ran with them are
+    judged by their other parameters alone."""
+    for name, extra, option in (
+            ("ior-hard-write", ["-a", "HDF5", "--hdf5.collectiveMetadata"],
+             "hdf5.collectiveMetadata"),
+            ("ior-easy-write", ["-a", "MMAP", "--mmap.madv_pattern"], "mmap.madv_pattern")):
+        run, command = launch_phase(tmp_path, shm_scratch, name, extra)
+        assert run.header["params"][option] is True and run.end["exit_code"] == 0
+        res = io500.phase_result(io500_phases.BY_NAME[name], run, command, "ok")
+        assert not [r for r in res.reasons if r.startswith("parameter ")], res.reasons
 
 
 def test_find_with_a_stonewall_is_invalid(tmp_path, shm_scratch):

@@ -22,6 +22,7 @@ from .io500_phases import (
     STONEWALL_TIME,
     TUNABLE,
     FilePerProc,
+    api_options,
 )
 
 
@@ -41,8 +42,11 @@ def _shown(value):
 def parameter_problems(phase, params, stonewall=STONEWALL):
     """Every parameter of params that IO500 would not have run the phase with, as reasons."""
     expected = phase.expected()
+    own_api = api_options(phase.workload, params)
     problems = []
     for name, value in params.items():
+        if name in own_api:
+            continue  # the API key's own options (io500_phases.API_OPTIONS)
         if name not in expected:
             problems.append(f"parameter {name} is {_shown(value)}, a parameter IO500's rules "
                             "in sonde do not know")

@@ -180,9 +180,10 @@ def report(suite, manifest, out):
               "largest message size):", file=out)
         print(format_table(coll, COLL_COLUMNS), file=out)
     trains = train_table.rows(suite.launches, load_run, run_dir,
-                              {k: v["status"] for k, v in verdicts.items()})
+                              {k: v["status"] for k, v in verdicts.items()},
+                              manifest.data.get("sonde"))
     if trains:
-        write_csv(trains, train_table.COLUMNS, run_dir / "train-summary.csv")
+        write_csv(trains, train_table.CSV_COLUMNS, run_dir / "train-summary.csv")
         print("\nTraining (sonde train, over every epoch; AU per rank against the threshold):",
               file=out)
         print(format_table(trains, train_table.COLUMNS), file=out)

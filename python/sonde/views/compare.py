@@ -5,12 +5,25 @@ parameters that define the experiment, so mib runs with different call sizes or 
 different sizes never match each other. Left out of the match: paths (the same benchmark on
 another file system matches) and the seeds of SEEDS (they pick one sample of the same random
 experiment; mdtest draws its data seed from the clock when -G is not given, so two runs of one
-suite never had the same)."""
+suite never had the same). A group of a sonde mix that ran concurrently with others matches only
+a group that ran beside the same others (their workloads, shapes and parameters): beside other
+load it is another experiment than alone or in another mix. Only runs that ended with exit code
+0 are compared: the figures of a run that failed (bad data found, stopped early) are no figures."""
 
 import json
 from dataclasses import dataclass
 
-from ..results.names import COLL, IOR, MDTEST, MIB, COLLExtra, Measurement
+from ..results.names import (
+    COLL,
+    IOR,
+    MDTEST,
+    MIB,
+    COLLExtra,
+    End,
+    Header,
+    Measurement,
+    Mix,
+)
 from . import plots, words
 
 # Parameters that are seeds of a random choice, not part of the experiment: mdtest's data seed
@@ -34,12 +47,55 @@ LOWER_IS_BETTER = frozenset(("µs", "us", "ms", "s"))
 ONE_SAMPLE = "one sample, no range"
 
 
-def key_of(run, m):
-    params = {k: v for k, v in sorted((m.get(Measurement.PARAMS) or {}).items())
-              if not (isinstance(v, str) and "/" in v) and k not in SEEDS}
+def _experiment(params):
+    """params without paths and seeds, as text."""
+    return json.dumps({k: v for k, v in sorted((params or {}).items())
+                       if not (isinstance(v, str) and "/" in v) and k not in SEEDS},
+                      sort_keys=True, default=str)
+
+
+def _concurrent_mix(run):
+    """(the mix's run id, the group) of a run that was a group of a sonde mix running beside
+    the others, or None (a run alone, or a mix's --solo run)."""
+    h = run.header or {}
+    group = h.get(Mix.GROUP)
+    suffix = f"-g{group}"
+    if h.get(Mix.STAGE) != "concurrent" or not (run.run_id or "").endswith(suffix):
+        return None
+    return run.run_id[:-len(suffix)], group
+
+
+def succeeded(runs):
+    """The runs that ended with exit code 0 (an end record that says so)."""
+    return [r for r in runs if r.end is not None and r.end.get(End.EXIT_CODE) == 0]
+
+
+def mix_contexts(runs):
+    """{run id: what ran beside it} for the concurrent groups of sonde mix launches among runs:
+    the other groups' workloads, shapes and parameters, as text."""
+    shapes = {}
+    for run in runs:
+        mix = _concurrent_mix(run)
+        if mix:
+            h = run.header or {}
+            shapes.setdefault(mix[0], {})[mix[1]] = [
+                run.workload, h.get(Header.RANKS), h.get(Header.NODES),
+                _experiment(h.get(Header.PARAMS))]
+    out = {}
+    for run in runs:
+        mix = _concurrent_mix(run)
+        if mix:
+            others = [v for g, v in sorted(shapes[mix[0]].items()) if g != mix[1]]
+            out[run.run_id] = json.dumps(others)
+    return out
+
+
+def key_of(run, m, contexts=None):
+    """What a measurement is the same experiment as: workload, phase, shape, parameters, and
+    for a concurrent mix group what ran beside it (contexts, mix_contexts of its campaign)."""
     h = run.header or {}
     return (run.workload, m[Measurement.PHASE], h.get("ranks"), h.get("nodes"),
-            json.dumps(params, sort_keys=True, default=str))
+            _experiment(m.get(Measurement.PARAMS)), (contexts or {}).get(run.run_id))
 
 
 def _what(run, m):
@@ -47,6 +103,8 @@ def _what(run, m):
     what = m[Measurement.PHASE]
     if run.workload == COLL.workload and p.get(COLL.SIZE) is not None:
         what = f"{what} {words.size(p[COLL.SIZE])}"
+    if _concurrent_mix(run):
+        what = f"{what}, beside the mix's other groups"
     return what
 
 
@@ -115,15 +173,17 @@ class Matched:
 
 def match(campaigns):
     """[Matched] over campaigns (each a list of runs), in first-seen order; only measurements
-    present in the first campaign and at least one other."""
+    present in the first campaign and at least one other, of runs that succeeded."""
     table, labels, units, shorts, workloads = {}, {}, {}, {}, {}
     for k, runs in enumerate(campaigns):
+        runs = succeeded(runs)
+        contexts = mix_contexts(runs)
         for run in runs:
             for m in run.measurements:
                 v, unit = figure_of(m)
                 if v is None:
                     continue
-                key = key_of(run, m)
+                key = key_of(run, m, contexts)
                 table.setdefault(key, [[] for _ in campaigns])[k].append(v)
                 labels.setdefault(key, label_of(run, m))
                 shorts.setdefault(key, short_label_of(run, m))
@@ -144,7 +204,8 @@ def match(campaigns):
 
 
 def unmatched(campaigns):
-    """How many measurements of each campaign found no partner."""
-    keys = [{key_of(r, m) for r in runs for m in r.measurements if figure_of(m)[0] is not None}
-            for runs in campaigns]
+    """How many measurements of each campaign's runs that succeeded found no partner."""
+    keys = [{key_of(r, m, contexts) for r in runs for m in r.measurements
+             if figure_of(m)[0] is not None}
+            for runs, contexts in ((ok, mix_contexts(ok)) for ok in map(succeeded, campaigns))]
     return [len(k - set().union(*(keys[:i] + keys[i + 1:]))) for i, k in enumerate(keys)]
