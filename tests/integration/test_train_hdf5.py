@@ -61,14 +61,16 @@ def largest_divisor_to_root(size):
 
 def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
     """One launch generates 4 files of 3 samples of drawn sizes in 2 subfolders and trains 2
-    epochs on 2 ranks with 2 reader threads (HDF5's calls under one lock), shuffled, verified."""
+    epochs on 2 ranks with 2 reader threads (HDF5's calls under one lock), shuffled, verified,
+    with time series; a second finds a byte changed on the file system."""
     require_hdf5()
     data, out = tmp_path / "ds", tmp_path / "r.jsonl"
     data.mkdir()
     log, env = logging_reads(tmp_path, read_log)
     run_sonde(["train", "-d", data, "--generate", "--train", "--epochs", 2, "--read-threads", 2,
                "--record-size", 3000, "--record-size-stdev", 500, "--num-subfolders", 2,
-               "--file-shuffle", "seed", "--sample-shuffle", "seed", "--verify", "--json", out]
+               "--file-shuffle", "seed", "--sample-shuffle", "seed", "--verify", "--interval",
+               0.05, "--json", out]
               + COMMON, np=2, env=env)
 
     files = dataset_files(data, "hdf5")
@@ -84,6 +86,7 @@ def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
     assert len(set(sizes.values())) > 1, "the sizes are drawn with a standard deviation"
     (gen,) = records(out, "measurement", "generate")
     assert gen["bytes"] == PER_FILE * sum(sizes.values()) and gen["extra"]["files"] == FILES
+    assert sum(r["bytes"] for r in records(out, "interval", "generate")) == gen["bytes"]
 
     # every read that starts in a data set's bytes is one whole sample (HDF5's reads of its
     # metadata start before them), every sample once per epoch
@@ -109,6 +112,9 @@ def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
         assert m["extra"]["samples"] == m["ops"] == FILES * PER_FILE
         assert m["bytes"] == PER_FILE * sum(sizes.values())
         assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": m["bytes"]}
+        series = [r for r in records(out, "interval", "train") if r["iteration"] == m["iteration"]]
+        assert sum(r["bytes"] for r in series) == m["bytes"]
+        assert sum(r["ops"] for r in series) == FILES * PER_FILE
 
     # one byte of a sample changed on the file system: --verify names the file, the data set
     # and the byte's offset in it, exit 3
