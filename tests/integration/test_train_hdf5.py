@@ -134,15 +134,17 @@ def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
 
 def test_square_samples_and_transfer_size(tmp_path, read_log):
     """A sample of 4096 bytes has DLIO's shape, int(sqrt(4096)) squared: (samples, 64, 64); with
-    --transfer-size 1024 each sample is read in 4 hyperslabs of 16 rows, one pread each. A file
-    cut short afterwards is refused before the first epoch, in one line naming it."""
+    --transfer-size 1000 each sample is read in calls of 1000 bytes (15 rows and a part of one,
+    or parts of rows at both ends: a union of hyperslabs), one pread each, verified. A file cut
+    short afterwards is refused before the first epoch, in one line naming it."""
     require_hdf5()
     data, out = tmp_path / "sq", tmp_path / "sq.jsonl"
     data.mkdir()
     log, env = logging_reads(tmp_path, read_log)
     square = ["--record-size", 4096] + COMMON
-    run_sonde(["train", "-d", data, "--generate", "--train", "--transfer-size", 1024,
-               "--read-threads", 0, "--json", out] + square, np=2, env=env)
+    transfer = 1000
+    run_sonde(["train", "-d", data, "--generate", "--train", "--transfer-size", transfer,
+               "--read-threads", 0, "--verify", "--json", out] + square, np=2, env=env)
     files = dataset_files(data, "hdf5")
     offsets = {}
     for f in files:
@@ -152,11 +154,12 @@ def test_square_samples_and_transfer_size(tmp_path, read_log):
         assert data_bytes == pattern_bytes(SEED, f, PER_FILE * 4096)
     reads = [(p, o - offsets[p], n) for entries in read_logs(log) for p, o, n in entries
              if p in offsets and o >= offsets[p]]
-    assert all(n == 1024 and off % 1024 == 0 for _, off, n in reads), reads
-    assert sorted(reads) == sorted((f, off, 1024) for f in files
-                                   for off in range(0, PER_FILE * 4096, 1024))
+    calls = [(f, s * 4096 + k, min(transfer, 4096 - k)) for f in files for s in range(PER_FILE)
+             for k in range(0, 4096, transfer)]
+    assert sorted(reads) == sorted(calls)
     (m,) = records(out, "measurement", "train")
-    assert m["ops"] == 4 * FILES * PER_FILE and m["bytes"] == FILES * PER_FILE * 4096
+    assert m["ops"] == len(calls) and m["bytes"] == FILES * PER_FILE * 4096
+    assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": m["bytes"]}
 
     short = files[1]
     os.truncate(short, offsets[short] + 4096)
