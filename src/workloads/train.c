@@ -145,6 +145,11 @@ static void parse(struct train *t, int argc, char **argv)
 		usage_error("nothing to do: give --generate, --train or both");
 	if (t->p.train)
 		every_rank_has_samples(&t->p, ctx->size);
+	if (t->p.train && t->p.fmt == TRAIN_HDF5 && t->p.read_threads > 1)
+		sonde_warn(
+		    "--read-threads %d with --format hdf5: HDF5 is not thread-safe here, so a "
+		    "rank's reader threads read one at a time",
+		    t->p.read_threads);
 	sonde_options_warn_inert(set);
 }
 

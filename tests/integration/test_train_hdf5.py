@@ -67,11 +67,13 @@ def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
     data, out = tmp_path / "ds", tmp_path / "r.jsonl"
     data.mkdir()
     log, env = logging_reads(tmp_path, read_log)
-    run_sonde(["train", "-d", data, "--generate", "--train", "--epochs", 2, "--read-threads", 2,
-               "--record-size", 3000, "--record-size-stdev", 500, "--num-subfolders", 2,
-               "--file-shuffle", "seed", "--sample-shuffle", "seed", "--verify", "--interval",
-               0.05, "--json", out]
-              + COMMON, np=2, env=env)
+    proc = run_sonde(["train", "-d", data, "--generate", "--train", "--epochs", 2,
+                      "--read-threads", 2, "--record-size", 3000, "--record-size-stdev", 500,
+                      "--num-subfolders", 2, "--file-shuffle", "seed", "--sample-shuffle",
+                      "seed", "--verify", "--interval", 0.05, "--json", out] + COMMON,
+                     np=2, env=env)
+    warned = [ln for ln in proc.stderr.splitlines() if ": warning: " in ln]
+    assert len(warned) == 1 and "read one at a time" in warned[0], proc.stderr
 
     files = dataset_files(data, "hdf5")
     assert len(files) == FILES
