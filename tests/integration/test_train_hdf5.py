@@ -4,7 +4,8 @@ and types as DLIO's hdf5 generator makes them, the bytes as sonde's pattern reco
 the reads of each epoch mapped to records through the data set's offset in the file, which h5py
 gives (every sample exactly once per epoch across 2 ranks, logged by an LD_PRELOAD shim under
 HDF5's own pread calls), a changed byte found by --verify, a file cut short refused, and the
-refusals of a build without HDF5 (the MPICH leg's)."""
+refusals of a build without HDF5 (the MPICH leg's); chunked records_0 (DLIO's chunk_dims)
+mapped through h5py's chunk index."""
 
 import math
 import os
@@ -174,7 +175,7 @@ def test_square_samples_and_transfer_size(tmp_path, read_log):
 def test_a_build_without_hdf5_refuses_the_format(tmp_path):
     """Debian has parallel HDF5 for Open MPI only: the MPICH build refuses --format hdf5 in one
     line naming the library (ior -a HDF5 tells which build this is); a build with it takes the
-    format, and refuses --odirect with it."""
+    format, and refuses --odirect with it and chunks larger than the files' data sets."""
     args = ["--parse-only", 2, 2, "train", "-d", tmp_path, "--train", "--format", "hdf5"]
     out = run_sonde(args, mpi=False, check=False)
     if not has_hdf5():
@@ -187,3 +188,38 @@ def test_a_build_without_hdf5_refuses_the_format(tmp_path):
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
     assert "--odirect does not apply to --format hdf5" in line, line
+    # chunks larger than the files' records_0 (8 files of 1 sample by default)
+    out = run_sonde(args + ["--chunk-dims", "2,1,1"], mpi=False, check=False)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "--chunk-dims: chunks of 2,1,1 do not fit" in line, line
+
+
+def test_chunked_records_are_read_a_part_of_a_chunk_at_a_time(tmp_path, read_log):
+    """--chunk-dims 2,16,64 (DLIO's chunk_dims): h5py finds records_0 in chunks of 2 samples x
+    16 rows x 64 bytes; with HDF5's chunk cache off each sample is read as its 1024 bytes in
+    each of the 4 chunks it lies in, one pread each at the chunk's address (h5py's chunk
+    index), verified."""
+    require_hdf5()
+    data, out = tmp_path / "ch", tmp_path / "ch.jsonl"
+    data.mkdir()
+    log, env = logging_reads(tmp_path, read_log)
+    run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
+               "--chunk-dims", "2,16,64", "--verify", "--json", out] + COMMON, np=2, env=env)
+    expected = []
+    for f in dataset_files(data, "hdf5"):
+        with h5py.File(f, "r") as h:
+            r = h["records_0"]
+            assert r.shape == (PER_FILE, 64, 64) and r.chunks == (2, 16, 64)
+            assert r[()].tobytes() == pattern_bytes(SEED, f, PER_FILE * 4096)
+            for i in range(r.id.get_num_chunks()):
+                info = r.id.get_chunk_info(i)
+                first = info.chunk_offset[0]
+                expected += [(f, info.byte_offset + (s - first) * 1024, 1024)
+                             for s in range(first, min(first + 2, PER_FILE))]
+    at = {o for f, o, _ in expected}
+    reads = [(p, o, n) for entries in read_logs(log) for p, o, n in entries if o in at]
+    assert sorted(reads) == sorted(expected)
+    (m,) = records(out, "measurement", "train")
+    assert m["ops"] == FILES * PER_FILE and m["bytes"] == FILES * PER_FILE * 4096
+    assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": m["bytes"]}

@@ -119,6 +119,7 @@ void train_open_options(const struct train_params *p, int64_t file, struct train
 	opt->comm = MPI_COMM_SELF;
 	lay->samples = p->samples_per_file;
 	lay->size = train_sample_size(p, file);
+	lay->chunk = p->chunk;
 	/* POSIX reads params as its own: only HDF5's get the layout */
 	opt->params = p->fmt == TRAIN_HDF5 ? lay : NULL;
 }

@@ -44,8 +44,11 @@ struct sonde_file {
 	hid_t file, dset, space; /* space: records_0's, where the selections are made */
 	int fd;                  /* the sec2 driver's: fstat finds a file cut short */
 	int writing;
-	int64_t data_at; /* reading: where records_0's bytes start in the file */
+	/* reading: where records_0's bytes start in the file (contiguous), or where the file ends
+	 * as HDF5 has it (chunked): a file shorter than a read's end is cut short */
+	int64_t data_at;
 	hsize_t dims[3];
+	hsize_t chunk[3]; /* records_0's chunks; all 0: contiguous */
 	char path[];
 };
 
@@ -111,20 +114,57 @@ static int create_labels(struct sonde_file *f)
 }
 
 /* records_0, then the labels (DLIO's order); records_0's storage is allocated at its first
- * write, without a fill (HDF5's default for a contiguous data set): each byte is written once. */
+ * write (a chunk's at the first write into it), without a fill (HDF5's default without a fill
+ * value): each byte is written once. */
 static int create_datasets(struct sonde_file *f)
 {
-	f->dset = H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, H5P_DEFAULT,
-	                     H5P_DEFAULT);
-	int rc = h5_check(f->dset, f->path, "create data set " RECORDS " in");
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	int rc = h5_check(dcpl, f->path, "create a data set property list for");
+	if (rc == 0 && f->chunk[0])
+		rc = h5_check(H5Pset_chunk(dcpl, 3, f->chunk), f->path,
+		              "set the chunks of " RECORDS " in");
+	if (rc == 0) {
+		f->dset = H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl,
+		                     H5P_DEFAULT);
+		rc = h5_check(f->dset, f->path, "create data set " RECORDS " in");
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
 	return rc == 0 ? create_labels(f) : rc;
+}
+
+/* The storage records_0 must have: contiguous, or chunked as the options say. */
+static int storage_as_asked(const struct sonde_file *f, hid_t dcpl)
+{
+	hsize_t chunk[3] = {0, 0, 0};
+	if (!f->chunk[0])
+		return H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
+	return H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 3, chunk) == 3 &&
+	       memcmp(chunk, f->chunk, sizeof chunk) == 0 && H5Pget_nfilters(dcpl) == 0;
+}
+
+/* Reading chunks: HDF5's chunk cache off, so that a read reads the sample's bytes in each chunk
+ * it touches, not whole chunks kept for the next samples (h5py keeps a 1 MiB cache: DLIO reads
+ * whole chunks of up to 1 MiB so). */
+static hid_t records_access(void)
+{
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (dapl >= 0 && H5Pset_chunk_cache(dapl, 0, 0, 1.0) < 0) {
+		H5Pclose(dapl);
+		dapl = H5I_INVALID_HID;
+	}
+	return dapl;
 }
 
 /* records_0 of a file to read: the type, shape and storage the options make, its bytes in the
  * file (written: a data set never written has no storage). */
 static int open_records(struct sonde_file *f)
 {
-	f->dset = H5Dopen2(f->file, RECORDS, H5P_DEFAULT);
+	hid_t dapl = records_access();
+	if (dapl < 0)
+		return h5_check(-1, f->path, "turn the chunk cache off for");
+	f->dset = H5Dopen2(f->file, RECORDS, dapl);
+	H5Pclose(dapl);
 	if (f->dset < 0)
 		return h5_check(-1, f->path, "open data set " RECORDS " in");
 	hid_t type = H5Dget_type(f->dset), space = H5Dget_space(f->dset);
@@ -134,8 +174,14 @@ static int open_records(struct sonde_file *f)
 	         H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE &&
 	         H5Sget_simple_extent_ndims(space) == 3 &&
 	         H5Sget_simple_extent_dims(space, dims, NULL) == 3 &&
-	         memcmp(dims, f->dims, sizeof dims) == 0 && H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
-	haddr_t at = ok ? H5Dget_offset(f->dset) : HADDR_UNDEF;
+	         memcmp(dims, f->dims, sizeof dims) == 0 && storage_as_asked(f, dcpl);
+	/* chunks have addresses of their own: a read is checked against the file's end as HDF5
+	 * has it (every chunk lies below it) */
+	haddr_t at = HADDR_UNDEF;
+	if (ok && f->chunk[0])
+		ok = H5Fget_eoa(f->file, &at) >= 0;
+	else if (ok)
+		at = H5Dget_offset(f->dset);
 	if (type >= 0)
 		H5Tclose(type);
 	if (space >= 0)
@@ -145,11 +191,11 @@ static int open_records(struct sonde_file *f)
 	H5Eclear2(H5E_DEFAULT);
 	if (!ok) {
 		sonde_io_set_error(
-		    "%s: data set " RECORDS " is not the contiguous uint8 array of "
-		    "shape (%llu, %llu, %llu) the options make (a file generated with "
-		    "other options, or not by sonde train --format hdf5)",
-		    f->path, (unsigned long long)f->dims[0], (unsigned long long)f->dims[1],
-		    (unsigned long long)f->dims[2]);
+		    "%s: data set " RECORDS " is not the %s uint8 array of shape (%llu, %llu, "
+		    "%llu) the options make (a file generated with other options, or not by "
+		    "sonde train --format hdf5)",
+		    f->path, f->chunk[0] ? "chunked" : "contiguous", (unsigned long long)f->dims[0],
+		    (unsigned long long)f->dims[1], (unsigned long long)f->dims[2]);
 		return -EINVAL;
 	}
 	if (at == HADDR_UNDEF) {
@@ -243,6 +289,8 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	f->dims[0] = (hsize_t)lay->samples;
 	f->dims[1] = (hsize_t)rows;
 	f->dims[2] = (hsize_t)row;
+	for (int k = 0; k < 3; k++)
+		f->chunk[k] = lay->chunk ? (hsize_t)lay->chunk[k] : 0;
 	pthread_mutex_lock(&h5_lock);
 	int rc = open_file(f);
 	if (rc == 0 && f->writing) {
@@ -310,13 +358,19 @@ static int check_not_cut(struct sonde_file *f, int64_t at, int64_t len)
 		sonde_io_set_error("read %s: fstat: %s", f->path, strerror(e));
 		return -e;
 	}
-	int64_t end = f->data_at + at + len;
+	int64_t end = f->chunk[0] ? f->data_at : f->data_at + at + len;
 	if (st.st_size >= end)
 		return 0;
-	sonde_io_set_error("read %s at offset %lld: the file ends at %lld bytes, before the %lld "
-	                   "bytes read end (a short sample file)",
-	                   f->path, (long long)(f->data_at + at), (long long)st.st_size,
-	                   (long long)len);
+	if (f->chunk[0])
+		sonde_io_set_error(
+		    "read %s at byte %lld of data set " RECORDS ": the file ends at "
+		    "%lld bytes, before HDF5's end of it, %lld (a short sample file)",
+		    f->path, (long long)at, (long long)st.st_size, (long long)end);
+	else
+		sonde_io_set_error(
+		    "read %s at offset %lld: the file ends at %lld bytes, before the "
+		    "%lld bytes read end (a short sample file)",
+		    f->path, (long long)(f->data_at + at), (long long)st.st_size, (long long)len);
 	return -EIO;
 }
 

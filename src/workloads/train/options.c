@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sonde train's options: DLIO's configuration names (dataset, reader, train, checkpoint, metric)
  * as long options, record names with underscores. */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "workloads/train/train.h"
@@ -19,6 +21,13 @@ static const char *unless_threads(const void *cfg)
 	if (!p->train)
 		return "applies to --train";
 	return p->read_threads > 0 ? NULL : "applies with --read-threads above 0";
+}
+
+static const char *unless_hdf5(const void *cfg)
+{
+	return strcmp(((const struct train_params *)cfg)->format, "hdf5") == 0
+	           ? NULL
+	           : "applies to --format hdf5";
 }
 
 static const struct sonde_option options[] = {
@@ -46,6 +55,11 @@ static const struct sonde_option options[] = {
      "file and an index file of (offset, length) pairs; hdf5: DLIO's HDF5 file, data set "
      "records_0 of uint8, shape (samples, rows, row) with rows x row the sample size, read a "
      "sample a hyperslab (default npy)"},
+    {0, "chunk-dims", SONDE_OPT_STRING, F(chunk_dims), "A,B,C",
+     "hdf5: records_0 stored in chunks of A samples x B rows x C bytes (DLIO's "
+     "dataset.hdf5.chunk_dims; each at most the file's shape), read with HDF5's chunk cache "
+     "off (default: contiguous)",
+     .key = "chunk_dims", .inert = unless_hdf5},
     {0, "batch-size", SONDE_OPT_INT, F(batch_size), "N", "samples per batch (default 4)", 1,
      1 << 24, .key = "batch_size", .inert = unless_training},
     {0, "epochs", SONDE_OPT_INT, F(epochs), "N", "epochs (default 1)", 1, 1 << 24,
@@ -176,6 +190,42 @@ static int shuffle_of(const char *word, const char *option, enum train_shuffle *
 	return -1;
 }
 
+/* --chunk-dims A,B,C: three whole numbers from 1; within every file's shape (the files' sizes
+ * are drawn: each is looked at). */
+static int chunk_dims_of(struct train_params *p, char *err, size_t errlen)
+{
+	const char *s = p->chunk_dims;
+	for (int k = 0; k < 3; k++) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(s, &end, 10);
+		if (end == s || errno || v < 1 || *end != (k < 2 ? ',' : '\0')) {
+			snprintf(err, errlen,
+			         "option --chunk-dims: '%s' is not three whole numbers from 1, "
+			         "A,B,C",
+			         p->chunk_dims);
+			return -1;
+		}
+		p->chunk[k] = v;
+		s = end + 1;
+	}
+	int64_t files = p->record_size_stdev ? p->num_files : 1;
+	for (int64_t f = 0; f < files; f++) {
+		int64_t rows, row, size = train_sample_size(p, f);
+		train_sample_dims(size, &rows, &row);
+		if (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows || p->chunk[2] > row) {
+			snprintf(
+			    err, errlen,
+			    "option --chunk-dims: chunks of %s do not fit file %lld's records_0, "
+			    "of shape (%lld, %lld, %lld)",
+			    p->chunk_dims, (long long)f, (long long)p->samples_per_file,
+			    (long long)rows, (long long)row);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int train_params_check(struct train_params *p, char *err, size_t errlen)
 {
 	static const char *const formats[] = {"npy", "npz", "indexed", "hdf5"};
@@ -211,6 +261,8 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		         "npz)");
 		return -1;
 	}
+	if (p->chunk_dims && p->fmt == TRAIN_HDF5 && chunk_dims_of(p, err, errlen) < 0)
+		return -1;
 	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {
 		snprintf(
 		    err, errlen,

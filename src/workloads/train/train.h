@@ -27,6 +27,7 @@ struct train_params {
 	int64_t record_size_stdev; /* its standard deviation (drawn per file, seeded) */
 	int num_subfolders;        /* 0: the files directly under DIR/train */
 	const char *format;        /* npy, npz, indexed, hdf5 */
+	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
 	int batch_size;            /* samples per batch (step) */
 	int epochs;
 	int read_threads;    /* 0: the main thread reads each batch itself */
@@ -48,6 +49,7 @@ struct train_params {
 	/* From the strings above, by train_params_check. */
 	enum train_format fmt;
 	enum train_shuffle file_order, sample_order;
+	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous */
 };
 
 extern const struct sonde_option_table train_options;
@@ -107,6 +109,7 @@ uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
 /* What the HDF5 files' backend is told at open (sonde_io_options.params): the file's shape. */
 struct train_hdf5_layout {
 	int64_t samples, size;
+	const int64_t *chunk; /* records_0's chunk dimensions; all 0: contiguous */
 };
 /* DLIO's HDF5 files: write_at and read_at take byte ranges of records_0's array (hdf5.c). */
 extern const struct sonde_backend train_hdf5_backend;
