@@ -2,21 +2,22 @@
 /* --format hdf5: the HDF5 files of DLIO's hdf5 generator and reader, behind a backend of train's
  * own that generate.c and reader.c call as they call POSIX's. A file holds the data set
  * "records_0", unsigned bytes of shape (samples, rows, row) with rows x row the file's sample
- * size (train_sample_dims), contiguous, and "labels", one 64-bit zero a sample, written with the
- * latest file format, as DLIO's generator makes them (without its compression and chunks:
- * sonde's options have none). write_at and read_at take byte ranges of records_0's array in C
- * order (offset s x size is sample s): a range becomes a hyperslab selection of the data set,
- * for a whole sample [s, 0, 0] of [1, rows, row], the one read DLIO's records_0[s] makes, and
- * in general the union of up to five hyperslabs (a range may start and end inside a row or a
- * sample).
+ * size (train_sample_dims), contiguous or in the chunks of --chunk-dims, and "labels", one
+ * 64-bit zero a sample, written with the latest file format, as DLIO's generator makes them
+ * (without its compression: sonde has no option for it). write_at and read_at take byte ranges
+ * of records_0's array in C order (offset s x size is sample s): a range becomes a hyperslab
+ * selection of the data set, for a whole sample [s, 0, 0] of [1, rows, row], the one read
+ * DLIO's records_0[s] makes, and in general the union of up to five hyperslabs (a range may
+ * start and end inside a row or a sample).
  *
  * HDF5's sec2 driver (plain POSIX, the driver h5py opens DLIO's files with), not its MPI-IO
  * driver on MPI_COMM_SELF: every file is one process's (a rank writes its files alone, a reader
  * thread opens its own handle), so MPI-IO would add nothing but MPI calls from the reader
  * threads, which sonde's MPI_Init does not allow (it asks for no MPI_THREAD_MULTIPLE); with
- * sec2 a sample's read is one pread of its bytes. HDF5's sieve buffer is off: with it, a read
- * of under 64 KiB reads a 64 KiB window and serves the next samples from memory, and the bytes
- * sonde counts would not be those read.
+ * sec2 a sample's read is one pread of its bytes (of its part of each chunk). HDF5's sieve
+ * buffer and chunk cache are off: with them, a read of under 64 KiB reads a 64 KiB window, a
+ * read in a chunk of up to 1 MiB the whole chunk, and the next samples come from memory; the
+ * bytes sonde counts would not be those read.
  *
  * Debian's parallel HDF5 is not thread-safe (built without H5_HAVE_THREADSAFE): every HDF5 call
  * here is made under one lock, so the reader threads of a rank read one at a time, and a read
