@@ -117,9 +117,13 @@ void sonde_one_line(char *msg)
 			out--;
 		while (in[1] == '\n' || in[1] == '\r' || in[1] == ' ')
 			in++;
+		/* in place: the break and the blanks after it (up to in) make room for "; ", a
+		 * break right before a word for ";" alone (HDF5's "2026\n, filename"), so that
+		 * the line never grows over what follows it */
 		if (in[1] && out > msg) {
 			*out++ = ';';
-			*out++ = ' ';
+			if (out <= in)
+				*out++ = ' ';
 		}
 	}
 	*out = '\0';

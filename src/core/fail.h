@@ -121,7 +121,7 @@ void sonde_fail_set_comm(MPI_Comm comm, int group);
 void sonde_fail_set_warnings(int on);
 
 /* Makes msg one line in place: MPICH's ", error stack:" and what follows go, line breaks become
- * "; ". */
+ * "; " (";" before a word, where the line has no room for the space). */
 void sonde_one_line(char *msg);
 
 /* Formats strerror(errnum) safely (thread-safe buffer per call site). */

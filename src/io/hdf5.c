@@ -78,6 +78,7 @@ static int hdf5_check(const void *params, const struct sonde_io_options *opt, ch
 #include <string.h>
 
 #include "completion.h"
+#include "hdf5_common.h"
 #include "metadata.h"
 #include "open_errno.h"
 
@@ -93,7 +94,8 @@ struct sonde_file {
 	char path[];
 };
 
-/* The error stack in one line: the API call that failed and the innermost reason. */
+/* The error stack in one line (hdf5_common.h): the API call that failed and the innermost
+ * reason. */
 struct h5_words {
 	char api[128], inner[384];
 };
@@ -107,7 +109,7 @@ static herr_t walk_stack(unsigned n, const H5E_error2_t *e, void *data)
 	return 0;
 }
 
-static void h5_words(char *buf, size_t len)
+void sonde_hdf5_words(char *buf, size_t len)
 {
 	struct h5_words w = {"", ""};
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, walk_stack, &w);
@@ -122,7 +124,7 @@ static void h5_words(char *buf, size_t len)
 static int h5_fail(const char *path, const char *what)
 {
 	char words[600];
-	h5_words(words, sizeof words);
+	sonde_hdf5_words(words, sizeof words);
 	sonde_io_set_error("%s %s: %s", what, path, words);
 	return -EIO;
 }
@@ -296,7 +298,7 @@ static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len
 		            : H5Dread(f->dset, H5T_NATIVE_LLONG, mspace, f->fspace, f->dxpl, buf);
 		char words[600] = "";
 		if (hr < 0)
-			h5_words(words, sizeof words);
+			sonde_hdf5_words(words, sizeof words);
 		rc = sonde_lib_end(&call, hr < 0, words);
 	}
 	if (mspace >= 0 && mspace != H5I_INVALID_HID)
@@ -361,7 +363,7 @@ static int64_t open_file(const char *path, unsigned flags, hid_t fapl)
 	if (file >= 0)
 		return file;
 	char words[600];
-	h5_words(words, sizeof words);
+	sonde_hdf5_words(words, sizeof words);
 	int e = sonde_path_open_errno(path, creating);
 	sonde_io_set_error("open %s: %s (%s)", path, e ? strerror(e) : "not an HDF5 file", words);
 	return e ? -e : -EINVAL;
@@ -375,7 +377,7 @@ static void show_file_hints(FILE *out, hid_t file, hid_t fapl)
 	void *handle = NULL;
 	if (H5Fget_vfd_handle(file, fapl, &handle) < 0 || !handle) {
 		char words[600];
-		h5_words(words, sizeof words);
+		sonde_hdf5_words(words, sizeof words);
 		fprintf(out, "\n%s {\n\t(HDF5 gives no MPI-IO file handle: %s)\n}\n",
 		        SONDE_HINTS_RETURNED, words);
 		fflush(out);
@@ -439,38 +441,45 @@ static int hdf5_open(const char *path, unsigned flags, const struct sonde_io_opt
 	return 0;
 }
 
-static int hdf5_sync(struct sonde_file *f)
-{
-	struct sonde_mpio_op call;
-	sonde_mpio_begin(&call, "sync %s", f->path);
-	sonde_io_shield_writes(1); /* see hdf5_close */
-	herr_t hr = H5Fflush(f->file, H5F_SCOPE_LOCAL);
-	sonde_io_shield_writes(0);
-	char words[600] = "";
-	if (hr < 0)
-		h5_words(words, sizeof words);
-	return sonde_lib_end(&call, hr < 0, words);
-}
-
 /* HDF5 1.10 frees a file whose close failed (its metadata could not be written) but keeps its
  * id, and its own termination at MPI_Finalize then closes it again and crashes (HDF5 issue
  * 2257, fixed in 1.14.1); a failed H5Fflush leaves the metadata cache so that the close fails
  * ("slist already enabled?"). So the writes of flush and close are shielded: the system's
  * failures under them are noted and reported by sonde (sonde_lib_end), never seen by HDF5. */
+static int shielded(hid_t file, const char *path, int closing)
+{
+	struct sonde_mpio_op call;
+	sonde_mpio_begin(&call, "%s %s", closing ? "close" : "sync", path);
+	sonde_io_shield_writes(1);
+	herr_t hr = closing ? H5Fclose(file) : H5Fflush(file, H5F_SCOPE_LOCAL);
+	sonde_io_shield_writes(0);
+	char words[600] = "";
+	if (hr < 0)
+		sonde_hdf5_words(words, sizeof words);
+	return sonde_lib_end(&call, hr < 0, words);
+}
+
+int sonde_hdf5_flush(hid_t file, const char *path)
+{
+	return shielded(file, path, 0);
+}
+
+int sonde_hdf5_close_file(hid_t file, const char *path)
+{
+	return shielded(file, path, 1);
+}
+
+static int hdf5_sync(struct sonde_file *f)
+{
+	return sonde_hdf5_flush(f->file, f->path);
+}
+
 static int hdf5_close(struct sonde_file *f)
 {
 	int rc = close_dataset(f);
 	if (H5Pclose(f->dxpl) < 0 && rc == 0)
 		rc = h5_fail(f->path, "close the transfer property list of");
-	struct sonde_mpio_op call;
-	sonde_mpio_begin(&call, "close %s", f->path);
-	sonde_io_shield_writes(1);
-	herr_t hr = H5Fclose(f->file);
-	sonde_io_shield_writes(0);
-	char words[600] = "";
-	if (hr < 0)
-		h5_words(words, sizeof words);
-	int crc = sonde_lib_end(&call, hr < 0, words);
+	int crc = sonde_hdf5_close_file(f->file, f->path);
 	free(f);
 	return rc < 0 ? rc : crc;
 }

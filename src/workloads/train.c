@@ -145,6 +145,11 @@ static void parse(struct train *t, int argc, char **argv)
 		usage_error("nothing to do: give --generate, --train or both");
 	if (t->p.train)
 		every_rank_has_samples(&t->p, ctx->size);
+	if (t->p.train && t->p.fmt == TRAIN_HDF5 && t->p.read_threads > 1)
+		sonde_warn(
+		    "--read-threads %d with --format hdf5: HDF5 is not thread-safe here, so a "
+		    "rank's reader threads read one at a time",
+		    t->p.read_threads);
 	sonde_options_warn_inert(set);
 }
 
@@ -170,9 +175,11 @@ static void setup(struct train *t, int argc, char **argv)
 	int ok = 1;
 	if (p->generate) {
 		int64_t bytes = 0;
+		/* an index's pairs; HDF5's labels (its metadata, a few KiB, is not counted) */
 		for (int64_t f = 0; f < p->num_files; f++)
 			bytes += train_file_size(p, f) +
-			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
+			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0) +
+			         (p->fmt == TRAIN_HDF5 ? 8 * p->samples_per_file : 0);
 		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
 		/* the files this rank writes must not be the results files, nor take the place of
@@ -194,6 +201,9 @@ static void setup(struct train *t, int argc, char **argv)
 		if (!sonde_agree(ctx->comm, ok, "%s", err))
 			sonde_exit(SONDE_EXIT_USAGE);
 	}
+	if (p->fmt == TRAIN_HDF5 &&
+	    !sonde_agree(ctx->comm, train_hdf5_start(err, sizeof err) == 0, "%s", err))
+		sonde_exit(SONDE_EXIT_RUNTIME);
 	t->clock = sonde_run_clock(ctx->comm);
 	/* "random" shuffles: a seed for the run, the same on every rank */
 	uint64_t drawn = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
@@ -299,6 +309,21 @@ static void generate(struct train *t)
 
 /* ---- --train ------------------------------------------------------------------------------ */
 
+/* hdf5: an HDF5 file's size depends on the library's metadata, so the file is opened instead:
+ * its records_0 must have the type and shape the options make (hdf5.c), and HDF5 refuses a
+ * file cut short. It reads the file's metadata (a few KiB), not its samples. */
+static int check_hdf5_file(const struct train_params *p, int64_t file, const char *path)
+{
+	struct train_hdf5_layout lay;
+	struct sonde_io_options opt;
+	train_open_options(p, file, &lay, &opt);
+	struct sonde_file *f = NULL;
+	int rc = train_hdf5_backend.open(path, SONDE_IO_RDONLY, &opt, &f);
+	if (rc == 0)
+		rc = train_hdf5_backend.close(f);
+	return rc;
+}
+
 /* Before the first epoch, off its clock: every file of the dataset (rank r looks at files r, r +
  * ranks, ...) is a regular file of the size the options make, so that no figure is for another
  * dataset than the one named (one generated with other sizes, a file cut short or grown, a
@@ -323,6 +348,10 @@ static void check_dataset(struct train *t)
 				err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 				snprintf(why, sizeof why, "%s is a %s, not a dataset file", path,
 				         not_a_file(st.st_mode));
+			} else if (p->fmt == TRAIN_HDF5) {
+				err = -check_hdf5_file(p, f, path);
+				if (err)
+					snprintf(why, sizeof why, "%s", sonde_io_last_error());
 			} else if (st.st_size != want) {
 				err = EINVAL;
 				snprintf(why, sizeof why,
@@ -383,6 +412,10 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 			for (int m = 0; m < one.kept; m++)
 				one.first[m].offset += (uint64_t)head;
 			train_file_path(p, file, 0, path, sizeof path);
+			/* hdf5: the offsets are in records_0's array */
+			if (p->fmt == TRAIN_HDF5)
+				strncat(path, " (data set records_0)",
+				        sizeof path - strlen(path) - 1);
 			sonde_verify_report(&one, rank, path);
 		}
 	}

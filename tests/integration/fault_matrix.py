@@ -156,6 +156,24 @@ def _mpiio(type_, collective):
         full_named="{d}/" + {1: "f.", 2: "f", 3: "f.", 4: "f.", 5: "t."}[type_])
 
 
+def _train(fmt):
+    """sonde train's dataset generation and epochs: npy files through POSIX, or DLIO's HDF5
+    files through HDF5's sec2 driver."""
+    format_args = [] if fmt == "npy" else ["--format", fmt]
+    return IoPath(
+        name="train" if fmt == "npy" else f"train {fmt}", np=2, hdf5=fmt == "hdf5",
+        full=["train", "-d", "{d}", "--generate", *format_args, "--num-files", 4,
+              "--record-size", "512k"],
+        rw=["train", "-d", "{d}/sub", "--generate", "--train", *format_args, "--num-files", 2,
+            "--record-size", "32m"],
+        file=f"{{d}}/sub/train/img_1_of_2.{fmt}", removal=DURING_WRITE,
+        rates=r"^(generate|epoch \d+|train):", full_named="{d}/train/img_",
+        kept=("generate",), first="generate", written='"phase":"generate"',
+        removal_note="the generation goes on into the unlinked file (an open file outlives "
+                     "its name), is rated and recorded; the look at the dataset before the first "
+                     "epoch finds the file missing")
+
+
 def _train_checkpoint(shared):
     """sonde train's checkpoint-only mode: each rank's shard files, or one MPI-IO shared file."""
     extra = ["--checkpoint-shared-file"] if shared else []
@@ -207,17 +225,7 @@ PATHS = [
         removal_note="the write goes on into the unlinked file for its time limit (-L 1) and "
                      "is recorded; mib prints its rates at the end, so none is printed; the "
                      "read cannot open the file"),
-    IoPath(
-        name="train", np=2,
-        full=["train", "-d", "{d}", "--generate", "--num-files", 4, "--record-size", "512k"],
-        rw=["train", "-d", "{d}/sub", "--generate", "--train", "--num-files", 2,
-            "--record-size", "32m"],
-        file="{d}/sub/train/img_1_of_2.npy", removal=DURING_WRITE,
-        rates=r"^(generate|epoch \d+|train):", full_named="{d}/train/img_",
-        kept=("generate",), first="generate", written='"phase":"generate"',
-        removal_note="the generation goes on into the unlinked file (an open file outlives "
-                     "its name), is rated and recorded; the look at the dataset before the first "
-                     "epoch finds the file missing"),
+    *[_train(fmt) for fmt in ("npy", "hdf5")],
     *[_train_checkpoint(shared) for shared in (False, True)],
     *[_mpiio(t, c) for t in (1, 2, 3, 4, 5) for c in (False, True)],
     *[_btio(m) for m in (0, 1, 2, 3)],

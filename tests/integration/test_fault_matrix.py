@@ -85,7 +85,7 @@ def _prepare(path, d, x, sub=True):
     where = d / "sub" if sub else d
     where.mkdir(parents=True, exist_ok=True)
     (x / "targets").write_text(f"{where}/t.0\n{where}/t.1\n")
-    if path.name == "train":
+    if path.name in ("train", "train hdf5"):
         (where / "train").mkdir(exist_ok=True)
     if path.name.startswith("train checkpoint"):
         (where / "ckpt" / "checkpoint-0").mkdir(parents=True, exist_ok=True)

@@ -49,6 +49,18 @@ static void broken_lines(void)
 	sonde_error("first part\n\n  second part\r\nthird\n");
 }
 
+/* A line break right before a word (HDF5's sec2 errors hold ctime's "\n"): the line is made in
+ * place and must not grow over what follows its end. */
+static void break_before_a_word(void)
+{
+	char msg[32];
+	memset(msg, 'X', sizeof msg);
+	strcpy(msg, "2026\n, name\nend");
+	sonde_one_line(msg);
+	CHECK_STR(msg, "2026;, name;end");
+	CHECK(msg[sizeof "2026\n, name\nend"] == 'X');
+}
+
 static void plain(void)
 {
 	sonde_error("a plain message: %d", 42);
@@ -139,6 +151,7 @@ int main(void)
 	s = captured(broken_lines);
 	CHECK_STR(s, "sonde test: error: first part; second part; third\n");
 	free(s);
+	break_before_a_word();
 	s = captured(plain);
 	CHECK_STR(s, "sonde test: error: a plain message: 42\n");
 	free(s);

@@ -441,6 +441,7 @@ class TRAIN(Params):
     RECORD_SIZE_STDEV = Name("record_size_stdev", INT)
     NUM_SUBFOLDERS = Name("num_subfolders", INT)
     FORMAT = Name("format", STR)
+    CHUNK_DIMS = Name("chunk_dims", STR_OR_NONE)
     BATCH_SIZE = Name("batch_size", INT)
     EPOCHS = Name("epochs", INT)
     READ_THREADS = Name("read_threads", INT)

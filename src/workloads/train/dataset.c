@@ -7,7 +7,7 @@
  * array as the member x.npy, stored (no compression): a local header, the member, the central
  * directory and the end record, with the member's CRC-32 (numpy checks it). indexed: the samples
  * back to back in <name>.bin, and <name>.idx holding one (offset, length) pair of little-endian
- * 64-bit words per sample. */
+ * 64-bit words per sample. hdf5: DLIO's HDF5 file (hdf5.c), the samples in data set records_0. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -63,7 +63,7 @@ static const char *extension(const struct train_params *p, int index)
 	case TRAIN_HDF5:
 		break;
 	}
-	return "h5";
+	return "hdf5"; /* DLIO's extension is its format's name */
 }
 
 static int digits(int64_t n)
@@ -91,6 +91,37 @@ void train_file_path(const struct train_params *p, int64_t file, int index, char
 	                  sizeof folder);
 	snprintf(out, len, "%s/img_%0*" PRId64 "_of_%" PRId64 ".%s", folder, digits(p->num_files),
 	         file, p->num_files, extension(p, index));
+}
+
+void train_sample_dims(int64_t size, int64_t *rows, int64_t *row)
+{
+	int64_t root = (int64_t)sqrt((double)size);
+	while (root * root > size)
+		root--;
+	while ((root + 1) * (root + 1) <= size)
+		root++;
+	int64_t d = root;
+	while (size % d)
+		d--;
+	*rows = d;
+	*row = size / d;
+}
+
+const struct sonde_backend *train_backend(const struct train_params *p)
+{
+	return p->fmt == TRAIN_HDF5 ? &train_hdf5_backend : &sonde_backend_posix;
+}
+
+void train_open_options(const struct train_params *p, int64_t file, struct train_hdf5_layout *lay,
+                        struct sonde_io_options *opt)
+{
+	memset(opt, 0, sizeof *opt);
+	opt->comm = MPI_COMM_SELF;
+	lay->samples = p->samples_per_file;
+	lay->size = train_sample_size(p, file);
+	lay->chunk = p->chunk;
+	/* POSIX reads params as its own: only HDF5's get the layout */
+	opt->params = p->fmt == TRAIN_HDF5 ? lay : NULL;
 }
 
 struct sonde_pattern train_pattern(const struct train_params *p, int64_t file)

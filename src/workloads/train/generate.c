@@ -2,7 +2,8 @@
 /* --generate: each rank writes its files (file i is rank i % ranks's) whole, in calls of up to
  * GENERATE_CHUNK bytes, and syncs each before closing it: the dataset is on the file system when
  * the phase ends. npz's local header carries the member's CRC-32, known once the member is
- * written: the header is written last, over the placeholder written first. */
+ * written: the header is written last, over the placeholder written first. hdf5: the data set's
+ * bytes go through HDF5 (hdf5.c) in the same calls, at their offsets in records_0's array. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,9 @@ static int put(struct writer *w, const void *buf, size_t len, int64_t offset)
 /* The data file of file (index 0) or its index file (1), created empty. */
 static int open_for_writing(struct writer *w, const struct train_params *p, int64_t file, int index)
 {
-	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	struct train_hdf5_layout lay;
+	struct sonde_io_options opt;
+	train_open_options(p, file, &lay, &opt);
 	train_file_path(p, file, index, w->path, sizeof w->path);
 	w->f = NULL;
 	int rc =
@@ -132,7 +135,7 @@ void train_generate(const struct train_params *p, int rank, int ranks, struct tr
                     struct sonde_progress *live)
 {
 	memset(g, 0, sizeof *g);
-	struct writer w = {.io = &sonde_backend_posix, .g = g, .live = live};
+	struct writer w = {.io = train_backend(p), .g = g, .live = live};
 	unsigned char *buf = malloc(GENERATE_CHUNK);
 	g->start = sonde_now();
 	if (!buf) {

@@ -6,7 +6,8 @@
  * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
  * file's index). With --odirect a read covers the aligned span around the sample, into aligned
  * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
- * consumer is told. Without threads the consumer reads each batch itself when it waits for it. */
+ * consumer is told. Without threads the consumer reads each batch itself when it waits for it.
+ * hdf5: a sample is a byte range of the file's records_0, read through HDF5 (hdf5.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +111,9 @@ static int open_file(struct worker *w, int64_t file)
 	const struct train_params *p = w->r->p;
 	close_file(w);
 	char path[4096];
-	struct sonde_io_options opt = {.comm = MPI_COMM_SELF};
+	struct train_hdf5_layout lay;
+	struct sonde_io_options opt;
+	train_open_options(p, file, &lay, &opt);
 	if (p->fmt == TRAIN_INDEXED) {
 		train_file_path(p, file, 1, path, sizeof path);
 		struct sonde_file *idx = NULL;
@@ -279,7 +282,7 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	pthread_cond_init(&r->ready, NULL);
 	pthread_cond_init(&r->space, NULL);
 	r->p = p;
-	r->backend = &sonde_backend_posix;
+	r->backend = train_backend(p);
 	r->samples = samples;
 	r->count = count;
 	r->bs = p->batch_size;

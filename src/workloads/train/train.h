@@ -27,6 +27,7 @@ struct train_params {
 	int64_t record_size_stdev; /* its standard deviation (drawn per file, seeded) */
 	int num_subfolders;        /* 0: the files directly under DIR/train */
 	const char *format;        /* npy, npz, indexed, hdf5 */
+	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
 	int batch_size;            /* samples per batch (step) */
 	int epochs;
 	int read_threads;    /* 0: the main thread reads each batch itself */
@@ -48,6 +49,7 @@ struct train_params {
 	/* From the strings above, by train_params_check. */
 	enum train_format fmt;
 	enum train_shuffle file_order, sample_order;
+	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous */
 };
 
 extern const struct sonde_option_table train_options;
@@ -70,7 +72,8 @@ void train_folder_path(const struct train_params *p, int64_t folder, char *out, 
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
 /* Where the array of samples starts in the file (the npy header; npz's zip header too). */
 int64_t train_data_offset(const struct train_params *p, int64_t file);
-/* The whole file's size. */
+/* The whole file's size (hdf5: the bytes of its data set records_0; HDF5 adds its metadata and
+ * the labels). */
 int64_t train_file_size(const struct train_params *p, int64_t file);
 /* --odirect: offsets, lengths and buffers of direct reads are multiples of this. */
 #define TRAIN_DIRECT_ALIGN 4096
@@ -78,6 +81,10 @@ int64_t train_file_size(const struct train_params *p, int64_t file);
  * size bytes) covers: the sample itself, or with --odirect the aligned span around it. */
 void train_read_span(const struct train_params *p, int64_t offset, int64_t size, int64_t *start,
                      int64_t *len);
+/* hdf5: a sample of size bytes is rows x row bytes (records_0's shape is (samples, rows, row)):
+ * rows the largest divisor of size up to its square root, so that a square size has DLIO's
+ * shape (int(sqrt(size)), int(sqrt(size))) and any other the size itself. */
+void train_sample_dims(int64_t size, int64_t *rows, int64_t *row);
 /* The data pattern of a file's samples: byte k of the array is the pattern's byte k. */
 struct sonde_pattern train_pattern(const struct train_params *p, int64_t file);
 /* The largest file a format allows (npz: 4 GiB minus its headers without ZIP64), or INT64_MAX. */
@@ -96,6 +103,23 @@ size_t train_file_head(const struct train_params *p, int64_t file, uint32_t crc,
 size_t train_file_tail(const struct train_params *p, int64_t file, uint32_t crc,
                        unsigned char *buf);
 uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
+
+/* ---- the files' backend (hdf5.c for --format hdf5, else POSIX) ---------------------------- */
+
+/* What the HDF5 files' backend is told at open (sonde_io_options.params): the file's shape. */
+struct train_hdf5_layout {
+	int64_t samples, size;
+	const int64_t *chunk; /* records_0's chunk dimensions; all 0: contiguous */
+};
+/* DLIO's HDF5 files: write_at and read_at take byte ranges of records_0's array (hdf5.c). */
+extern const struct sonde_backend train_hdf5_backend;
+/* On the main thread, before any other HDF5 call of the run: 0, or -1 with one line in err. */
+int train_hdf5_start(char *err, size_t errlen);
+/* The backend of the format's data files (index files are POSIX's). */
+const struct sonde_backend *train_backend(const struct train_params *p);
+/* The options of an open of file's data file: MPI_COMM_SELF, and for hdf5 its layout in lay. */
+void train_open_options(const struct train_params *p, int64_t file, struct train_hdf5_layout *lay,
+                        struct sonde_io_options *opt);
 
 /* ---- generation (generate.c) --------------------------------------------------------------- */
 

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* --format hdf5: the HDF5 files of DLIO's hdf5 generator and reader, behind a backend of train's
+ * own that generate.c and reader.c call as they call POSIX's. A file holds the data set
+ * "records_0", unsigned bytes of shape (samples, rows, row) with rows x row the file's sample
+ * size (train_sample_dims), contiguous or in the chunks of --chunk-dims, and "labels", one
+ * 64-bit zero a sample, written with the latest file format, as DLIO's generator makes them
+ * (without its compression: sonde has no option for it). write_at and read_at take byte ranges
+ * of records_0's array in C order (offset s x size is sample s): a range becomes a hyperslab
+ * selection of the data set, for a whole sample [s, 0, 0] of [1, rows, row], the one read
+ * DLIO's records_0[s] makes, and in general the union of up to five hyperslabs (a range may
+ * start and end inside a row or a sample).
+ *
+ * HDF5's sec2 driver (plain POSIX, the driver h5py opens DLIO's files with), not its MPI-IO
+ * driver on MPI_COMM_SELF: every file is one process's (a rank writes its files alone, a reader
+ * thread opens its own handle), so MPI-IO would add nothing but MPI calls from the reader
+ * threads, which sonde's MPI_Init does not allow (it asks for no MPI_THREAD_MULTIPLE); with
+ * sec2 a sample's read is one pread of its bytes (of its part of each chunk). HDF5's sieve
+ * buffer and chunk cache are off: with them, a read of under 64 KiB reads a 64 KiB window, a
+ * read in a chunk of up to 1 MiB the whole chunk, and the next samples come from memory; the
+ * bytes sonde counts would not be those read.
+ *
+ * Debian's parallel HDF5 is not thread-safe (built without H5_HAVE_THREADSAFE): every HDF5 call
+ * here is made under one lock, so the reader threads of a rank read one at a time, and a read
+ * call's latency includes its wait for the lock. */
+#include <errno.h>
+#include <string.h>
+
+#include "workloads/train/train.h"
+
+#ifdef SONDE_HAVE_HDF5
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "completion.h"
+#include "hdf5_common.h"
+#include "open_errno.h"
+
+#define RECORDS "records_0"
+#define LABELS  "labels"
+
+static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct sonde_file {
+	hid_t file, dset, space; /* space: records_0's, where the selections are made */
+	int fd;                  /* the sec2 driver's: fstat finds a file cut short */
+	int writing;
+	/* reading: where records_0's bytes start in the file (contiguous), or where the file ends
+	 * as HDF5 has it (chunked): a file shorter than a read's end is cut short */
+	int64_t data_at;
+	hsize_t dims[3];
+	hsize_t chunk[3]; /* records_0's chunks; all 0: contiguous */
+	char path[];
+};
+
+/* One HDF5 return value (herr_t or hid_t), negative when the call failed: then the line
+ * "<what> <path>: HDF5 <call>: <reason>" and -EIO. */
+static int h5_check(int64_t rc, const char *path, const char *what)
+{
+	if (rc >= 0)
+		return 0;
+	char words[600];
+	sonde_hdf5_words(words, sizeof words);
+	sonde_io_set_error("%s %s: %s", what, path, words);
+	return -EIO;
+}
+
+int train_hdf5_start(char *err, size_t errlen)
+{
+	/* the library starts here, on the main thread: in a parallel build its start makes MPI
+	 * calls, which a reader thread may not */
+	pthread_mutex_lock(&h5_lock);
+	int rc = H5open();
+	/* failures come back as return values, described by sonde, never printed by HDF5 */
+	if (rc >= 0)
+		rc = H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	pthread_mutex_unlock(&h5_lock);
+	if (rc < 0)
+		snprintf(err, errlen, "--format hdf5: the HDF5 library did not start");
+	return rc < 0 ? -1 : 0;
+}
+
+/* The labels, zeros as DLIO's: HDF5 writes them itself as the data set's fill value when it
+ * creates it, so no buffer of 8 bytes a sample is needed. */
+static int create_labels(struct sonde_file *f)
+{
+	hsize_t n = f->dims[0];
+	int64_t zero = 0;
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	int rc = h5_check(dcpl, f->path, "create a data set property list for");
+	if (rc == 0)
+		rc = h5_check(H5Pset_fill_value(dcpl, H5T_NATIVE_INT64, &zero), f->path,
+		              "set the labels' fill value in");
+	if (rc == 0)
+		rc = h5_check(H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY), f->path,
+		              "set the labels' allocation in");
+	if (rc == 0)
+		rc = h5_check(H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC), f->path,
+		              "set the labels' fill time in");
+	hid_t space = rc == 0 ? H5Screate_simple(1, &n, NULL) : H5I_INVALID_HID;
+	if (rc == 0)
+		rc = h5_check(space, f->path, "create the labels' data space in");
+	hid_t d = rc == 0 ? H5Dcreate2(f->file, LABELS, H5T_STD_I64LE, space, H5P_DEFAULT, dcpl,
+	                               H5P_DEFAULT)
+	                  : H5I_INVALID_HID;
+	if (rc == 0)
+		rc = h5_check(d, f->path, "create data set " LABELS " in");
+	if (d >= 0 && H5Dclose(d) < 0 && rc == 0)
+		rc = h5_check(-1, f->path, "close data set " LABELS " in");
+	if (space >= 0)
+		H5Sclose(space);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return rc;
+}
+
+/* records_0, then the labels (DLIO's order); records_0's storage is allocated at its first
+ * write (a chunk's at the first write into it), without a fill (HDF5's default without a fill
+ * value): each byte is written once. */
+static int create_datasets(struct sonde_file *f)
+{
+	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+	int rc = h5_check(dcpl, f->path, "create a data set property list for");
+	if (rc == 0 && f->chunk[0])
+		rc = h5_check(H5Pset_chunk(dcpl, 3, f->chunk), f->path,
+		              "set the chunks of " RECORDS " in");
+	if (rc == 0) {
+		f->dset = H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl,
+		                     H5P_DEFAULT);
+		rc = h5_check(f->dset, f->path, "create data set " RECORDS " in");
+	}
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	return rc == 0 ? create_labels(f) : rc;
+}
+
+/* The storage records_0 must have: contiguous, or chunked as the options say. */
+static int storage_as_asked(const struct sonde_file *f, hid_t dcpl)
+{
+	hsize_t chunk[3] = {0, 0, 0};
+	if (!f->chunk[0])
+		return H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
+	return H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 3, chunk) == 3 &&
+	       memcmp(chunk, f->chunk, sizeof chunk) == 0 && H5Pget_nfilters(dcpl) == 0;
+}
+
+/* Reading chunks: HDF5's chunk cache off, so that a read reads the sample's bytes in each chunk
+ * it touches, not whole chunks kept for the next samples (h5py keeps a 1 MiB cache: DLIO reads
+ * whole chunks of up to 1 MiB so). */
+static hid_t records_access(void)
+{
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (dapl >= 0 && H5Pset_chunk_cache(dapl, 0, 0, 1.0) < 0) {
+		H5Pclose(dapl);
+		dapl = H5I_INVALID_HID;
+	}
+	return dapl;
+}
+
+/* records_0 of a file to read: the type, shape and storage the options make, its bytes in the
+ * file (written: a data set never written has no storage). */
+static int open_records(struct sonde_file *f)
+{
+	hid_t dapl = records_access();
+	if (dapl < 0)
+		return h5_check(-1, f->path, "turn the chunk cache off for");
+	f->dset = H5Dopen2(f->file, RECORDS, dapl);
+	H5Pclose(dapl);
+	if (f->dset < 0)
+		return h5_check(-1, f->path, "open data set " RECORDS " in");
+	hid_t type = H5Dget_type(f->dset), space = H5Dget_space(f->dset);
+	hid_t dcpl = H5Dget_create_plist(f->dset);
+	hsize_t dims[3] = {0, 0, 0};
+	int ok = type >= 0 && space >= 0 && dcpl >= 0 && H5Tget_class(type) == H5T_INTEGER &&
+	         H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE &&
+	         H5Sget_simple_extent_ndims(space) == 3 &&
+	         H5Sget_simple_extent_dims(space, dims, NULL) == 3 &&
+	         memcmp(dims, f->dims, sizeof dims) == 0 && storage_as_asked(f, dcpl);
+	/* chunks have addresses of their own: a read is checked against the file's end as HDF5
+	 * has it (every chunk lies below it) */
+	haddr_t at = HADDR_UNDEF;
+	if (ok && f->chunk[0])
+		ok = H5Fget_eoa(f->file, &at) >= 0;
+	else if (ok)
+		at = H5Dget_offset(f->dset);
+	if (type >= 0)
+		H5Tclose(type);
+	if (space >= 0)
+		H5Sclose(space);
+	if (dcpl >= 0)
+		H5Pclose(dcpl);
+	H5Eclear2(H5E_DEFAULT);
+	if (!ok) {
+		sonde_io_set_error(
+		    "%s: data set " RECORDS " is not the %s uint8 array of shape (%llu, %llu, "
+		    "%llu) the options make (a file generated with other options, or not by "
+		    "sonde train --format hdf5)",
+		    f->path, f->chunk[0] ? "chunked" : "contiguous", (unsigned long long)f->dims[0],
+		    (unsigned long long)f->dims[1], (unsigned long long)f->dims[2]);
+		return -EINVAL;
+	}
+	if (at == HADDR_UNDEF) {
+		sonde_io_set_error("%s: data set " RECORDS " has no data (never written)", f->path);
+		return -EINVAL;
+	}
+	f->data_at = (int64_t)at;
+	return 0;
+}
+
+/* The file access: sec2 (the top comment says why), no sieve buffer, and for a file written
+ * the latest format (DLIO's libver='latest'). */
+static hid_t access_list(const struct sonde_file *f, int *rc)
+{
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	*rc = h5_check(fapl, f->path, "create a file access property list for");
+	if (*rc == 0)
+		*rc = h5_check(H5Pset_fapl_sec2(fapl), f->path, "use the sec2 driver for");
+	if (*rc == 0)
+		*rc = h5_check(H5Pset_sieve_buf_size(fapl, 0), f->path, "turn the sieve off for");
+	if (*rc == 0 && f->writing)
+		*rc = h5_check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+		               f->path, "ask the latest format for");
+	return fapl;
+}
+
+static int open_file(struct sonde_file *f)
+{
+	int rc;
+	hid_t fapl = access_list(f, &rc);
+	if (rc == 0) {
+		f->file = f->writing ? H5Fcreate(f->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
+		                     : H5Fopen(f->path, H5F_ACC_RDONLY, fapl);
+		if (f->file < 0) {
+			char words[600];
+			sonde_hdf5_words(words, sizeof words);
+			int e = sonde_path_open_errno(f->path, f->writing);
+			sonde_io_set_error("open %s: %s (%s)", f->path,
+			                   e ? strerror(e) : "not an HDF5 file, or one cut short",
+			                   words);
+			rc = e ? -e : -EINVAL;
+		}
+	}
+	void *handle = NULL;
+	if (rc == 0 && (H5Fget_vfd_handle(f->file, fapl, &handle) < 0 || !handle))
+		rc = h5_check(-1, f->path, "get the file descriptor of");
+	if (rc == 0)
+		f->fd = *(int *)handle;
+	if (fapl >= 0)
+		H5Pclose(fapl);
+	return rc;
+}
+
+static int close_all(struct sonde_file *f)
+{
+	int rc = 0;
+	if (f->space >= 0 && H5Sclose(f->space) < 0)
+		rc = h5_check(-1, f->path, "close the data space of " RECORDS " in");
+	if (f->dset >= 0 && H5Dclose(f->dset) < 0 && rc == 0)
+		rc = h5_check(-1, f->path, "close data set " RECORDS " in");
+	if (f->file >= 0) {
+		int crc = sonde_hdf5_close_file(f->file, f->path);
+		rc = rc < 0 ? rc : crc;
+	}
+	return rc;
+}
+
+static int h5_open(const char *path, unsigned flags, const struct sonde_io_options *opt,
+                   struct sonde_file **out)
+{
+	*out = NULL;
+	const struct train_hdf5_layout *lay = opt->params;
+	if (!lay) {
+		sonde_io_set_error("open %s: no layout for an HDF5 dataset file", path);
+		return -EINVAL;
+	}
+	/* as sonde's other opens: never through a symbolic link planted at the path */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return sonde_io_link_refused("open", path);
+	struct sonde_file *f = calloc(1, sizeof *f + strlen(path) + 1);
+	if (!f) {
+		sonde_io_set_error("open %s: out of memory", path);
+		return -ENOMEM;
+	}
+	strcpy(f->path, path);
+	f->writing = (flags & SONDE_IO_RDONLY) == 0;
+	f->file = f->dset = f->space = H5I_INVALID_HID;
+	int64_t rows, row;
+	train_sample_dims(lay->size, &rows, &row);
+	f->dims[0] = (hsize_t)lay->samples;
+	f->dims[1] = (hsize_t)rows;
+	f->dims[2] = (hsize_t)row;
+	for (int k = 0; k < 3; k++)
+		f->chunk[k] = lay->chunk ? (hsize_t)lay->chunk[k] : 0;
+	pthread_mutex_lock(&h5_lock);
+	int rc = open_file(f);
+	if (rc == 0 && f->writing) {
+		f->space = H5Screate_simple(3, f->dims, NULL);
+		rc = h5_check(f->space, path, "create the data space of " RECORDS " in");
+		if (rc == 0)
+			rc = create_datasets(f);
+	} else if (rc == 0) {
+		rc = open_records(f);
+		if (rc == 0)
+			f->space = H5Dget_space(f->dset);
+		if (rc == 0)
+			rc = h5_check(f->space, path, "get the data space of " RECORDS " in");
+	}
+	if (rc < 0) {
+		char why[1024];
+		snprintf(why, sizeof why, "%s", sonde_io_last_error());
+		close_all(f);
+		sonde_io_set_error("%s", why);
+		free(f);
+	} else {
+		*out = f;
+	}
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+/* Selects the bytes [at, at + len) of records_0's array in C order: whole samples, whole rows
+ * of a sample, or a part of a row at a time, each a hyperslab added to the selection. */
+static int select_range(struct sonde_file *f, int64_t at, int64_t len)
+{
+	hsize_t row = f->dims[2], sample = f->dims[1] * f->dims[2];
+	H5S_seloper_t op = H5S_SELECT_SET;
+	for (hsize_t pos = (hsize_t)at, end = (hsize_t)(at + len); pos < end;) {
+		hsize_t left = end - pos;
+		hsize_t start[3] = {pos / sample, pos % sample / row, pos % row}, count[3];
+		if (start[2] || left < row) {
+			count[0] = count[1] = 1;
+			count[2] = row - start[2] < left ? row - start[2] : left;
+		} else if (start[1] || left < sample) {
+			count[0] = 1;
+			count[1] =
+			    f->dims[1] - start[1] < left / row ? f->dims[1] - start[1] : left / row;
+			count[2] = row;
+		} else {
+			count[0] = left / sample;
+			count[1] = f->dims[1];
+			count[2] = row;
+		}
+		if (H5Sselect_hyperslab(f->space, op, start, NULL, count, NULL) < 0)
+			return h5_check(-1, f->path, "select a range of " RECORDS " in");
+		op = H5S_SELECT_OR;
+		pos += count[0] * count[1] * count[2];
+	}
+	return 0;
+}
+
+/* HDF5's sec2 driver reads what lies past the end of the file as zeros: a read is checked
+ * against the file's size, so that a file cut short is an error, never samples of zeros. */
+static int check_not_cut(struct sonde_file *f, int64_t at, int64_t len)
+{
+	struct stat st;
+	if (fstat(f->fd, &st) < 0) {
+		int e = errno;
+		sonde_io_set_error("read %s: fstat: %s", f->path, strerror(e));
+		return -e;
+	}
+	int64_t end = f->chunk[0] ? f->data_at : f->data_at + at + len;
+	if (st.st_size >= end)
+		return 0;
+	if (f->chunk[0])
+		sonde_io_set_error(
+		    "read %s at byte %lld of data set " RECORDS ": the file ends at "
+		    "%lld bytes, before HDF5's end of it, %lld (a short sample file)",
+		    f->path, (long long)at, (long long)st.st_size, (long long)end);
+	else
+		sonde_io_set_error(
+		    "read %s at offset %lld: the file ends at %lld bytes, before the "
+		    "%lld bytes read end (a short sample file)",
+		    f->path, (long long)(f->data_at + at), (long long)st.st_size, (long long)len);
+	return -EIO;
+}
+
+static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len, int64_t at)
+{
+	const char *op = writing ? "write" : "read";
+	hsize_t total = f->dims[0] * f->dims[1] * f->dims[2];
+	if (at < 0 || len == 0 || (uint64_t)at + len > total) {
+		sonde_io_set_error("%s %s: bytes %lld to %lld are outside data set " RECORDS
+		                   " (%llu bytes)",
+		                   op, f->path, (long long)at, (long long)(at + (int64_t)len),
+		                   (unsigned long long)total);
+		return -EINVAL;
+	}
+	if (writing != f->writing) {
+		sonde_io_set_error("%s %s: the file is open for %s", op, f->path,
+		                   f->writing ? "writing" : "reading");
+		return -EBADF;
+	}
+	pthread_mutex_lock(&h5_lock);
+	int rc = select_range(f, at, (int64_t)len);
+	hsize_t n = len;
+	hid_t mspace = rc == 0 ? H5Screate_simple(1, &n, NULL) : H5I_INVALID_HID;
+	if (rc == 0)
+		rc = h5_check(mspace, f->path, "create a memory data space for");
+	if (rc == 0) {
+		struct sonde_mpio_op call;
+		sonde_mpio_begin(&call, "%s %s at byte %lld of data set " RECORDS, op, f->path,
+		                 (long long)at);
+		herr_t hr =
+		    writing
+		        ? H5Dwrite(f->dset, H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf)
+		        : H5Dread(f->dset, H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf);
+		char words[600] = "";
+		if (hr < 0)
+			sonde_hdf5_words(words, sizeof words);
+		rc = sonde_lib_end(&call, hr < 0, words);
+	}
+	if (rc == 0 && !writing)
+		rc = check_not_cut(f, at, (int64_t)len);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	pthread_mutex_unlock(&h5_lock);
+	return rc < 0 ? rc : (ssize_t)len;
+}
+
+static ssize_t h5_write_at(struct sonde_file *f, const void *buf, size_t len, int64_t offset)
+{
+	return transfer(f, 1, (void *)(uintptr_t)buf, len, offset);
+}
+
+static ssize_t h5_read_at(struct sonde_file *f, void *buf, size_t len, int64_t offset)
+{
+	return transfer(f, 0, buf, len, offset);
+}
+
+/* HDF5's flush, then the file's data and metadata to the device. */
+static int h5_sync(struct sonde_file *f)
+{
+	pthread_mutex_lock(&h5_lock);
+	int rc = sonde_hdf5_flush(f->file, f->path);
+	if (rc == 0 && fsync(f->fd) < 0) {
+		rc = -errno;
+		sonde_io_set_error("sync %s: %s", f->path, strerror(-rc));
+	}
+	pthread_mutex_unlock(&h5_lock);
+	return rc;
+}
+
+/* A file written gets one more write at its close (the latest format's superblock marks the
+ * file closed), made durable through a copy of the driver's descriptor: the file may have lost
+ * its name meanwhile, and its data goes on being written, as POSIX's does. */
+static int h5_close(struct sonde_file *f)
+{
+	int keep = f->writing ? dup(f->fd) : -1;
+	int rc = f->writing && keep < 0 ? -errno : 0;
+	if (rc < 0)
+		sonde_io_set_error("close %s: dup: %s", f->path, strerror(-rc));
+	pthread_mutex_lock(&h5_lock);
+	int crc = close_all(f);
+	pthread_mutex_unlock(&h5_lock);
+	rc = rc < 0 ? rc : crc;
+	if (rc == 0 && keep >= 0 && fsync(keep) < 0) {
+		rc = -errno;
+		sonde_io_set_error("sync %s after its close: %s", f->path, strerror(-rc));
+	}
+	if (keep >= 0)
+		close(keep);
+	free(f);
+	return rc;
+}
+
+const struct sonde_backend train_hdf5_backend = {
+    .name = "HDF5",
+    .summary = "DLIO's HDF5 files: records_0 of shape (samples, rows, row), a hyperslab a read",
+    .open = h5_open,
+    .write_at = h5_write_at,
+    .read_at = h5_read_at,
+    .sync = h5_sync,
+    .close = h5_close,
+};
+
+#else
+
+int train_hdf5_start(char *err, size_t errlen)
+{
+	snprintf(err, errlen, "--format hdf5: this build of sonde has no HDF5");
+	return -1;
+}
+
+/* Never opened: train_params_check refuses --format hdf5 in a build without HDF5. */
+const struct sonde_backend train_hdf5_backend = {.name = "HDF5"};
+
+#endif
