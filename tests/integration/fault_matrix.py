@@ -108,6 +108,10 @@ class IoPath:
     # stop the ranks after the header, so the fault lands while it is under way, not after
     # its end record, where Open MPI's launcher makes a stopped MPI_Finalize exit status 1
     held: bool = False
+    # DURING_WRITE: the files that must all hold more than data_bytes before the removal
+    # (every rank past its create and writing), when not only `file`
+    data_files: tuple = ()
+    data_bytes: int = 0
 
 
 def _ior(api_args, name):
@@ -167,6 +171,10 @@ def _train(fmt):
         rw=["train", "-d", "{d}/sub", "--generate", "--train", *format_args, "--num-files", 2,
             "--record-size", "32m"],
         file=f"{{d}}/sub/train/img_1_of_2.{fmt}", removal=DURING_WRITE,
+        # each rank writes one of the two files; HDF5 writes its superblock at create, so a
+        # file holds data once it is past a header's size
+        data_files=tuple(f"{{d}}/sub/train/img_{i}_of_2.{fmt}" for i in range(2)),
+        data_bytes=64 << 10,
         rates=r"^(generate|epoch \d+|train):", full_named="{d}/train/img_",
         kept=("generate",), first="generate", written='"phase":"generate"',
         removal_note="the generation goes on into the unlinked file (an open file outlives "

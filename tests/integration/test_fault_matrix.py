@@ -280,11 +280,12 @@ def _removed(path, fault, d, x, results):
         elif path.removal == DURING_WRITE:
             # Data in the file: every rank is past the (collective) open. A file removed
             # during Open MPI's MPI_File_open can hang OMPIO (docs/reliability.md).
-            data = Path(path.file.format(d=d))
+            data = [Path(f.format(d=d)) for f in path.data_files or (path.file,)]
             pids = _wait(run.ranks, run, "the ranks")
-            watch = Watch(data.parent)
+            watch = Watch(data[0].parent)
             try:
-                _wait(lambda: _size(data) > 0, run, "data in the file", watch=watch)
+                _wait(lambda: all(_size(f) > path.data_bytes for f in data), run,
+                      "data in the files", watch=watch)
             finally:
                 watch.close()
             _signal_all(pids, signal.SIGSTOP)
