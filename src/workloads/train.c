@@ -5,7 +5,8 @@
  * (reader.c), while the main thread emulates the accelerator by sleeping the compute time of
  * each batch. The time the main thread waits for a batch is what the storage costs; AU = compute
  * / (compute + wait) per rank. --verify checks each batch between the wait and the compute,
- * timed apart from both. Checkpoints (checkpoint.c) come after a step or an epoch. */
+ * timed apart from both, with the readers paused so that the waits stay as they would be
+ * without it. Checkpoints (checkpoint.c) come after a step or an epoch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,11 +170,12 @@ static void setup(struct train *t, int argc, char **argv)
 	char err[1024] = "";
 	int ok = 1;
 	if (p->generate) {
-		int64_t bytes = 0;
-		for (int64_t f = 0; f < p->num_files; f++)
-			bytes += train_file_size(p, f) +
-			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0);
-		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
+		/* cheap for any --num-files: a dataset too large is refused at once */
+		int exact;
+		int64_t bytes = train_dataset_bytes(p, &exact);
+		if (sonde_space_check(ctx, p->data_dir, bytes, NULL,
+		                      exact ? "the dataset's files"
+		                            : "the dataset's files (at the least)") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
 		/* the files this rank writes must not be the results files, nor take the place of
 		 * something that is not a file: refused before any rank writes */
@@ -463,9 +465,13 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 		}
 		if (!ep->failed) {
 			if (p->verify) {
+				/* the readers pause while the batch is checked: reading ahead
+				 * meanwhile would shorten the next waits (reader.c) */
+				train_reader_pause(r);
 				double v0 = sonde_now();
 				verify_batch(r, p, t->ctx->rank, b, n, &ep->verify, &ep->shown);
 				ep->part.verify += sonde_now() - v0;
+				train_reader_resume(r);
 			}
 			train_reader_release(r, b);
 			ep->part.compute += compute(t, e, b);

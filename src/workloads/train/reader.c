@@ -6,10 +6,21 @@
  * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
  * file's index). With --odirect a read covers the aligned span around the sample, into aligned
  * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
- * consumer is told. Without threads the consumer reads each batch itself when it waits for it. */
+ * consumer is told. Without threads the consumer reads each batch itself when it waits for it.
+ *
+ * --verify checks a batch in the consumer between its wait and its compute, and the checks must
+ * leave the figures as they would be without them: readers that went on reading meanwhile would
+ * shorten the next waits, raising AU and samples/s (a pass bought with --verify). So the
+ * consumer pauses the readers around a check, and the pipeline behaves as if time stood still
+ * during it: no reader claims a sample while paused; the consumer lets the samples being read
+ * finish before it checks (a check sharing a core with them would slow them), and a sample whose
+ * reading a pause overlapped is handed over only the pause's length after its reads ended, as
+ * if its reads had stopped with the clock. Its read calls are timed as they happened (latency);
+ * what moves is when the consumer can have the sample. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "clock.h"
 #include "workloads/train/train.h"
@@ -43,8 +54,12 @@ struct train_reader {
 	int64_t *done;    /* per slot: samples read of its batch */
 	int64_t *moved;   /* per slot: bytes read for its batch */
 	int failed;
-	int stop;    /* the consumer is done: readers end */
-	int started; /* train_reader_go was called: readers may read */
+	int stop;            /* the consumer is done: readers end */
+	int started;         /* train_reader_go was called: readers may read */
+	int paused;          /* the consumer checks a batch: no sample is claimed */
+	int reading;         /* keep: samples claimed whose reads are not over */
+	double pause_start;  /* when the current pause began */
+	double paused_total; /* seconds of the pauses that ended */
 	int nworkers;
 	struct worker *workers; /* nworkers, or one for the consumer without threads */
 };
@@ -205,6 +220,48 @@ static int read_place(struct train_reader *r, struct worker *w, int64_t i, int64
 	return rc;
 }
 
+static void sleep_for(double seconds)
+{
+	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* keep: a sample's reads are over; a pausing consumer may wait for the last of them. */
+static void read_over(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	if (--r->reading == 0 && r->paused)
+		pthread_cond_broadcast(&r->ready);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* A sleep ends up to the timer slack late (50 us by default), as long as a sample's read from
+ * memory: a hold's last HOLD_SPIN seconds are waited out on the clock, so that a held sample is
+ * handed over when due, not a slack later. */
+#define HOLD_SPIN 200e-6
+
+/* A sample claimed when the pauses so far totalled before, read by ended: waits until the pauses
+ * since (the one going on included) have passed after ended. */
+static void hold(struct train_reader *r, double before, double ended)
+{
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (r->paused)
+			pthread_cond_wait(&r->space, &r->mu);
+		double until = ended + (r->paused_total - before);
+		pthread_mutex_unlock(&r->mu);
+		double left = until - sonde_now();
+		if (left <= 0)
+			return;
+		/* then a look again: a pause that started meanwhile holds the sample longer */
+		if (left > HOLD_SPIN)
+			sleep_for(left - HOLD_SPIN);
+		else
+			while (sonde_now() < until)
+				;
+	}
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
@@ -212,16 +269,24 @@ static void *work(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && !r->stop && r->next < r->count &&
-		       (!r->started || r->next / r->bs >= r->released + r->slots))
+		       (!r->started || r->paused || r->next / r->bs >= r->released + r->slots))
 			pthread_cond_wait(&r->space, &r->mu);
 		if (r->failed || r->stop || r->next >= r->count) {
 			pthread_mutex_unlock(&r->mu);
 			break;
 		}
 		int64_t i = r->next++;
+		double before = r->paused_total;
+		r->reading += r->keep;
 		pthread_mutex_unlock(&r->mu);
 		int64_t moved = 0;
 		int rc = read_place(r, w, i, &moved);
+		if (r->keep) {
+			double ended = sonde_now();
+			read_over(r);
+			if (rc == 0)
+				hold(r, before, ended);
+		}
 		pthread_mutex_lock(&r->mu);
 		r->moved[(i / r->bs) % r->slots] += moved;
 		if (rc < 0)
@@ -367,6 +432,25 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
 	int64_t i = b * r->bs + k;
 	*id = r->samples[i];
 	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
+}
+
+void train_reader_pause(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->paused = 1;
+	r->pause_start = sonde_now();
+	while (r->reading > 0)
+		pthread_cond_wait(&r->ready, &r->mu);
+	pthread_mutex_unlock(&r->mu);
+}
+
+void train_reader_resume(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->paused_total += sonde_now() - r->pause_start;
+	r->paused = 0;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void train_reader_release(struct train_reader *r, int64_t b)

@@ -72,6 +72,13 @@ void train_file_path(const struct train_params *p, int64_t file, int index, char
 int64_t train_data_offset(const struct train_params *p, int64_t file);
 /* The whole file's size. */
 int64_t train_file_size(const struct train_params *p, int64_t file);
+/* Files whose sizes train_dataset_bytes adds one by one when they have a deviation. */
+#define TRAIN_SUMMED_FILES (INT64_C(1) << 20)
+/* The bytes of the dataset's files (index files included), cheap for any --num-files: *exact
+ * set when they are the files' sizes (no size deviation: one size for all; or up to
+ * TRAIN_SUMMED_FILES files, added), cleared when they are a lower bound (more files with a
+ * deviation: every sample at the smallest size a draw gives, headers left out). */
+int64_t train_dataset_bytes(const struct train_params *p, int *exact);
 /* --odirect: offsets, lengths and buffers of direct reads are multiples of this. */
 #define TRAIN_DIRECT_ALIGN 4096
 /* What a read of sample s of file whose array data starts at offset (the sample's own offset,
@@ -153,6 +160,10 @@ int train_reader_wait(struct train_reader *r, int64_t b);
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 /* The bytes of sample k of batch b (keep only) and its global id. */
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
+/* Around the consumer's check of a batch (--verify; keep): the readers stand as if time stood
+ * still from pause to resume (reader.c), so that the check changes no wait. */
+void train_reader_pause(struct train_reader *r);
+void train_reader_resume(struct train_reader *r);
 /* Batch b is consumed: its buffer may take the next batch. */
 void train_reader_release(struct train_reader *r, int64_t b);
 /* Stops and joins the readers, adds what they did to io, frees r. */
