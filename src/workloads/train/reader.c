@@ -12,11 +12,14 @@
  * leave the figures as they would be without them: readers that went on reading meanwhile would
  * shorten the next waits, raising AU and samples/s (a pass bought with --verify). So the
  * consumer pauses the readers around a check, and the pipeline behaves as if time stood still
- * during it: no reader claims a sample while paused; the consumer lets the samples being read
- * finish before it checks (a check sharing a core with them would slow them), and a sample whose
- * reading a pause overlapped is handed over only the pause's length after its reads ended, as
- * if its reads had stopped with the clock. Its read calls are timed as they happened (latency);
- * what moves is when the consumer can have the sample. */
+ * during it: no reader claims a sample while paused; the samples being read finish before the
+ * check starts (a check sharing a core with them would slow them), and a sample whose reading a
+ * pause overlapped is handed over only the pause's length after its reads ended, as if its reads
+ * had stopped with the clock. Its read calls are timed as they happened (latency); what moves is
+ * when the consumer can have the sample. The check itself runs in a checker thread while the
+ * consumer waits: the scheduler charges its CPU time to that thread, so the consumer wakes from
+ * its compute sleeps as promptly as without checks (charged to the consumer, a check of a few
+ * milliseconds let the readers sharing its core run first, and its sleeps overran). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +57,17 @@ struct train_reader {
 	int64_t *done;    /* per slot: samples read of its batch */
 	int64_t *moved;   /* per slot: bytes read for its batch */
 	int failed;
-	int stop;            /* the consumer is done: readers end */
-	int started;         /* train_reader_go was called: readers may read */
-	int paused;          /* the consumer checks a batch: no sample is claimed */
-	int reading;         /* keep: samples claimed whose reads are not over */
-	double pause_start;  /* when the current pause began */
-	double paused_total; /* seconds of the pauses that ended */
+	int stop;              /* the consumer is done: readers end */
+	int started;           /* train_reader_go was called: readers may read */
+	int paused;            /* the consumer checks a batch: no sample is claimed */
+	int reading;           /* keep: samples claimed whose reads are not over */
+	double pause_start;    /* when the current pause began */
+	double paused_total;   /* seconds of the pauses that ended */
+	pthread_t checker;     /* keep: runs the consumer's checks */
+	pthread_cond_t posted; /* a check posted or done, or the end */
+	void (*check)(void *); /* the check posted, NULL: none */
+	void *check_arg;
+	double check_seconds; /* the last check's time */
 	int nworkers;
 	struct worker *workers; /* nworkers, or one for the consumer without threads */
 };
@@ -331,7 +339,30 @@ static void reader_free(struct train_reader *r)
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->ready);
 	pthread_cond_destroy(&r->space);
+	pthread_cond_destroy(&r->posted);
 	free(r);
+}
+
+static void *run_checks(void *arg)
+{
+	struct train_reader *r = arg;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->check && !r->stop)
+			pthread_cond_wait(&r->posted, &r->mu);
+		if (!r->check)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		double start = sonde_now();
+		r->check(r->check_arg);
+		double took = sonde_now() - start;
+		pthread_mutex_lock(&r->mu);
+		r->check = NULL;
+		r->check_seconds = took;
+		pthread_cond_broadcast(&r->posted);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
 }
 
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
@@ -343,6 +374,7 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->ready, NULL);
 	pthread_cond_init(&r->space, NULL);
+	pthread_cond_init(&r->posted, NULL);
 	r->p = p;
 	r->backend = &sonde_backend_posix;
 	r->samples = samples;
@@ -379,19 +411,21 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 		reader_free(r);
 		return NULL;
 	}
-	for (int t = 0; p->read_threads > 0 && t < r->nworkers; t++)
-		if (pthread_create(&r->workers[t].thread, NULL, work, &r->workers[t]) != 0) {
-			/* the started ones end at once, then nothing was read */
-			pthread_mutex_lock(&r->mu);
-			r->failed = 1;
-			pthread_cond_broadcast(&r->space);
-			pthread_mutex_unlock(&r->mu);
-			for (int k = 0; k < t; k++)
-				pthread_join(r->workers[k].thread, NULL);
-			reader_free(r);
-			return NULL;
-		}
-	return r;
+	int want = p->read_threads > 0 ? r->nworkers : 0, made = 0;
+	while (made < want &&
+	       pthread_create(&r->workers[made].thread, NULL, work, &r->workers[made]) == 0)
+		made++;
+	if (made == want && (!keep || pthread_create(&r->checker, NULL, run_checks, r) == 0))
+		return r;
+	/* the started ones end at once, then nothing was read */
+	pthread_mutex_lock(&r->mu);
+	r->failed = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+	for (int k = 0; k < made; k++)
+		pthread_join(r->workers[k].thread, NULL);
+	reader_free(r);
+	return NULL;
 }
 
 void train_reader_go(struct train_reader *r)
@@ -434,23 +468,24 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
 	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
 }
 
-void train_reader_pause(struct train_reader *r)
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg)
 {
 	pthread_mutex_lock(&r->mu);
 	r->paused = 1;
 	r->pause_start = sonde_now();
 	while (r->reading > 0)
 		pthread_cond_wait(&r->ready, &r->mu);
-	pthread_mutex_unlock(&r->mu);
-}
-
-void train_reader_resume(struct train_reader *r)
-{
-	pthread_mutex_lock(&r->mu);
+	r->check = check;
+	r->check_arg = arg;
+	pthread_cond_broadcast(&r->posted);
+	while (r->check)
+		pthread_cond_wait(&r->posted, &r->mu);
+	double took = r->check_seconds;
 	r->paused_total += sonde_now() - r->pause_start;
 	r->paused = 0;
 	pthread_cond_broadcast(&r->space);
 	pthread_mutex_unlock(&r->mu);
+	return took;
 }
 
 void train_reader_release(struct train_reader *r, int64_t b)
@@ -489,7 +524,10 @@ void train_reader_finish(struct train_reader *r, struct train_io *io)
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
 	pthread_cond_broadcast(&r->space);
+	pthread_cond_broadcast(&r->posted);
 	pthread_mutex_unlock(&r->mu);
+	if (r->keep)
+		pthread_join(r->checker, NULL);
 	for (int t = 0; t < r->nworkers; t++) {
 		if (r->p->read_threads > 0)
 			pthread_join(r->workers[t].thread, NULL);

@@ -160,10 +160,10 @@ int train_reader_wait(struct train_reader *r, int64_t b);
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 /* The bytes of sample k of batch b (keep only) and its global id. */
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
-/* Around the consumer's check of a batch (--verify; keep): the readers stand as if time stood
- * still from pause to resume (reader.c), so that the check changes no wait. */
-void train_reader_pause(struct train_reader *r);
-void train_reader_resume(struct train_reader *r);
+/* keep (--verify): runs check(arg) in the readers' checker thread while the readers stand as if
+ * time stood still (reader.c), so that neither the check's time nor its CPU changes a wait or
+ * the main thread's sleeps; returns the seconds check took. */
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg);
 /* Batch b is consumed: its buffer may take the next batch. */
 void train_reader_release(struct train_reader *r, int64_t b);
 /* Stops and joins the readers, adds what they did to io, frees r. */
