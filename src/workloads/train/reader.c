@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "clock.h"
@@ -243,11 +244,6 @@ static void read_over(struct train_reader *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* A sleep ends up to the timer slack late (50 us by default), as long as a sample's read from
- * memory: a hold's last HOLD_SPIN seconds are waited out on the clock, so that a held sample is
- * handed over when due, not a slack later. */
-#define HOLD_SPIN 200e-6
-
 /* A sample claimed when the pauses so far totalled before, read by ended: waits until the pauses
  * since (the one going on included) have passed after ended. */
 static void hold(struct train_reader *r, double before, double ended)
@@ -261,12 +257,7 @@ static void hold(struct train_reader *r, double before, double ended)
 		double left = until - sonde_now();
 		if (left <= 0)
 			return;
-		/* then a look again: a pause that started meanwhile holds the sample longer */
-		if (left > HOLD_SPIN)
-			sleep_for(left - HOLD_SPIN);
-		else
-			while (sonde_now() < until)
-				;
+		sleep_for(left); /* then a look again: a pause meanwhile holds the sample longer */
 	}
 }
 
@@ -274,6 +265,13 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct train_reader *r = w->r;
+#ifdef PR_SET_TIMERSLACK
+	/* a hold's sleep ends when due, not up to the default slack (50 us, as long as a sample's
+	 * read from memory) later; spinning instead would take the core from the other threads.
+	 * Refused, the default slack stays: holds end that much late, nothing else changes. */
+	if (r->keep)
+		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && !r->stop && r->next < r->count &&
@@ -319,6 +317,8 @@ static int worker_init(struct train_reader *r, struct worker *w)
 	void *scratch = NULL;
 	if (!r->keep && posix_memalign(&scratch, TRAIN_DIRECT_ALIGN, r->call) != 0)
 		return -1;
+	if (scratch) /* its pages faulted in now, before the epoch's clock (as the slots') */
+		memset(scratch, 0, r->call);
 	w->scratch = scratch;
 	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
 		return -1;
@@ -403,6 +403,10 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	    posix_memalign(&buf, TRAIN_DIRECT_ALIGN, places * r->stride) == 0) {
 		r->buf = buf;
 		r->skip = calloc(places, sizeof *r->skip);
+		/* touched now, before the epoch's clock: else the first batches' reads would fault
+		 * in the slots' pages, time that a run without --verify (one buffer a thread) does
+		 * not spend */
+		memset(buf, 0, places * r->stride);
 	}
 	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
 	for (int t = 0; ok && t < r->nworkers; t++)
