@@ -37,7 +37,8 @@ quiet machine: smoke runs on this one shared by eight sessions (load 10 on 2 cor
 0.6 for samples/s with --verify, its compute sleeps overrunning 3-4x more than without: the
 checks' CPU time lowers the whole run's share of the cores against the other sessions (Linux
 schedules a session's threads as one group), which no change inside sonde undoes; the same
-commands run at a real-time priority, out of the others' way, read 1.07 and 0.86.
+commands (with 2 ms of compute) run at a real-time priority, out of the others' way, read
+1.07 and 0.86.
 
 Knobs: SONDE_BENCH_TRAIN_FILES (`train`: files of one 128 KiB sample, default 4096),
 SONDE_BENCH_TRAIN_VERIFY_FILES (`train_verify`: files of one 1 MiB sample, default 512),
