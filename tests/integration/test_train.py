@@ -168,7 +168,7 @@ def test_au_with_a_known_read_delay(tmp_path, read_log_shim):
 
 
 @pytest.mark.timing
-@pytest.mark.parametrize("threads,compute", [(2, 0.016), (1, 0.036)])
+@pytest.mark.parametrize("threads,compute", [(2, 0.034), (1, 0.074)])
 def test_verify_leaves_au_and_wait_as_without_it(tmp_path, read_log_shim, threads, compute):
     """Batches of 2 samples read by 1 or 2 threads, 2 or 3 batches ahead, with a delay per read,
     and a compute c a batch shorter than its reads: the readers are the bottleneck, where a
@@ -177,15 +177,19 @@ def test_verify_leaves_au_and_wait_as_without_it(tmp_path, read_log_shim, thread
     is ready at (k + 1) t, so a rank of n batches waits t for the first and t - c for each other:
     wait = n t - (n - 1) c, AU = n c / (n t + c). Launch 1 without --verify, launch 2 with it
     (the checks take a good part of t - c): both equal that recomputation within 5 %, and each
-    other. A timing (marker timing), as the AU test above."""
+    other: AU within 5 %, the wait against its recomputation within 3 % (the wait itself moves
+    n t / wait times as much as t from one launch to the next). A timing (marker timing), as
+    the AU test above. Out of the way of 8 other sessions (real-time priority) both launches
+    read 1.01-1.02 of the recomputed wait; with the readers reading on during the checks, as
+    before the pause, the launch with --verify read 0.86 and 0.90."""
     data = tmp_path / "ds"
     data.mkdir()
-    delay, files, batch = 0.02, 12, 2
+    delay, files, batch = 0.04, 12, 2
     n = files // batch  # batches of the one rank
     args = ["train", "-d", data, "--train", "--num-files", files, "--samples-per-file", 1,
             "--record-size", VERIFY_RECORD, "--batch-size", batch, "--read-threads", threads,
             "--prefetch", threads + 1, "--compute-time", compute]
-    figures = {}
+    figures, waits = {}, {}
     for verify in (False, True):
         log = tmp_path / f"log-{verify}" / "reads"
         log.parent.mkdir()
@@ -200,15 +204,16 @@ def test_verify_leaves_au_and_wait_as_without_it(tmp_path, read_log_shim, thread
         (m,) = records(out, "measurement", "train")
         figures[verify] = x = m["extra"]
         c = x["compute_s_mean"] / n
-        assert x["wait_s_mean"] == pytest.approx(n * t - (n - 1) * c, rel=0.05), verify
+        waits[verify] = x["wait_s_mean"] / (n * t - (n - 1) * c)
+        assert waits[verify] == pytest.approx(1, rel=0.05), verify
         assert x["au_mean"] == pytest.approx(n * c / (n * t + c), rel=0.05), verify
     # the test tells: had the readers read on during the checks, the waits after the first
-    # would have been shorter by about the checks' time, twice the tolerance
+    # would have been shorter by about the checks' time, twice the tolerance at least
     checks = figures[True]["verify_s_max"] * (n - 1) / n
-    assert checks > 0.1 * figures[True]["wait_s_mean"], \
+    assert checks > 0.06 * figures[True]["wait_s_mean"], \
         "the checks took too little time here for the test to tell"
-    assert figures[True]["wait_s_mean"] == pytest.approx(figures[False]["wait_s_mean"], rel=0.05)
-    assert figures[True]["au_mean"] == pytest.approx(figures[False]["au_mean"], rel=0.03)
+    assert waits[True] == pytest.approx(waits[False], abs=0.03)
+    assert figures[True]["au_mean"] == pytest.approx(figures[False]["au_mean"], rel=0.05)
 
 
 def test_indexed_and_npz_files(tmp_path):
