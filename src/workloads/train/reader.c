@@ -352,9 +352,11 @@ static void *run_checks(void *arg)
 			pthread_cond_wait(&r->posted, &r->mu);
 		if (!r->check)
 			break;
+		void (*check)(void *) = r->check;
+		void *check_arg = r->check_arg;
 		pthread_mutex_unlock(&r->mu);
 		double start = sonde_now();
-		r->check(r->check_arg);
+		check(check_arg);
 		double took = sonde_now() - start;
 		pthread_mutex_lock(&r->mu);
 		r->check = NULL;
