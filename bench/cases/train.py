@@ -171,7 +171,7 @@ class TrainVerify:
         reference = "sonde train without --verify"
         rows = {"samples": Row(self.name, f"samples/s {label}", "samples/s", reference,
                                VERIFY_TARGET, two_sided=True),
-                "au": Row(self.name, f"AU (mean) {label}", "AU", reference, VERIFY_TARGET,
+                "au": Row(self.name, f"AU (mean) {label}", "% AU", reference, VERIFY_TARGET,
                           two_sided=True)}
 
         def compare(work):
@@ -193,7 +193,9 @@ class TrainVerify:
             argv.append("--verify")
         summary = _summary(launcher, argv, results, files)
         cmd = command([launcher, "-n", 1, *argv])
-        return {"samples": (summary["samples_per_s"], cmd), "au": (summary["au_mean"], cmd)}
+        # AU in percent: the tables print figures with one decimal
+        return {"samples": (summary["samples_per_s"], cmd),
+                "au": (100 * summary["au_mean"], cmd)}
 
 
 CASES = [Train(), TrainVerify()]
