@@ -70,7 +70,7 @@ VERIFY_RECORD = 1 << 20
 VERIFY_FILES = 512
 VERIFY_BATCH = 16
 VERIFY_THREADS = 2
-VERIFY_COMPUTE = 0.001  # seconds a batch: less than its reads take on tmpfs
+VERIFY_COMPUTE = 0.0005  # seconds a batch: less than its reads take on tmpfs
 VERIFY_TARGET = 0.98
 
 
