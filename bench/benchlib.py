@@ -208,6 +208,9 @@ class Row:
     ref_cmd: str = ""
     smoke: bool = False
     same_tool: bool = False  # both sides run the reference: the row measures the harness
+    # the ratio must also be at most 1 / target: sonde with an option against sonde without,
+    # where the option must change nothing (a figure raised by it is as wrong as one lowered)
+    two_sided: bool = False
 
     @property
     def sonde_median(self):
@@ -246,19 +249,30 @@ class Row:
         return self._spread(self.ref)
 
     @property
+    def target_text(self):
+        """The target as the tables print it: the lowest ratio, or the range of a two_sided
+        row."""
+        if self.two_sided:
+            return f"{self.target:.2f}-{1 / self.target:.2f}"
+        return f"{self.target:.2f}"
+
+    @property
     def verdict(self):
         """pass when the ratio's interval lies at or above the target, FAIL when it lies below,
-        noisy when it reaches across: the rounds cannot tell which side the ratio is on. A row
-        of the reference against itself (same_tool) passes when its interval holds 1 (neither
-        side of a round is favoured) and FAILs when it does not. smoke in a smoke run."""
+        noisy when it reaches across: the rounds cannot tell which side the ratio is on. A
+        two_sided row also needs the interval at or below 1 / target (FAIL when it lies above,
+        noisy when it reaches across). A row of the reference against itself (same_tool) passes
+        when its interval holds 1 (neither side of a round is favoured) and FAILs when it does
+        not. smoke in a smoke run."""
         if self.smoke:
             return "smoke"
         low, high = self.interval
         if self.same_tool:
             return "pass" if low <= 1 <= high else "FAIL"
-        if low >= self.target:
+        ceiling = 1 / self.target if self.two_sided else math.inf
+        if low >= self.target and high <= ceiling:
             return "pass"
-        return "FAIL" if high < self.target else "noisy"
+        return "FAIL" if high < self.target or low > ceiling else "noisy"
 
     @property
     def passed(self):
@@ -274,7 +288,7 @@ class Row:
     def as_dict(self):
         return {
             "case": self.case, "variant": self.variant, "unit": self.unit,
-            "reference": self.reference, "target": self.target,
+            "reference": self.reference, "target": self.target, "two_sided": self.two_sided,
             "sonde_median": self.sonde_median, "ref_median": self.ref_median,
             "sonde_spread": self.sonde_spread, "ref_spread": self.ref_spread,
             "rounds": len(self.sonde), "round_ratios": self.round_ratios, "ratio": self.ratio,

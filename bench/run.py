@@ -48,7 +48,7 @@ SMOKE_SIZES = {"SONDE_BENCH_POSIX_SIZE": "64m", "SONDE_BENCH_MIB_SIZE": "32m",
                "SONDE_BENCH_BTIO_MIB": "20", "SONDE_BENCH_COLL_SCALE": "0.05",
                "SONDE_BENCH_MDTEST_ITEMS": "500", "SONDE_BENCH_REPORT_RECORDS": "80000",
                "SONDE_BENCH_IOR_BACKENDS": "32m",
-               "SONDE_BENCH_TRAIN_FILES": "256"}
+               "SONDE_BENCH_TRAIN_FILES": "256", "SONDE_BENCH_TRAIN_VERIFY_FILES": "64"}
 
 
 def load_cases():
@@ -106,7 +106,7 @@ def markdown(when, env, ctx, rows, failures):
     for r in rows:
         lines.append(f"| {r.case} | {r.variant} | {r.sonde_median:.1f} | {spread(r.sonde)} | "
                      f"{r.ref_median:.1f} ({r.reference}) | {spread(r.ref)} | {r.unit} | "
-                     f"{len(r.sonde)} | {r.ratio:.3f} | {interval(r)} | {r.target:.2f} | "
+                     f"{len(r.sonde)} | {r.ratio:.3f} | {interval(r)} | {r.target_text} | "
                      f"{r.verdict} |")
     for name, error in failures:
         lines.append(f"| {name} | (did not run) | | | | | | | | | | ERROR: "
@@ -187,7 +187,7 @@ def main(argv=None):
             r.smoke = ctx.smoke
             print(f"  {r.variant}: sonde {r.sonde_median:.1f} ({spread(r.sonde)}) {r.unit}, "
                   f"{r.reference} {r.ref_median:.1f} ({spread(r.ref)}), ratio {r.ratio:.3f} "
-                  f"({interval(r)}, target {r.target:.2f}): {r.verdict}\n"
+                  f"({interval(r)}, target {r.target_text}): {r.verdict}\n"
                   f"    sonde:     {r.sonde_cmd}\n    reference: {r.ref_cmd}", flush=True)
         rows.extend(got)
 

@@ -2,8 +2,9 @@
 /* make bench's reference for sonde train (bench/README.md, case train): one process reads a
  * dataset sonde train --generate wrote, every sample of every file in order (the order sonde
  * train reads it on one rank without shuffles), each sample in one pread, a file opened before
- * its first sample and closed after its last; prints {"samples":N,"bytes":B,"seconds":S}, the
- * seconds from the first open to the last close.
+ * its first sample and closed after its last, PASSES times over (sonde train's --epochs);
+ * prints {"samples":N,"bytes":B,"seconds":S}, the seconds from the first open to the last
+ * close.
  *
  * It starts its clock where sonde train starts an epoch's: after MPI_Init and a barrier. Timed
  * from the first instant of a fresh process instead, the loop measured 2 to 5 times below
@@ -11,7 +12,8 @@
  * likely the cost of a new process's first moments (its placement by the scheduler, cold code
  * and libraries), which made sonde look faster than the bare loop.
  *
- * usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE (npy, no size deviation, seed 1) */
+ * usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE PASSES (npy, no size deviation,
+ * seed 1) */
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -30,8 +32,9 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE\n");
+	if (argc != 6) {
+		fprintf(stderr,
+		        "usage: train_loop DIR FILES SAMPLES_PER_FILE RECORD_SIZE PASSES\n");
 		return 2;
 	}
 	struct train_params p;
@@ -40,8 +43,9 @@ int main(int argc, char **argv)
 	p.num_files = atoll(argv[2]);
 	p.samples_per_file = atoll(argv[3]);
 	p.record_size = atoll(argv[4]);
+	int passes = atoi(argv[5]);
 	char err[256];
-	if (p.num_files < 1 || p.samples_per_file < 1 || p.record_size < 1 ||
+	if (p.num_files < 1 || p.samples_per_file < 1 || p.record_size < 1 || passes < 1 ||
 	    train_params_check(&p, err, sizeof err) < 0) {
 		fprintf(stderr, "train_loop: bad arguments\n");
 		return 2;
@@ -55,7 +59,8 @@ int main(int argc, char **argv)
 	}
 	int64_t samples = 0, bytes = 0;
 	double start = now();
-	for (int64_t f = 0; f < p.num_files; f++) {
+	for (int64_t k = 0; k < p.num_files * passes; k++) {
+		int64_t f = k % p.num_files;
 		char path[4096];
 		train_file_path(&p, f, 0, path, sizeof path);
 		int fd = open(path, O_RDONLY);

@@ -1,32 +1,53 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""sonde train's samples/s against a bare C loop (bench/train_loop.c) reading the same samples of
-the same files in the same order: one rank, no shuffle, one reader thread, no compute, batches of
-8 (the reader hands the main thread a batch at a time, as in training), every sample in one
-pread. The loop opens each file, reads its samples and closes it; sonde
-train does the same through its reader thread and prefetch queue, so the ratio is what sonde's
-harness (threads, queue, accounting) costs per sample.
+"""sonde train, two cases.
 
-Each tool's round: settle, `sonde train --generate` writes a fresh dataset, settle again (the
-generation's dirty pages written back, so that no writeback runs under either tool's reads),
-then the tool reads it (from the page cache on both sides: the files were just written).
-sonde's figure is its summary's samples/s (samples over compute + wait); the loop's is samples
-over its first open to its last close.
+`train`: samples/s against a bare C loop (bench/train_loop.c) reading the same samples of the
+same files in the same order: one rank, no shuffle, one reader thread, no compute, batches of
+8 (the reader hands the main thread a batch at a time, as in training), every sample in one
+pread, EPOCHS epochs (the loop: as many passes). The loop opens each file, reads its samples
+and closes it; sonde train does the same through its reader thread and prefetch queue, so the
+ratio is what sonde's harness (threads, queue, accounting) costs per sample.
+
+Per place, `sonde train --generate` writes one dataset, then every run of either tool reads
+that same dataset, after a settle: the same files in the same pages of memory (tmpfs) or of the
+page cache (a disk, warm on both sides: written just before, read by each run), so that where
+a fresh generation's pages happened to land (a VM's fresh host memory is slower) is no longer
+a difference between the sides. sonde's figure is its summary's samples/s (samples over the
+epochs' compute + wait); the loop's is samples over its first open to its last close. Both
+run under the same launcher, so both get its binding (Open MPI: a 1-rank launch is bound to
+one core, where sonde's reader thread and main thread take turns).
 
 Why the comparison is fair: both make the same calls in the same order (strace -c on 1024
-files: 1024 opens, 1024 preads of 128 KiB at the array's offset, 1024 closes on either side),
-into a buffer reused for every sample, and both start their clocks in the same state: the loop
-is an MPI program that starts timing after MPI_Init and a barrier, as sonde's epoch does. Timed
-from the first instant of a fresh process, the loop measured 2-5x below sonde on a busy
-machine (8 jobs on 2 cores), a gap of process start-up, not of I/O: sonde's epoch wall time
-equals its counted wait there, and its reads cost what the loop's do in CPU time. On such a
-machine the rounds still spread from 0.7 to 1.8 (sonde's reader thread sleeps and wakes, which
-the scheduler favours over a loop that never sleeps): run the case on a quiet machine.
+files: 1024 opens, 1024 preads of 128 KiB at the array's offset, 1024 closes on either side,
+per epoch), into a buffer reused for every sample, and both start their clocks in the same
+state: the loop is an MPI program that starts timing after MPI_Init and a barrier, as sonde's
+epoch does. Timed from the first instant of a fresh process, the loop measured 2-5x below sonde
+on a busy machine (8 jobs on 2 cores), a gap of process start-up, not of I/O. On such a machine
+the rounds spread from 0.7 to 1.8 with one epoch over a dataset generated afresh for each
+side (about 0.1 s timed a run; sonde's reader thread sleeps and wakes, which the scheduler
+favours over a loop that never sleeps): the same dataset and three epochs make each run longer
+and the sides' data the same, but a verdict still needs a quiet machine.
 
-Knobs: SONDE_BENCH_TRAIN_FILES (files of one 128 KiB sample, default 4096),
+`train_verify`: sonde train --verify against the same command without it, on tmpfs, one rank,
+2 reader threads, a compute time shorter than a batch's reads (the readers are the bottleneck,
+where a check that let them read ahead would shorten the waits): samples/s and AU (the
+summary's mean) must come out the same, within 2 % either way (two-sided rows: a figure raised
+by --verify is as wrong as one lowered), over one dataset both sides read. Not yet measured on a
+quiet machine: smoke runs on this one shared by eight sessions (load 10 on 2 cores) read 0.1 to
+0.6 for samples/s with --verify, its compute sleeps overrunning 3-4x more than without: the
+checks' CPU time lowers the whole run's share of the cores against the other sessions (Linux
+schedules a session's threads as one group), which no change inside sonde undoes; the same
+commands (with 2 ms of compute) run at a real-time priority, out of the others' way, read
+1.07 and 0.86.
+
+Knobs: SONDE_BENCH_TRAIN_FILES (`train`: files of one 128 KiB sample, default 4096),
+SONDE_BENCH_TRAIN_VERIFY_FILES (`train_verify`: files of one 1 MiB sample, default 512),
 SONDE_BENCH_SHM_DIR, SONDE_BENCH_DISK_DIR."""
 
 import json
 import os
+import shutil
+import tempfile
 from functools import partial
 
 from benchlib import (
@@ -42,23 +63,51 @@ from benchlib import (
 
 RECORD = 128 * 1024
 BATCH = 8
+EPOCHS = 3
 TARGET = 0.95
 
+VERIFY_RECORD = 1 << 20
+VERIFY_FILES = 512
+VERIFY_BATCH = 16
+VERIFY_THREADS = 2
+VERIFY_COMPUTE = 0.0005  # seconds a batch: less than its reads take on tmpfs
+VERIFY_TARGET = 0.98
 
-def _files():
-    text = os.environ.get("SONDE_BENCH_TRAIN_FILES", "4096")
+
+def _files(knob, default):
+    text = os.environ.get(knob, str(default))
     if not text.isdigit() or int(text) < 1:
-        raise BenchError(f"SONDE_BENCH_TRAIN_FILES={text}: need a whole number >= 1")
+        raise BenchError(f"{knob}={text}: need a whole number >= 1")
     return int(text)
 
 
-def _dataset(files):
-    return ["--num-files", files, "--samples-per-file", 1, "--record-size", RECORD]
+def _dataset(files, record):
+    return ["--num-files", files, "--samples-per-file", 1, "--record-size", record]
 
 
-def _generate(launcher, sonde, files, work):
-    run_mpi(launcher, 1, [sonde, "train", "-d", work, "--generate", *_dataset(files)],
-            "sonde train --generate")
+def _in_one_dataset(ctx, place, files, record, launcher, sonde, compare):
+    """Generates one dataset in a new directory under place, then compare(work); removed after."""
+    work = tempfile.mkdtemp(prefix="sonde-bench-", dir=place)
+    try:
+        ctx.settle()
+        run_mpi(launcher, 1, [sonde, "train", "-d", work, "--generate",
+                              *_dataset(files, record)], "sonde train --generate")
+        compare(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _summary(launcher, argv, results, files):
+    """Runs sonde train (1 rank); its summary record, checked to have read every sample."""
+    if os.path.exists(results):
+        os.unlink(results)
+    run_mpi(launcher, 1, argv, "sonde train --train")
+    with open(results) as f:
+        (summary,) = [r for r in map(json.loads, f) if r["type"] == "summary"]
+    if summary["samples"] != files * summary["epochs"]:
+        raise BenchError(f"sonde train read {summary['samples']} samples, not "
+                         f"{files * summary['epochs']}: {command(argv)}")
+    return summary
 
 
 class Train:
@@ -66,45 +115,87 @@ class Train:
     description = "sonde train samples/s (1 rank, 1 reader thread) vs a bare pread loop"
 
     def run(self, ctx):
-        files = _files()
+        files = _files("SONDE_BENCH_TRAIN_FILES", 4096)
         places = scratch_places(2 * files * RECORD)
         sonde, ref = ctx.sonde(), ctx.program("train_loop")
         launcher = mpirun(sonde)
         rows = []
         for place in places:
-            label = f"{place} ({fs_type(place)}), {files} files of {RECORD // 1024} KiB"
-            mine = {"read": Row(self.name, f"epoch {label}", "samples/s", "train_loop",
+            label = (f"{place} ({fs_type(place)}), {files} files of {RECORD // 1024} KiB, "
+                     f"{EPOCHS} epochs")
+            mine = {"read": Row(self.name, f"read {label}", "samples/s", "train_loop",
                                 TARGET)}
             rows += mine.values()
-            runs = ctx.fresh_pair(place, partial(self._sonde, ctx, launcher, sonde, files),
-                                  partial(self._ref, ctx, launcher, sonde, ref, files))
-            ctx.compare(mine, is_disk(place), runs)
+
+            def compare(work, mine=mine, place=place):
+                runs = {"sonde": partial(self._sonde, ctx, launcher, sonde, files, work),
+                        "ref": partial(self._ref, ctx, launcher, ref, files, work)}
+                ctx.compare(mine, is_disk(place), runs)
+
+            _in_one_dataset(ctx, place, files, RECORD, launcher, sonde, compare)
         return rows
 
     @staticmethod
     def _sonde(ctx, launcher, sonde, files, work):
-        _generate(launcher, sonde, files, work)
         ctx.settle()
         results = os.path.join(work, "r.jsonl")
-        argv = [sonde, "train", "-d", work, "--train", *_dataset(files), "--batch-size", BATCH,
-                "--read-threads", 1, "--prefetch", 2, "--json", results]
-        run_mpi(launcher, 1, argv, "sonde train --train")
-        with open(results) as f:
-            (summary,) = [r for r in map(json.loads, f) if r["type"] == "summary"]
-        if summary["samples"] != files:
-            raise BenchError(f"sonde train read {summary['samples']} samples, not {files}")
+        argv = [sonde, "train", "-d", work, "--train", *_dataset(files, RECORD), "--batch-size",
+                BATCH, "--read-threads", 1, "--prefetch", 2, "--epochs", EPOCHS, "--json",
+                results]
+        summary = _summary(launcher, argv, results, files)
         return {"read": (summary["samples_per_s"], command([launcher, "-n", 1, *argv]))}
 
     @staticmethod
-    def _ref(ctx, launcher, sonde, ref, files, work):
-        _generate(launcher, sonde, files, work)
+    def _ref(ctx, launcher, ref, files, work):
         ctx.settle()
         # under the same launcher as sonde, so that both get its binding to a core
-        argv = [ref, work, files, 1, RECORD]
+        argv = [ref, work, files, 1, RECORD, EPOCHS]
         got = json.loads(run_mpi(launcher, 1, argv, "train_loop"))
-        if got["samples"] != files:
-            raise BenchError(f"train_loop read {got['samples']} samples, not {files}")
+        if got["samples"] != files * EPOCHS:
+            raise BenchError(f"train_loop read {got['samples']} samples, not {files * EPOCHS}")
         return {"read": (got["samples"] / got["seconds"], command([launcher, "-n", 1, *argv]))}
 
 
-CASES = [Train()]
+class TrainVerify:
+    name = "train_verify"
+    description = "sonde train --verify vs without: samples/s and AU the same (tmpfs, compute)"
+
+    def run(self, ctx):
+        files = _files("SONDE_BENCH_TRAIN_VERIFY_FILES", VERIFY_FILES)
+        place = scratch_places(2 * files * VERIFY_RECORD, disk=False)[0]
+        sonde = ctx.sonde()
+        launcher = mpirun(sonde)
+        label = (f"{place} ({fs_type(place)}), {files} files of {VERIFY_RECORD >> 20} MiB, "
+                 f"batches of {VERIFY_BATCH}, {VERIFY_THREADS} reader threads, compute "
+                 f"{VERIFY_COMPUTE * 1000:g} ms a batch")
+        reference = "sonde train without --verify"
+        rows = {"samples": Row(self.name, f"samples/s {label}", "samples/s", reference,
+                               VERIFY_TARGET, two_sided=True),
+                "au": Row(self.name, f"AU (mean) {label}", "% AU", reference, VERIFY_TARGET,
+                          two_sided=True)}
+
+        def compare(work):
+            runs = {"sonde": partial(self._train, ctx, launcher, sonde, files, work, True),
+                    "ref": partial(self._train, ctx, launcher, sonde, files, work, False)}
+            ctx.compare(rows, False, runs)
+
+        _in_one_dataset(ctx, place, files, VERIFY_RECORD, launcher, sonde, compare)
+        return list(rows.values())
+
+    @staticmethod
+    def _train(ctx, launcher, sonde, files, work, verify):
+        ctx.settle()
+        results = os.path.join(work, "r.jsonl")
+        argv = [sonde, "train", "-d", work, "--train", *_dataset(files, VERIFY_RECORD),
+                "--batch-size", VERIFY_BATCH, "--read-threads", VERIFY_THREADS, "--prefetch", 2,
+                "--compute-time", VERIFY_COMPUTE, "--json", results]
+        if verify:
+            argv.append("--verify")
+        summary = _summary(launcher, argv, results, files)
+        cmd = command([launcher, "-n", 1, *argv])
+        # AU in percent: the tables print figures with one decimal
+        return {"samples": (summary["samples_per_s"], cmd),
+                "au": (100 * summary["au_mean"], cmd)}
+
+
+CASES = [Train(), TrainVerify()]

@@ -5,7 +5,8 @@
  * (reader.c), while the main thread emulates the accelerator by sleeping the compute time of
  * each batch. The time the main thread waits for a batch is what the storage costs; AU = compute
  * / (compute + wait) per rank. --verify checks each batch between the wait and the compute,
- * timed apart from both. Checkpoints (checkpoint.c) come after a step or an epoch. */
+ * timed apart from both, in a thread of its own with the readers paused, so that the waits
+ * stay as they would be without it. Checkpoints (checkpoint.c) come after a step or an epoch. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,13 +175,12 @@ static void setup(struct train *t, int argc, char **argv)
 	char err[1024] = "";
 	int ok = 1;
 	if (p->generate) {
-		int64_t bytes = 0;
-		/* an index's pairs; HDF5's labels (its metadata, a few KiB, is not counted) */
-		for (int64_t f = 0; f < p->num_files; f++)
-			bytes += train_file_size(p, f) +
-			         (p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file : 0) +
-			         (p->fmt == TRAIN_HDF5 ? 8 * p->samples_per_file : 0);
-		if (sonde_space_check(ctx, p->data_dir, bytes, NULL, "the dataset's files") < 0)
+		/* cheap for any --num-files: a dataset too large is refused at once */
+		int exact;
+		int64_t bytes = train_dataset_bytes(p, &exact);
+		if (sonde_space_check(ctx, p->data_dir, bytes, NULL,
+		                      exact ? "the dataset's files"
+		                            : "the dataset's files (at the least)") < 0)
 			sonde_exit(SONDE_EXIT_USAGE);
 		/* the files this rank writes must not be the results files, nor take the place of
 		 * something that is not a file: refused before any rank writes */
@@ -421,6 +421,22 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 	}
 }
 
+struct batch_check {
+	struct train_reader *r;
+	const struct train_params *p;
+	int rank;
+	int64_t b, n;
+	struct sonde_verify *v;
+	int *shown;
+};
+
+/* verify_batch, in the readers' checker thread. */
+static void check_batch(void *arg)
+{
+	const struct batch_check *c = arg;
+	verify_batch(c->r, c->p, c->rank, c->b, c->n, c->v, c->shown);
+}
+
 /* The steps every rank makes in an epoch (the last rank's block may be shorter: order.c):
  * checkpoints by steps come only at these, collective. */
 static int64_t common_steps(const struct train *t)
@@ -496,9 +512,12 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 		}
 		if (!ep->failed) {
 			if (p->verify) {
-				double v0 = sonde_now();
-				verify_batch(r, p, t->ctx->rank, b, n, &ep->verify, &ep->shown);
-				ep->part.verify += sonde_now() - v0;
+				/* the readers pause while the batch is checked, in a thread of its
+				 * own: reading ahead meanwhile would shorten the next waits
+				 * (reader.c) */
+				struct batch_check c = {r, p,           t->ctx->rank, b,
+				                        n, &ep->verify, &ep->shown};
+				ep->part.verify += train_reader_check(r, check_batch, &c);
 			}
 			train_reader_release(r, b);
 			ep->part.compute += compute(t, e, b);

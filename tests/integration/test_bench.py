@@ -23,8 +23,8 @@ from benchlib import (  # noqa: E402 (after the path is set)
 )
 
 
-def row(sonde, ref, target=0.95, same_tool=False):
-    r = Row("case", "variant", "MiB/s", "fio", target, same_tool=same_tool)
+def row(sonde, ref, target=0.95, same_tool=False, two_sided=False):
+    r = Row("case", "variant", "MiB/s", "fio", target, same_tool=same_tool, two_sided=two_sided)
     r.sonde, r.ref = list(sonde), list(ref)
     return r
 
@@ -66,6 +66,18 @@ def test_verdicts(sonde, ref, verdict):
 ])
 def test_same_tool_verdicts(sonde, verdict):
     assert row(sonde, [100] * 5, same_tool=True).verdict == verdict
+
+
+@pytest.mark.parametrize("sonde,verdict", [
+    ([100, 101, 99, 100, 102], "pass"),   # ratios 0.99-1.02, inside 0.98-1.0204
+    ([105, 106, 104, 105, 107], "FAIL"),  # an option that raises the figure by 5 %
+    ([95, 94, 96, 95, 93], "FAIL"),       # or lowers it
+    ([100, 101, 99, 103, 100], "noisy"),  # one round at 1.03: across the ceiling
+])
+def test_two_sided_verdicts(sonde, verdict):
+    r = row(sonde, [100] * 5, target=0.98, two_sided=True)
+    assert r.verdict == verdict
+    assert r.target_text == "0.98-1.02"
 
 
 def test_ratio_is_the_median_of_the_rounds_ratios():

@@ -2,7 +2,7 @@
 """sonde train: the dataset it generates (numpy loads it; sizes and counts from the files
 themselves), the reads of each epoch (every sample exactly once across the ranks, logged by an
 LD_PRELOAD shim, an order that changes between epochs and repeats for a seed), AU with a
-known injected read delay, and the epochs' time series."""
+known injected read delay, with and without --verify, and the epochs' time series."""
 
 import os
 import struct
@@ -28,13 +28,15 @@ def dataset_files(root, ext):
 
 
 def read_logs(base):
-    """Each process's logged reads, in order: [(path, offset, length), ...] per process."""
+    """Each process's logged reads, in the order they ended: [(path, offset, length, seconds),
+    ...] per process, seconds the call's time on the shim's clock."""
     folder, stem = os.path.split(base)
     logs = []
     for name in sorted(os.listdir(folder)):
         if name.startswith(stem + "."):
             with open(os.path.join(folder, name)) as f:
-                logs.append([(p, int(o), int(n)) for p, o, n in (ln.split() for ln in f)])
+                logs.append([(p, int(o), int(n), float(t))
+                             for p, o, n, t in (ln.split() for ln in f)])
     return logs
 
 
@@ -61,6 +63,7 @@ def npy_data_offset(path):
 
 
 FILES, PER_FILE, BATCH = 6, 2, 2
+VERIFY_RECORD = 4 << 20  # a sample whose check takes a good part of a read's delay
 COMMON = ["--num-files", FILES, "--samples-per-file", PER_FILE, "--record-size", 3000,
           "--record-size-stdev", 500, "--batch-size", BATCH, "--seed", 7]
 
@@ -101,8 +104,8 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
     epochs = []
     for e in range(2):
         reads = [r for log in logs for r in log[e * per_rank:(e + 1) * per_rank]]
-        samples = Counter((p, (o - npy_data_offset(p)) // sizes[p]) for p, o, _ in reads)
-        assert all(n == sizes[p] for p, _, n in reads), "a sample in one call"
+        samples = Counter((p, (o - npy_data_offset(p)) // sizes[p]) for p, o, _, _ in reads)
+        assert all(n == sizes[p] for p, _, n, _ in reads), "a sample in one call"
         assert len(samples) == FILES * PER_FILE and set(samples.values()) == {1}
         epochs.append([[r[:2] for r in log[e * per_rank:(e + 1) * per_rank]] for log in logs])
     # without a file shuffle each rank reads its own block of samples every epoch (DLIO's
@@ -133,8 +136,9 @@ def test_npy_epochs_read_every_sample_once_in_a_new_order(tmp_path, read_log_shi
 @pytest.mark.timing
 def test_au_with_a_known_read_delay(tmp_path, read_log_shim):
     """A delay of D per read with the main thread reading batches of one sample: AU = C / (C +
-    D) on every rank. A timing (marker timing: make test runs it on a quiet machine), since the
-    compute sleeps and the delays overshoot on a loaded one."""
+    D) on every rank, with --verify too (the main thread reads: nothing reads during a check).
+    A timing (marker timing: make test runs it on a quiet machine), since the compute sleeps
+    and the delays overshoot on a loaded one."""
     data, out = tmp_path / "ds", tmp_path / "r.jsonl"
     data.mkdir()
     log = str(tmp_path / "log" / "reads")
@@ -144,7 +148,7 @@ def test_au_with_a_known_read_delay(tmp_path, read_log_shim):
                                       "SONDE_TEST_READ_LOG": log,
                                       "SONDE_TEST_READ_DELAY": str(delay)})
     args = ["train", "-d", data, "--generate", "--train", "--epochs", 2, "--read-threads", 0,
-            "--compute-time", compute, "--au-threshold", 0.9, "--interval", 0.1,
+            "--compute-time", compute, "--au-threshold", 0.9, "--interval", 0.1, "--verify",
             "--json", out] + COMMON
     args[args.index("--batch-size") + 1] = 1
     proc = run_sonde(args, np=2, env=env)
@@ -161,6 +165,55 @@ def test_au_with_a_known_read_delay(tmp_path, read_log_shim):
     summary = records(out, "summary")[0]
     assert summary["au_pass"] is False
     assert "FAIL" in proc.stdout.splitlines()[-1]
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("threads,compute", [(2, 0.034), (1, 0.074)])
+def test_verify_leaves_au_and_wait_as_without_it(tmp_path, read_log_shim, threads, compute):
+    """Batches of 2 samples read by 1 or 2 threads, 2 or 3 batches ahead, with a delay per read,
+    and a compute c a batch shorter than its reads: the readers are the bottleneck, where a
+    check that let them read on would shorten the next waits and raise AU. With d a read's time
+    (the delay and the read itself, timed by the shim), a batch takes t = 2 d / threads, batch k
+    is ready at (k + 1) t, so a rank of n batches waits t for the first and t - c for each other:
+    wait = n t - (n - 1) c, AU = n c / (n t + c). Launch 1 without --verify, launch 2 with it
+    (the checks take a good part of t - c): both equal that recomputation within 5 %, and each
+    other: AU within 5 %, the wait against its recomputation within 3 % (the wait itself moves
+    n t / wait times as much as t from one launch to the next). A timing (marker timing), as
+    the AU test above. Out of the way of 8 other sessions (real-time priority) both launches
+    read 1.01-1.02 of the recomputed wait; with the readers reading on during the checks, as
+    before the pause, the launch with --verify read 0.86 and 0.90."""
+    data = tmp_path / "ds"
+    data.mkdir()
+    delay, files, batch = 0.04, 12, 2
+    n = files // batch  # batches of the one rank
+    args = ["train", "-d", data, "--train", "--num-files", files, "--samples-per-file", 1,
+            "--record-size", VERIFY_RECORD, "--batch-size", batch, "--read-threads", threads,
+            "--prefetch", threads + 1, "--compute-time", compute]
+    figures, waits = {}, {}
+    for verify in (False, True):
+        log = tmp_path / f"log-{verify}" / "reads"
+        log.parent.mkdir()
+        env = preload_env(read_log_shim, {"SONDE_TEST_READ_MATCH": "/train/",
+                                          "SONDE_TEST_READ_LOG": str(log),
+                                          "SONDE_TEST_READ_DELAY": str(delay)})
+        out = tmp_path / f"verify-{verify}.jsonl"
+        run_sonde(args + (["--verify"] if verify else ["--generate"]) + ["--json", out], env=env)
+        calls = [r[3] for rank in read_logs(str(log)) for r in rank]
+        assert len(calls) == files
+        t = batch * sum(calls) / len(calls) / threads
+        (m,) = records(out, "measurement", "train")
+        figures[verify] = x = m["extra"]
+        c = x["compute_s_mean"] / n
+        waits[verify] = x["wait_s_mean"] / (n * t - (n - 1) * c)
+        assert waits[verify] == pytest.approx(1, rel=0.05), verify
+        assert x["au_mean"] == pytest.approx(n * c / (n * t + c), rel=0.05), verify
+    # the test tells: had the readers read on during the checks, the waits after the first
+    # would have been shorter by about the checks' time, twice the tolerance at least
+    checks = figures[True]["verify_s_max"] * (n - 1) / n
+    assert checks > 0.06 * figures[True]["wait_s_mean"], \
+        "the checks took too little time here for the test to tell"
+    assert waits[True] == pytest.approx(waits[False], abs=0.03)
+    assert figures[True]["au_mean"] == pytest.approx(figures[False]["au_mean"], rel=0.05)
 
 
 def test_indexed_and_npz_files(tmp_path):

@@ -5,11 +5,15 @@ short, a directory in a file's place). Each is refused before any figure, with o
 exit 2, and the files are left as they were. The figures of a good run on 4 ranks
 (oversubscribed) are checked against the dataset itself (os.walk and the npy headers)."""
 
+import io
 import os
 import struct
+import time
 
+import numpy
 import pytest
 from conftest import read_jsonl, run_sonde
+from faultlib import mount_tmpfs, umount
 
 FILES, PER_FILE, RECORD = 5, 2, 3000
 DATASET = ["--num-files", FILES, "--samples-per-file", PER_FILE, "--record-size", RECORD,
@@ -125,3 +129,34 @@ def test_read_ahead_buffers_past_64_bits_are_refused(tmp_path):
     assert proc.returncode == 1, proc.stderr
     (line,) = error_lines(proc)
     assert "out of memory or threads for the readers" in line
+
+
+@pytest.fixture
+def small_fs():
+    d = mount_tmpfs("1m", "a dataset too large for its file system")
+    yield d
+    umount(d)
+
+
+@pytest.mark.once
+def test_an_enormous_dataset_is_refused_at_once(small_fs):
+    """--generate --num-files 2000000000 --strict on a 1 MiB file system: refused with the
+    dataset's size before any file, at once (its size was the sum of 2e9 files' sizes, minutes).
+    Without a size deviation the size is exact: 2e9 times the size of the one file numpy writes
+    for a (1, 4096) uint8 array; with one, at least every sample at the smallest size a draw
+    gives, 4096 - 9 x 100 bytes (docs/workloads/train.md)."""
+    one = io.BytesIO()
+    numpy.save(one, numpy.zeros((1, 4096), numpy.uint8))
+    files = 2_000_000_000
+    for stdev, need in ((0, f"need {files * len(one.getvalue()) / 2**40:.2f} TiB"),
+                        (100, f"(at the least) need {files * (4096 - 900) / 2**40:.2f} TiB")):
+        began = time.monotonic()
+        proc = run_sonde(["train", "-d", small_fs, "--generate", "--num-files", files,
+                          "--record-size", 4096, "--record-size-stdev", stdev, "--strict"],
+                         check=False, timeout=60)
+        took = time.monotonic() - began
+        assert proc.returncode == 2, proc.stderr
+        (line,) = error_lines(proc)
+        assert need in line and "--strict" in line, line
+        assert os.listdir(small_fs) == []
+        assert took < 20, f"refused after {took:.1f} s"

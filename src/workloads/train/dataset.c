@@ -262,6 +262,33 @@ int64_t train_file_size(const struct train_params *p, int64_t file)
 	       (int64_t)train_file_tail(p, file, 0, t);
 }
 
+/* The smallest sample size a draw gives: train_normal's |z| stays under 8.6 (options.c). */
+static int64_t smallest_sample_size(const struct train_params *p)
+{
+	int64_t least = p->record_size - 9 * p->record_size_stdev;
+	return least < 1 ? 1 : least;
+}
+
+int64_t train_dataset_bytes(const struct train_params *p, int *exact)
+{
+	/* besides the samples: an index's pairs; HDF5's labels (its metadata, a few KiB, is not
+	 * counted) */
+	int64_t index = p->fmt == TRAIN_INDEXED  ? 16 * p->samples_per_file
+	                : p->fmt == TRAIN_HDF5 ? 8 * p->samples_per_file
+	                                       : 0;
+	*exact = 1;
+	if (p->record_size_stdev == 0) /* one size for every file */
+		return p->num_files * (train_file_size(p, 0) + index);
+	if (p->num_files <= TRAIN_SUMMED_FILES) {
+		int64_t bytes = 0;
+		for (int64_t f = 0; f < p->num_files; f++)
+			bytes += train_file_size(p, f) + index;
+		return bytes;
+	}
+	*exact = 0;
+	return p->num_files * (p->samples_per_file * smallest_sample_size(p) + index);
+}
+
 void train_read_span(const struct train_params *p, int64_t offset, int64_t size, int64_t *start,
                      int64_t *len)
 {

@@ -293,8 +293,11 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		         "--num-files x --samples-per-file x --record-size does not fit 64 bits");
 		return -1;
 	}
-	/* every file has the same size without a stdev */
+	/* every file has the same size without a stdev; with one, files are looked at only when
+	 * the largest sample a draw gives could pass the limit */
 	int64_t files = p->record_size_stdev ? p->num_files : 1;
+	if (p->samples_per_file * largest + 2 * TRAIN_HEADER_MAX <= train_format_limit(p))
+		files = 0;
 	for (int64_t f = 0; p->fmt == TRAIN_NPZ && f < files; f++)
 		if (train_file_size(p, f) > train_format_limit(p)) {
 			snprintf(err, errlen,

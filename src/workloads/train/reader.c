@@ -7,10 +7,25 @@
  * file's index). With --odirect a read covers the aligned span around the sample, into aligned
  * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
  * consumer is told. Without threads the consumer reads each batch itself when it waits for it.
- * hdf5: a sample is a byte range of the file's records_0, read through HDF5 (hdf5.c). */
+ * hdf5: a sample is a byte range of the file's records_0, read through HDF5 (hdf5.c).
+ *
+ * --verify checks a batch in the consumer between its wait and its compute, and the checks must
+ * leave the figures as they would be without them: readers that went on reading meanwhile would
+ * shorten the next waits, raising AU and samples/s (a pass bought with --verify). So the
+ * consumer pauses the readers around a check, and the pipeline behaves as if time stood still
+ * during it: no reader claims a sample while paused; the samples being read finish before the
+ * check starts (a check sharing a core with them would slow them), and a sample whose reading a
+ * pause overlapped is handed over only the pause's length after its reads ended, as if its reads
+ * had stopped with the clock. Its read calls are timed as they happened (latency); what moves is
+ * when the consumer can have the sample. The check itself runs in a checker thread while the
+ * consumer waits: the scheduler charges its CPU time to that thread, so the consumer wakes from
+ * its compute sleeps as promptly as without checks (charged to the consumer, a check of a few
+ * milliseconds let the readers sharing its core run first, and its sleeps overran). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "clock.h"
 #include "workloads/train/train.h"
@@ -44,8 +59,17 @@ struct train_reader {
 	int64_t *done;    /* per slot: samples read of its batch */
 	int64_t *moved;   /* per slot: bytes read for its batch */
 	int failed;
-	int stop;    /* the consumer is done: readers end */
-	int started; /* train_reader_go was called: readers may read */
+	int stop;              /* the consumer is done: readers end */
+	int started;           /* train_reader_go was called: readers may read */
+	int paused;            /* the consumer checks a batch: no sample is claimed */
+	int reading;           /* keep: samples claimed whose reads are not over */
+	double pause_start;    /* when the current pause began */
+	double paused_total;   /* seconds of the pauses that ended */
+	pthread_t checker;     /* keep: runs the consumer's checks */
+	pthread_cond_t posted; /* a check posted or done, or the end */
+	void (*check)(void *); /* the check posted, NULL: none */
+	void *check_arg;
+	double check_seconds; /* the last check's time */
 	int nworkers;
 	struct worker *workers; /* nworkers, or one for the consumer without threads */
 };
@@ -208,23 +232,70 @@ static int read_place(struct train_reader *r, struct worker *w, int64_t i, int64
 	return rc;
 }
 
+static void sleep_for(double seconds)
+{
+	struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* keep: a sample's reads are over; a pausing consumer may wait for the last of them. */
+static void read_over(struct train_reader *r)
+{
+	pthread_mutex_lock(&r->mu);
+	if (--r->reading == 0 && r->paused)
+		pthread_cond_broadcast(&r->ready);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* A sample claimed when the pauses so far totalled before, read by ended: waits until the pauses
+ * since (the one going on included) have passed after ended. */
+static void hold(struct train_reader *r, double before, double ended)
+{
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (r->paused)
+			pthread_cond_wait(&r->space, &r->mu);
+		double until = ended + (r->paused_total - before);
+		pthread_mutex_unlock(&r->mu);
+		double left = until - sonde_now();
+		if (left <= 0)
+			return;
+		sleep_for(left); /* then a look again: a pause meanwhile holds the sample longer */
+	}
+}
+
 static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct train_reader *r = w->r;
+#ifdef PR_SET_TIMERSLACK
+	/* a hold's sleep ends when due, not up to the default slack (50 us, as long as a sample's
+	 * read from memory) later; spinning instead would take the core from the other threads.
+	 * Refused, the default slack stays: holds end that much late, nothing else changes. */
+	if (r->keep)
+		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		while (!r->failed && !r->stop && r->next < r->count &&
-		       (!r->started || r->next / r->bs >= r->released + r->slots))
+		       (!r->started || r->paused || r->next / r->bs >= r->released + r->slots))
 			pthread_cond_wait(&r->space, &r->mu);
 		if (r->failed || r->stop || r->next >= r->count) {
 			pthread_mutex_unlock(&r->mu);
 			break;
 		}
 		int64_t i = r->next++;
+		double before = r->paused_total;
+		r->reading += r->keep;
 		pthread_mutex_unlock(&r->mu);
 		int64_t moved = 0;
 		int rc = read_place(r, w, i, &moved);
+		if (r->keep) {
+			double ended = sonde_now();
+			read_over(r);
+			if (rc == 0)
+				hold(r, before, ended);
+		}
 		pthread_mutex_lock(&r->mu);
 		r->moved[(i / r->bs) % r->slots] += moved;
 		if (rc < 0)
@@ -249,6 +320,8 @@ static int worker_init(struct train_reader *r, struct worker *w)
 	void *scratch = NULL;
 	if (!r->keep && posix_memalign(&scratch, TRAIN_DIRECT_ALIGN, r->call) != 0)
 		return -1;
+	if (scratch) /* its pages faulted in now, before the epoch's clock (as the slots') */
+		memset(scratch, 0, r->call);
 	w->scratch = scratch;
 	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
 		return -1;
@@ -269,7 +342,32 @@ static void reader_free(struct train_reader *r)
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->ready);
 	pthread_cond_destroy(&r->space);
+	pthread_cond_destroy(&r->posted);
 	free(r);
+}
+
+static void *run_checks(void *arg)
+{
+	struct train_reader *r = arg;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->check && !r->stop)
+			pthread_cond_wait(&r->posted, &r->mu);
+		if (!r->check)
+			break;
+		void (*check)(void *) = r->check;
+		void *check_arg = r->check_arg;
+		pthread_mutex_unlock(&r->mu);
+		double start = sonde_now();
+		check(check_arg);
+		double took = sonde_now() - start;
+		pthread_mutex_lock(&r->mu);
+		r->check = NULL;
+		r->check_seconds = took;
+		pthread_cond_broadcast(&r->posted);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
 }
 
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
@@ -281,6 +379,7 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->ready, NULL);
 	pthread_cond_init(&r->space, NULL);
+	pthread_cond_init(&r->posted, NULL);
 	r->p = p;
 	r->backend = train_backend(p);
 	r->samples = samples;
@@ -309,6 +408,10 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	    posix_memalign(&buf, TRAIN_DIRECT_ALIGN, places * r->stride) == 0) {
 		r->buf = buf;
 		r->skip = calloc(places, sizeof *r->skip);
+		/* touched now, before the epoch's clock: else the first batches' reads would fault
+		 * in the slots' pages, time that a run without --verify (one buffer a thread) does
+		 * not spend */
+		memset(buf, 0, places * r->stride);
 	}
 	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
 	for (int t = 0; ok && t < r->nworkers; t++)
@@ -317,19 +420,21 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 		reader_free(r);
 		return NULL;
 	}
-	for (int t = 0; p->read_threads > 0 && t < r->nworkers; t++)
-		if (pthread_create(&r->workers[t].thread, NULL, work, &r->workers[t]) != 0) {
-			/* the started ones end at once, then nothing was read */
-			pthread_mutex_lock(&r->mu);
-			r->failed = 1;
-			pthread_cond_broadcast(&r->space);
-			pthread_mutex_unlock(&r->mu);
-			for (int k = 0; k < t; k++)
-				pthread_join(r->workers[k].thread, NULL);
-			reader_free(r);
-			return NULL;
-		}
-	return r;
+	int want = p->read_threads > 0 ? r->nworkers : 0, made = 0;
+	while (made < want &&
+	       pthread_create(&r->workers[made].thread, NULL, work, &r->workers[made]) == 0)
+		made++;
+	if (made == want && (!keep || pthread_create(&r->checker, NULL, run_checks, r) == 0))
+		return r;
+	/* the started ones end at once, then nothing was read */
+	pthread_mutex_lock(&r->mu);
+	r->failed = 1;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+	for (int k = 0; k < made; k++)
+		pthread_join(r->workers[k].thread, NULL);
+	reader_free(r);
+	return NULL;
 }
 
 void train_reader_go(struct train_reader *r)
@@ -372,6 +477,26 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
 	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
 }
 
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg)
+{
+	pthread_mutex_lock(&r->mu);
+	r->paused = 1;
+	r->pause_start = sonde_now();
+	while (r->reading > 0)
+		pthread_cond_wait(&r->ready, &r->mu);
+	r->check = check;
+	r->check_arg = arg;
+	pthread_cond_broadcast(&r->posted);
+	while (r->check)
+		pthread_cond_wait(&r->posted, &r->mu);
+	double took = r->check_seconds;
+	r->paused_total += sonde_now() - r->pause_start;
+	r->paused = 0;
+	pthread_cond_broadcast(&r->space);
+	pthread_mutex_unlock(&r->mu);
+	return took;
+}
+
 void train_reader_release(struct train_reader *r, int64_t b)
 {
 	pthread_mutex_lock(&r->mu);
@@ -408,7 +533,10 @@ void train_reader_finish(struct train_reader *r, struct train_io *io)
 	pthread_mutex_lock(&r->mu);
 	r->stop = 1;
 	pthread_cond_broadcast(&r->space);
+	pthread_cond_broadcast(&r->posted);
 	pthread_mutex_unlock(&r->mu);
+	if (r->keep)
+		pthread_join(r->checker, NULL);
 	for (int t = 0; t < r->nworkers; t++) {
 		if (r->p->read_threads > 0)
 			pthread_join(r->workers[t].thread, NULL);

@@ -75,6 +75,13 @@ int64_t train_data_offset(const struct train_params *p, int64_t file);
 /* The whole file's size (hdf5: the bytes of its data set records_0; HDF5 adds its metadata and
  * the labels). */
 int64_t train_file_size(const struct train_params *p, int64_t file);
+/* Files whose sizes train_dataset_bytes adds one by one when they have a deviation. */
+#define TRAIN_SUMMED_FILES (INT64_C(1) << 20)
+/* The bytes of the dataset's files (index files included), cheap for any --num-files: *exact
+ * set when they are the files' sizes (no size deviation: one size for all; or up to
+ * TRAIN_SUMMED_FILES files, added), cleared when they are a lower bound (more files with a
+ * deviation: every sample at the smallest size a draw gives, headers left out). */
+int64_t train_dataset_bytes(const struct train_params *p, int *exact);
 /* --odirect: offsets, lengths and buffers of direct reads are multiples of this. */
 #define TRAIN_DIRECT_ALIGN 4096
 /* What a read of sample s of file whose array data starts at offset (the sample's own offset,
@@ -177,6 +184,10 @@ int train_reader_wait(struct train_reader *r, int64_t b);
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 /* The bytes of sample k of batch b (keep only) and its global id. */
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
+/* keep (--verify): runs check(arg) in the readers' checker thread while the readers stand as if
+ * time stood still (reader.c), so that neither the check's time nor its CPU changes a wait or
+ * the main thread's sleeps; returns the seconds check took. */
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg);
 /* Batch b is consumed: its buffer may take the next batch. */
 void train_reader_release(struct train_reader *r, int64_t b);
 /* Stops and joins the readers, adds what they did to io, frees r. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* LD_PRELOAD shim for the tests: every pread of a file whose path contains SONDE_TEST_READ_MATCH
  * first sleeps SONDE_TEST_READ_DELAY seconds (0 when unset), then is logged as a "path offset
- * length" line, in the order the calls were made, to SONDE_TEST_READ_LOG.<pid>, written at exit:
- * what the process really read, for the test to compare with what sonde reports. Other reads
- * pass untouched. */
+ * length seconds" line (seconds: the call's time, the delay and the real read, on the shim's own
+ * clock), in the order the calls ended, to SONDE_TEST_READ_LOG.<pid>, written at exit: what the
+ * process really read and how long that took, for the test to compare with what sonde reports.
+ * Other reads pass untouched. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -19,25 +20,39 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static char *logbuf;
 static size_t loglen, logcap;
 
-static void logged(int fd, off_t offset, size_t len)
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Whether fd's path matches (into path, PATH_MAX bytes); if so, sleeps the delay. */
+static int matched(int fd, char *path)
 {
 	const char *match = getenv("SONDE_TEST_READ_MATCH");
-	char link[64], path[PATH_MAX];
+	char link[64];
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-	ssize_t n = readlink(link, path, sizeof path - 1);
+	ssize_t n = readlink(link, path, PATH_MAX - 1);
 	if (!match || n <= 0)
-		return;
+		return 0;
 	path[n] = '\0';
 	if (!strstr(path, match))
-		return;
+		return 0;
 	const char *delay = getenv("SONDE_TEST_READ_DELAY");
 	double d = delay ? atof(delay) : 0;
 	if (d > 0) {
 		struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
 		nanosleep(&ts, NULL);
 	}
-	char line[PATH_MAX + 64];
-	int len_line = snprintf(line, sizeof line, "%s %lld %zu\n", path, (long long)offset, len);
+	return 1;
+}
+
+static void logged(const char *path, off_t offset, size_t len, double seconds)
+{
+	char line[PATH_MAX + 96];
+	int len_line = snprintf(line, sizeof line, "%s %lld %zu %.9f\n", path, (long long)offset,
+	                        len, seconds);
 	pthread_mutex_lock(&mu);
 	if (loglen + (size_t)len_line + 1 > logcap) {
 		logcap = logcap ? 2 * logcap : 1 << 16;
@@ -50,22 +65,33 @@ static void logged(int fd, off_t offset, size_t len)
 	pthread_mutex_unlock(&mu);
 }
 
+typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
+
+static ssize_t timed(pread_fn real, int fd, void *buf, size_t count, off_t offset)
+{
+	char path[PATH_MAX];
+	double start = now();
+	if (!matched(fd, path))
+		return real(fd, buf, count, offset);
+	ssize_t got = real(fd, buf, count, offset);
+	logged(path, offset, count, now() - start);
+	return got;
+}
+
 ssize_t pread(int fd, void *buf, size_t count, off_t offset)
 {
-	static ssize_t (*real)(int, void *, size_t, off_t);
+	static pread_fn real;
 	if (!real)
-		real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
-	logged(fd, offset, count);
-	return real(fd, buf, count, offset);
+		real = (pread_fn)dlsym(RTLD_NEXT, "pread");
+	return timed(real, fd, buf, count, offset);
 }
 
 ssize_t pread64(int fd, void *buf, size_t count, off_t offset)
 {
-	static ssize_t (*real)(int, void *, size_t, off_t);
+	static pread_fn real;
 	if (!real)
-		real = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
-	logged(fd, offset, count);
-	return real(fd, buf, count, offset);
+		real = (pread_fn)dlsym(RTLD_NEXT, "pread64");
+	return timed(real, fd, buf, count, offset);
 }
 
 __attribute__((destructor)) static void write_log(void)
