@@ -120,8 +120,9 @@ def test_checkpoint_files_sizes_and_bytes_match_the_layout(tmp_path, ranks, kind
         assert rec["seconds"] > 0
     for rec in writes:
         # training stands still from the opening barrier to the last close: at least as
-        # long as any rank's own calls
-        assert rec["extra"]["stall_s"] >= rec["seconds"]
+        # long as any rank's own calls (two sums of different clock reads: equal spans may
+        # differ in the last bit)
+        assert rec["extra"]["stall_s"] >= rec["seconds"] * (1 - 1e-12)
     for rec in reads:
         assert rec["verify"] == {"checked": True, "errors": 0, "bytes_checked": model}
     end = read_jsonl(results)[-1]
@@ -208,7 +209,7 @@ def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
                for r in reads)
     assert len(on_disk(folder)) == 6
     for w in writes:
-        assert w["bytes"] == 65536 and w["extra"]["stall_s"] >= w["seconds"] > 0
+        assert w["bytes"] == 65536 and w["extra"]["stall_s"] >= w["seconds"] * (1 - 1e-12) > 0
     # --interval: a checkpoint between steps is inside its epoch's time series (a time without
     # batches), whose intervals still hold every sample; one after an epoch has its own
     intervals = [r for r in read_jsonl(results) if r["type"] == "interval"]

@@ -99,7 +99,7 @@ def test_files_and_epochs_read_every_sample_once(tmp_path, read_log):
     samples = []
     for entries in logs:
         mine = []
-        for p, o, n in entries:
+        for p, o, n, _ in entries:
             if p in offsets and offsets[p] <= o < offsets[p] + PER_FILE * sizes[p]:
                 assert (o - offsets[p]) % sizes[p] == 0 and n == sizes[p], (p, o, n)
                 mine.append((p, (o - offsets[p]) // sizes[p]))
@@ -155,7 +155,7 @@ def test_square_samples_and_transfer_size(tmp_path, read_log):
             assert h["records_0"].shape == (PER_FILE, 64, 64)
         _, offsets[f], data_bytes = dlio_file(f)
         assert data_bytes == pattern_bytes(SEED, f, PER_FILE * 4096)
-    reads = [(p, o - offsets[p], n) for entries in read_logs(log) for p, o, n in entries
+    reads = [(p, o - offsets[p], n) for entries in read_logs(log) for p, o, n, _ in entries
              if p in offsets and o >= offsets[p]]
     calls = [(f, s * 4096 + k, min(transfer, 4096 - k)) for f in files for s in range(PER_FILE)
              for k in range(0, 4096, transfer)]
@@ -218,7 +218,7 @@ def test_chunked_records_are_read_a_part_of_a_chunk_at_a_time(tmp_path, read_log
                 expected += [(f, info.byte_offset + (s - first) * 1024, 1024)
                              for s in range(first, min(first + 2, PER_FILE))]
     at = {o for f, o, _ in expected}
-    reads = [(p, o, n) for entries in read_logs(log) for p, o, n in entries if o in at]
+    reads = [(p, o, n) for entries in read_logs(log) for p, o, n, _ in entries if o in at]
     assert sorted(reads) == sorted(expected)
     (m,) = records(out, "measurement", "train")
     assert m["ops"] == FILES * PER_FILE and m["bytes"] == FILES * PER_FILE * 4096
