@@ -114,6 +114,9 @@ def test_train_tables_are_the_records(train_run):
         assert row[col["training stalled s"]].value == w["extra"]["stall_s"]
         assert row[col["in epoch"]].value == w["extra"]["epoch"] + 1
         assert row[col["read back"]].text == "ok"
+        # no pacing during training; each rank read back its own shards
+        assert row[col["compute before s"]].value == w["extra"]["compute_before_s"] == 0
+        assert row[col["read shift"]].value == 0
 
 
 def test_train_report_in_a_browser(train_run, tmp_path):

@@ -140,7 +140,7 @@ static void parse(struct train *t, int argc, char **argv)
 	if (t->p.accelerator && !t->p.preset)
 		usage_error("--accelerator chooses a --preset's compute time: give --preset");
 	if (train_params_check(&t->p, err, sizeof err) < 0 ||
-	    train_checkpoint_check(&t->p.ckpt, set, ctx->size, err, sizeof err) < 0)
+	    train_checkpoint_check(&t->p.ckpt, set, &ctx->topo, err, sizeof err) < 0)
 		usage_error(err);
 	if (!t->p.generate && !t->p.train && !train_checkpoint_wanted(&t->p.ckpt))
 		usage_error("nothing to do: give --generate, --train or both");
@@ -377,14 +377,7 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 		        train_normal((uint64_t)p->seed,
 		                     sonde_pattern_stream(STREAM_COMPUTE, epoch, t->ctx->rank),
 		                     (uint64_t)batch);
-	double start = sonde_now();
-	if (want <= 0)
-		return 0;
-	for (double left = want; left > 0; left = start + want - sonde_now()) {
-		struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-		nanosleep(&ts, NULL);
-	}
-	return sonde_now() - start;
+	return train_sleep(want);
 }
 
 /* Checks every sample of batch b against the pattern its file was written with. */

@@ -468,6 +468,8 @@ class TRAIN(Params):
     CHECKPOINT_WRITES = Name("checkpoint_writes", INT)
     CHECKPOINT_READS = Name("checkpoint_reads", INT)
     CHECKPOINT_PRESET = Name("checkpoint_preset", STR_OR_NONE)
+    TIME_BETWEEN_CHECKPOINTS = Name("time_between_checkpoints", (int, float))
+    RECOVERY_RANK_SHIFT = Name("recovery_rank_shift", BOOL)
 
 
 class TrainExtra:
@@ -518,6 +520,9 @@ class TrainCheckpoint:
     WRITING_RANKS = Name("writing_ranks", INT)
     SHARED_FILE = Name("shared_file", BOOL)
     RANK_MIN_MIB_S = Name("rank_min_mib_s", (int, float))  # the slowest rank's own rate
+    # the longest rank's emulated compute before it (--time-between-checkpoints), left out of
+    # seconds and stall_s
+    COMPUTE_BEFORE_S = Name("compute_before_s", (int, float))
 
 
 class TrainCheckpointWrite:
@@ -532,6 +537,9 @@ class TrainCheckpointRead:
     """Members of the extra of checkpoint-read measurements only."""
 
     VERIFY_S_MAX = Name("verify_s_max", (int, float))  # checking, left out of seconds
+    # rank r read the shards rank (r + rank_shift) % ranks wrote (--recovery-rank-shift: the
+    # ranks per node; 0: its own)
+    RANK_SHIFT = Name("rank_shift", INT)
 
 
 WORKLOADS = {p.workload: p for p in (IOR, MIB, BTIO, MPIIO, COLL, MDTEST, FIND, TRAIN)}

@@ -4,7 +4,14 @@ utilization of each epoch against the run's threshold (the ranks' range and mean
 over time from the epochs' interval records (--interval), and each checkpoint: the time
 training stood still for it, its write and read bandwidth."""
 
-from ..results.names import TRAIN, Interval, TrainCheckpoint, TrainCheckpointWrite, TrainExtra
+from ..results.names import (
+    TRAIN,
+    Interval,
+    TrainCheckpoint,
+    TrainCheckpointRead,
+    TrainCheckpointWrite,
+    TrainExtra,
+)
 from ..results.names import Measurement as M
 from .figures import HIGHLIGHT, HLINE, LINE, POINTS, RANGE, Figure, Panel, Series
 from .page import Table, num, text
@@ -138,7 +145,11 @@ def tables(runs, labels):
                 num(None if ex[TrainCheckpoint.EPOCH] is None else ex[TrainCheckpoint.EPOCH] + 1),
                 num(ex[TrainCheckpoint.STEP]), num(ex[TrainCheckpoint.FILES]),
                 num(w[M.BYTES] / (1 << 20)), num(w[M.BANDWIDTH]),
-                num(ex[TrainCheckpointWrite.STALL_S]), num(r[M.BANDWIDTH] if r else None),
+                num(ex[TrainCheckpointWrite.STALL_S]),
+                # records of runs before --time-between-checkpoints and --recovery-rank-shift
+                # have neither member
+                num(ex.get(TrainCheckpoint.COMPUTE_BEFORE_S)), num(r[M.BANDWIDTH] if r else None),
+                num(r["extra"].get(TrainCheckpointRead.RANK_SHIFT) if r else None),
                 text(("ok" if not r["verify"]["errors"] else f"{r['verify']['errors']} errors")
                      if checked else "not checked")])
     out = []
@@ -152,9 +163,14 @@ def tables(runs, labels):
     if checkpoints:
         out.append(Table("train-checkpoints", "Checkpoints",
                          ["run", "checkpoint", "in epoch", "step", "files", "MiB",
-                          "write MiB/s", "training stalled s", "read MiB/s", "read back"],
+                          "write MiB/s", "training stalled s", "compute before s", "read MiB/s",
+                          "read shift", "read back"],
                          checkpoints,
                          "Write and read bandwidth: the bytes moved over the slowest rank's "
                          "time in its calls, fsync and close; training stalled: the barrier "
-                         "opening the checkpoint to the last rank's close."))
+                         "opening the checkpoint to the last rank's close; compute before: "
+                         "the emulated compute that paced a checkpoint-only run "
+                         "(--time-between-checkpoints), outside the checkpoint's time; read "
+                         "shift: rank r read what rank r + shift wrote (--recovery-rank-shift, "
+                         "0: its own)."))
     return out

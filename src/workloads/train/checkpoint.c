@@ -5,12 +5,17 @@
  * fsync and close (the pattern fill and the check of what was read left out), and for a write
  * the time training stood still for it, the barrier that opens the checkpoint to the last
  * rank's close. Checkpoint k lives in FOLDER/checkpoint-<k>, so a checkpoint-only run with
- * --checkpoint-reads alone reads what an earlier run with the same options wrote. */
+ * --checkpoint-reads alone reads what an earlier run with the same options wrote. As DLIO's
+ * checkpoint-only mode, each of its writes and reads may follow an emulated compute time
+ * (outside the checkpoint's clock: it starts at the barrier after it), and the reads may be
+ * shifted by the ranks per node, so that no rank reads what its own node wrote (and may hold
+ * in its page cache). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend.h"
 #include "fail.h"
@@ -45,13 +50,54 @@ __attribute__((format(printf, 3, 4))) static int refuse(char *err, size_t errlen
 	return -1;
 }
 
+/* --recovery-rank-shift: rank r reads what rank (r + ranks per node) % ranks wrote, DLIO's
+ * shift; sonde asks that this rank be on another node, for every rank (the same count on every
+ * node, filled in rank order), where DLIO shifts whatever the placement. */
+static int check_rank_shift(const struct train_checkpoint_config *c,
+                            const struct sonde_topology *topo, char *err, size_t errlen)
+{
+	if (c->reads == 0 && !c->verify)
+		return refuse(err, errlen,
+		              "--recovery-rank-shift applies to checkpoint reads: give "
+		              "--checkpoint-reads or --checkpoint-verify");
+	if (topo->size < 2 || topo->nnodes < 2)
+		return refuse(err, errlen,
+		              "--recovery-rank-shift: all %d rank%s on one node: no other node's "
+		              "checkpoint to read (the shift is by the ranks per node)",
+		              topo->size, topo->size == 1 ? " is" : "s are");
+	if (topo->tasks_per_node_min != topo->tasks_per_node_max)
+		return refuse(
+		    err, errlen,
+		    "--recovery-rank-shift: the nodes hold %d to %d ranks: shifting by the "
+		    "ranks per node needs the same number on every node",
+		    topo->tasks_per_node_min, topo->tasks_per_node_max);
+	for (int r = 0; r < topo->size; r++) {
+		int from = (r + topo->tasks_per_node_min) % topo->size;
+		if (topo->node_of_rank[from] == topo->node_of_rank[r])
+			return refuse(
+			    err, errlen,
+			    "--recovery-rank-shift: rank %d would read what rank %d wrote, "
+			    "on its own node: the ranks must fill the nodes in rank order",
+			    r, from);
+	}
+	return 0;
+}
+
 int train_checkpoint_check(struct train_checkpoint_config *c, const struct sonde_option_set *given,
-                           int ranks, char *err, size_t errlen)
+                           const struct sonde_topology *topo, char *err, size_t errlen)
 {
 	static const char *const options[] = {
-	    "checkpoint-folder",      "model-size",        "num-layers",        "checkpoint-type",
-	    "checkpoint-shared-file", "checkpoint-verify", "checkpoint-preset",
+	    "checkpoint-folder",
+	    "model-size",
+	    "num-layers",
+	    "checkpoint-type",
+	    "checkpoint-shared-file",
+	    "checkpoint-verify",
+	    "checkpoint-preset",
+	    "time-between-checkpoints",
+	    "recovery-rank-shift",
 	};
+	int ranks = topo->size;
 	if (c->preset && train_checkpoint_preset_apply(c->preset, c, given, err, errlen) < 0)
 		return -1;
 	int training = sonde_option_given(given, "train");
@@ -76,6 +122,18 @@ int train_checkpoint_check(struct train_checkpoint_config *c, const struct sonde
 		    err, errlen,
 		    "--steps-between-checkpoints and --epochs-between-checkpoints apply to "
 		    "--train");
+	if (!(c->time_between >= 0)) /* the parser refuses nan and inf */
+		return refuse(err, errlen,
+		              "option --time-between-checkpoints: %g is not a time of 0 seconds or "
+		              "more",
+		              c->time_between);
+	if (sonde_option_given(given, "time-between-checkpoints") && training)
+		return refuse(err, errlen,
+		              "--time-between-checkpoints paces checkpoint-only runs "
+		              "(--checkpoint-writes/--checkpoint-reads); with --train the compute "
+		              "between checkpoints is --compute-time per step");
+	if (c->rank_shift && check_rank_shift(c, topo, err, errlen) < 0)
+		return -1;
 	if (!c->folder)
 		return refuse(err, errlen, "--checkpoint-folder DIR is required for checkpoints");
 	if (c->model_size <= 0)
@@ -115,6 +173,27 @@ static struct ckpt_layout layout_of(const struct train_checkpoint_run *run)
 	                            .writers =
 	                                strcmp(c->type, "all_ranks") == 0 ? run->ctx->size : 1,
 	                            .shared = c->shared_file};
+}
+
+/* The rank whose shards this one reads: itself, or with --recovery-rank-shift the rank the
+ * ranks per node further on (train_checkpoint_check saw that it is on another node). */
+static int read_source(const struct train_checkpoint_run *run)
+{
+	if (!run->cfg->rank_shift)
+		return run->ctx->rank;
+	return (run->ctx->rank + run->ctx->topo.tasks_per_node_min) % run->ctx->size;
+}
+
+double train_sleep(double seconds)
+{
+	if (!(seconds > 0))
+		return 0;
+	double start = sonde_now();
+	for (double left = seconds; left > 0; left = start + seconds - sonde_now()) {
+		struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+		nanosleep(&ts, NULL);
+	}
+	return sonde_now() - start;
 }
 
 static double global(const struct train_checkpoint_run *run, double local)
@@ -167,6 +246,7 @@ struct ckpt_figures {
 	double aside_max, sync_max;
 	double start, end; /* global */
 	double rank_min_mib_s;
+	double compute_before; /* the longest rank's emulated compute before the checkpoint */
 	struct sonde_stats per_rank;
 	struct sonde_latency latency;
 	struct sonde_finish finish;
@@ -174,9 +254,10 @@ struct ckpt_figures {
 };
 
 static void reduce(const struct train_checkpoint_run *run, const struct ckpt_pass *pass,
-                   struct ckpt_figures *fig)
+                   double compute_before, struct ckpt_figures *fig)
 {
 	MPI_Comm comm = run->ctx->comm;
+	fig->compute_before = all_double(comm, compute_before, MPI_MAX);
 	double mine = pass->end - pass->start - pass->aside;
 	fig->bytes = all_int(comm, pass->bytes, MPI_SUM);
 	fig->calls = all_int(comm, pass->calls, MPI_SUM);
@@ -219,12 +300,15 @@ static void record(const struct train_checkpoint_run *run, const char *phase, in
 	sonde_json_int(&extra, "layers", c->num_layers);
 	sonde_json_int(&extra, "writing_ranks", l.writers);
 	sonde_json_bool(&extra, "shared_file", c->shared_file);
+	sonde_json_double(&extra, "compute_before_s", fig->compute_before);
 	if (strcmp(phase, "checkpoint-write") == 0) {
 		sonde_json_double(&extra, "stall_s", fig->stall);
 		sonde_json_double(&extra, "fill_s_max", fig->aside_max);
 		sonde_json_double(&extra, "fsync_s_max", fig->sync_max);
 	} else {
 		sonde_json_double(&extra, "verify_s_max", fig->aside_max);
+		sonde_json_int(&extra, "rank_shift",
+		               c->rank_shift ? run->ctx->topo.tasks_per_node_min : 0);
 	}
 	sonde_json_double(&extra, "rank_min_mib_s", fig->rank_min_mib_s);
 	sonde_json_object_end(&extra);
@@ -254,16 +338,18 @@ static double mib_per_s(const struct ckpt_figures *fig)
 	return fig->seconds > 0 ? (double)fig->bytes / SONDE_MIB / fig->seconds : 0;
 }
 
-int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
+/* compute_before: the seconds of emulated compute this rank slept before it. */
+static int read_checkpoint(const struct train_checkpoint_run *run, int index, double compute_before)
 {
 	struct ckpt_layout l = layout_of(run);
 	char dir[4096];
 	ckpt_dir_path(run->cfg->folder, index, dir, sizeof dir);
 	struct ckpt_pass pass;
 	struct sonde_progress live;
+	int source = read_source(run);
 	sonde_progress_begin(&live, run->ctx, "checkpoint-read", SONDE_PROGRESS_BYTES,
-	                     ckpt_rank_bytes(&l, run->ctx->rank), l.writers, 0);
-	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 0,
+	                     ckpt_rank_bytes(&l, source), l.writers, 0);
+	ckpt_pass_run(run->ctx->comm, run->ctx->rank, source, &l, dir, run->seed, index, 0,
 	              run->cfg->verify, &live, &pass);
 	sonde_progress_end(&live);
 	int err = sonde_agree_path(run->ctx->comm, pass.err, pass.path, "checkpoint %d: %s", index,
@@ -272,7 +358,7 @@ int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
 		return sonde_exit_class(err,
 		                        index < written_here ? SONDE_STAGE_RUN : SONDE_STAGE_INPUT);
 	struct ckpt_figures fig;
-	reduce(run, &pass, &fig);
+	reduce(run, &pass, compute_before, &fig);
 	int rc = 0;
 	if (run->cfg->verify) {
 		sonde_verify_report(&pass.verify, run->ctx->rank, pass.bad);
@@ -297,10 +383,18 @@ int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
 	return rc;
 }
 
+int train_checkpoint_read(const struct train_checkpoint_run *run, int index)
+{
+	return read_checkpoint(run, index, train_sleep(run->cfg->time_between));
+}
+
 int train_checkpoint_write(const struct train_checkpoint_run *run, int index, int epoch,
                            int64_t step, double *stalled)
 {
 	*stalled = 0;
+	/* checkpoint-only: DLIO's compute before each, outside the checkpoint's clock (its pass
+	 * starts at a barrier after it); during training the epochs' compute is the steps' */
+	double compute_before = epoch < 0 ? train_sleep(run->cfg->time_between) : 0;
 	struct ckpt_layout l = layout_of(run);
 	char dir[4096];
 	int rc = make_dir(run, index, dir, sizeof dir);
@@ -313,8 +407,8 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 	struct sonde_progress live;
 	sonde_progress_begin(&live, run->ctx, "checkpoint-write", SONDE_PROGRESS_BYTES,
 	                     ckpt_rank_bytes(&l, run->ctx->rank), l.writers, 0);
-	ckpt_pass_run(run->ctx->comm, run->ctx->rank, &l, dir, run->seed, index, 1, 0, &live,
-	              &pass);
+	ckpt_pass_run(run->ctx->comm, run->ctx->rank, run->ctx->rank, &l, dir, run->seed, index, 1,
+	              0, &live, &pass);
 	sonde_progress_end(&live);
 	int err = sonde_agree_path(run->ctx->comm, pass.err, pass.path, "checkpoint %d: %s", index,
 	                           pass.why);
@@ -322,7 +416,7 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 		return sonde_exit_class(err, SONDE_STAGE_RUN);
 	written_here = index + 1 > written_here ? index + 1 : written_here;
 	struct ckpt_figures fig;
-	reduce(run, &pass, &fig);
+	reduce(run, &pass, compute_before, &fig);
 	*stalled = fig.stall;
 	record(run, "checkpoint-write", index, epoch, step, 0, &fig);
 	if (pass.series)
@@ -336,6 +430,6 @@ int train_checkpoint_write(const struct train_checkpoint_run *run, int index, in
 	}
 	/* the read-back that --checkpoint-verify asks for, when no checkpoint-only reads will */
 	if (run->cfg->verify && run->cfg->reads == 0)
-		return train_checkpoint_read(run, index);
+		return read_checkpoint(run, index, 0);
 	return 0;
 }

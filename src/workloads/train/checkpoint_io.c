@@ -264,9 +264,9 @@ static void shared_pass(MPI_Comm comm, int rank, const struct ckpt_walk *w, stru
 	sync_and_close(w, pass, io, f, path);
 }
 
-void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const char *dir,
-                   uint64_t seed, int index, int writing, int check, struct sonde_progress *live,
-                   struct ckpt_pass *pass)
+void ckpt_pass_run(MPI_Comm comm, int rank, int source, const struct ckpt_layout *l,
+                   const char *dir, uint64_t seed, int index, int writing, int check,
+                   struct sonde_progress *live, struct ckpt_pass *pass)
 {
 	memset(pass, 0, sizeof *pass);
 	struct ckpt_walk w = {.l = l,
@@ -276,7 +276,7 @@ void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const c
 	                      .writing = writing,
 	                      .check = check,
 	                      .live = live,
-	                      .shard = shard_of(l, rank)};
+	                      .shard = shard_of(l, source)};
 	/* The largest piece moved in one call, at least one byte to point at: this rank's; for
 	 * the shared file every rank's step is shard 0's (the largest), so that all make the
 	 * same collective calls. */

@@ -64,12 +64,14 @@ struct ckpt_pass {
 /* Collective over comm (the shared file's open, calls and close are; the files' are not): the
  * rank's timed pass. writing: create and write, fsync before close; else read (and with check,
  * compare every byte with the pattern outside the timed calls). A rank that fails goes on
- * with empty calls where the others need it, so the failure is agreed on afterwards. */
+ * with empty calls where the others need it, so the failure is agreed on afterwards. source:
+ * the rank whose shards this one moves (itself; on a read with --recovery-rank-shift, another
+ * node's rank). */
 struct sonde_progress;
 /* live: --progress's line, updated with the rank's bytes after every call. */
-void ckpt_pass_run(MPI_Comm comm, int rank, const struct ckpt_layout *l, const char *dir,
-                   uint64_t seed, int index, int writing, int check, struct sonde_progress *live,
-                   struct ckpt_pass *pass);
+void ckpt_pass_run(MPI_Comm comm, int rank, int source, const struct ckpt_layout *l,
+                   const char *dir, uint64_t seed, int index, int writing, int check,
+                   struct sonde_progress *live, struct ckpt_pass *pass);
 /* The bytes rank moves in one pass (its shards of every layer; everything for the shared
  * file's writers is their pieces). */
 int64_t ckpt_rank_bytes(const struct ckpt_layout *l, int rank);

@@ -132,6 +132,14 @@ static const struct sonde_option options[] = {
     {0, "checkpoint-preset", SONDE_OPT_STRING, F(ckpt.preset), "NAME",
      "the checkpoint size and layers of a known model (options given win)",
      .key = "checkpoint_preset"},
+    {0, "time-between-checkpoints", SONDE_OPT_DOUBLE, F(ckpt.time_between), "SECONDS",
+     "checkpoint-only: emulated compute before each checkpoint written or read, not counted "
+     "in its time (default 0)",
+     .key = "time_between_checkpoints"},
+    {0, "recovery-rank-shift", SONDE_OPT_FLAG, F(ckpt.rank_shift), NULL,
+     "rank r reads the checkpoint shards rank (r + ranks per node) % ranks wrote, on another "
+     "node, so that its own node's page cache does not serve the reads",
+     .key = "recovery_rank_shift"},
 };
 
 static void table_defaults(void *cfg)

@@ -146,6 +146,10 @@ int train_checkpoint_preset_apply(const char *name, struct train_checkpoint_conf
 		set_i64(&c->model_size, k->model_size, given, "model-size");
 		set_int(&c->num_layers, k->num_layers, given, "num-layers");
 		set_str(&c->type, "all_ranks", given, "checkpoint-type");
+		/* every llama3 file of MLPerf Storage v2.0 has time_between_checkpoints: 5, the
+		 * compute before each checkpoint of its checkpoint-only runs */
+		if (!sonde_option_given(given, "train"))
+			set_double(&c->time_between, 5, given, "time-between-checkpoints");
 		return 0;
 	}
 	snprintf(err, len,
