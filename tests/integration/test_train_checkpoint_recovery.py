@@ -38,7 +38,7 @@ def reads_by_rank(base):
             continue
         node, rank, _pid = name[len(stem) + 1:].rsplit(".", 2)
         with open(os.path.join(folder, name)) as f:
-            calls = [(p, int(o), int(n)) for p, o, n in (ln.split() for ln in f)]
+            calls = [(p, int(o), int(n)) for p, o, n, _ in (ln.split() for ln in f)]
         found[int(rank)] = (node, calls)
     return found
 
