@@ -49,11 +49,9 @@ def parse(sonde_binary, workload, args, ranks, tasks_per_node):
 
 
 @cache
-def described(sonde_binary):
-    """{workload: [parameter]} as the binary describes its option tables (`sonde
-    --describe-options`): each parameter {"name", "type", "options" (its command-line
-    spellings), "path" (its value names a file or directory)}. Raises Refused naming the
-    binary when it cannot be asked."""
+def _description(sonde_binary):
+    """The binary's answer to `sonde --describe-options`, checked; Refused naming the binary
+    when it cannot be asked."""
     cmd = [str(sonde_binary), "--describe-options"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
@@ -64,10 +62,24 @@ def described(sonde_binary):
             raise ValueError(f"exit code {proc.returncode}")
         answer = json.loads(proc.stdout)
         names.workloads(answer)  # every workload's description is one sonde can read
-        return {w["workload"]: w["params"] for w in answer["workloads"]}
+        return {"workloads": {w["workload"]: w["params"] for w in answer["workloads"]},
+                "backends": [b["name"] for b in answer["backends"] if b["missing"] is None]}
     except (ValueError, KeyError, TypeError) as e:  # JSONDecodeError is a ValueError
         raise Refused(f"{sonde_binary} --describe-options described no workloads ({e}; is it "
                       "a sonde without --describe-options?)") from None
+
+
+@cache
+def described(sonde_binary):
+    """{workload: [parameter]} as the binary describes its option tables: each parameter
+    {"name", "type", "options" (its command-line spellings), "path" (its value names a file or
+    directory)}. Raises Refused naming the binary when it cannot be asked."""
+    return _description(sonde_binary)["workloads"]
+
+
+def backends(sonde_binary):
+    """The storage backends (-a) the binary can use (those its build has the library for)."""
+    return _description(sonde_binary)["backends"]
 
 
 @cache
