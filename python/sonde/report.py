@@ -558,7 +558,8 @@ def build_comparison(sources, campaigns, sonde_binary):
     intro = [f"{n}: {words.plural(len(c), 'run')} ({s}), {unmatched[k]} measurements without a "
              "match" for k, (n, c, s) in enumerate(zip(names, campaigns, sources, strict=True))]
     table = Table("compare", "Matched measurements", cols, rows,
-                  "A measurement matches when workload, phase, ranks, nodes and parameters "
+                  "A measurement matches when workload, phase, ranks, nodes, the ranks on "
+                  "each node and parameters "
                   "are the same (paths, the parameters that name a file or directory, and "
                   "random seeds aside: "
                   f"{', '.join(sorted(_compare.SEEDS))}), and a sonde mix group beside "

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Matching measurements across campaigns (sonde-report --compare A B [C ...]): two
-measurements match when they are the same workload, phase, shape (ranks, nodes) and
+measurements match when they are the same workload, phase, shape (ranks, nodes, and the ranks
+on each node: 3 + 1 is another measurement than 2 + 2) and
 parameters that define the experiment, so mib runs with different call sizes or collectives of
 different sizes never match each other. Left out of the match: paths, the parameters whose
 value names a file or directory as the binary's option tables say (`sonde --describe-options`;
@@ -82,7 +83,7 @@ def mix_contexts(runs, paths):
         if mix:
             h = run.header or {}
             shapes.setdefault(mix[0], {})[mix[1]] = [
-                run.workload, h.get(Header.RANKS), h.get(Header.NODES),
+                run.workload, h.get(Header.RANKS), h.get(Header.NODES), placement(h),
                 _experiment(h.get(Header.PARAMS), paths.get(run.workload, frozenset()))]
     out = {}
     for run in runs:
@@ -98,9 +99,16 @@ def key_of(run, m, paths, contexts=None):
     its paths (paths as mix_contexts takes them), and for a concurrent mix group what ran
     beside it (contexts, mix_contexts of its campaign)."""
     h = run.header or {}
-    return (run.workload, m[Measurement.PHASE], h.get("ranks"), h.get("nodes"),
+    return (run.workload, m[Measurement.PHASE], h.get(Header.RANKS), h.get(Header.NODES),
+            placement(h),
             _experiment(m.get(Measurement.PARAMS), paths.get(run.workload, frozenset())),
             (contexts or {}).get(run.run_id))
+
+
+def placement(header):
+    """The ranks on each node, most first: runs of 4 ranks on 2 nodes placed 3 + 1 and 2 + 2
+    share ranks and nodes but not the load each node carries."""
+    return tuple(sorted(header.get(Header.TASKS_ON_NODE) or (), reverse=True))
 
 
 def _what(run, m):
