@@ -220,11 +220,12 @@ static int parse_only(int argc, char **argv)
 }
 
 /* sonde --describe-options: every workload with the parameters its records' params hold (from
- * its option table: name and JSON type), and every storage backend (-a) with the library this
- * build lacks for it (null: usable), as one JSON line, so that tools that read the records
- * (sonde-suite's checks of a suite file) or drive the binary (bench/) know them without a list
- * of their own (python/sonde/results/names.py). What a workload adds to its records besides its
- * options is not in its table, and not described. */
+ * its option table: name, JSON type, command-line spellings and whether it is a path), and every
+ * storage backend (-a) with the library this build lacks for it (null: usable), as one JSON line,
+ * so that tools that read the records (sonde-suite's checks of a suite file) or drive the binary
+ * (bench/) know them without a list of their own (python/sonde/results/names.py). What a workload
+ * adds to its records besides its options is not in its table, and not described (but for
+ * the paths a table names, .positional_paths). */
 static int describe_options(int argc)
 {
 	if (argc != 2) {

@@ -20,12 +20,13 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from . import results as _results
+from .campaign import argcheck, scores
 from .campaign import rules as _rules
-from .campaign import scores
 from .cli import EXIT_USAGE
 from .results import ResultsError, load
 from .results.manifest import Manifest
 from .results.names import COLL, TRAIN, COLLExtra
+from .suite import default_sonde
 from .views import campaign as _campaign
 from .views import compare as _compare
 from .views import (
@@ -527,14 +528,17 @@ def build(sources, runs=None):
 JUDGEMENT_CLASS = {"better": "good", "worse": "bad", "same": "text"}
 
 
-def build_comparison(sources, campaigns):
-    """The comparison of campaigns (each a list of runs), the first the reference."""
+def build_comparison(sources, campaigns, sonde_binary):
+    """The comparison of campaigns (each a list of runs), the first the reference; which
+    parameters are paths (left out of a match) the option tables of sonde_binary say. Raises
+    argcheck.Refused when the binary cannot be asked."""
+    paths = argcheck.path_params(sonde_binary)
     names = [Path(s).name or str(s) for s in sources]
     for k in range(len(names)):  # "A", "B", ... when two sources share a name
         if names.count(names[k]) > 1:
             names = [chr(ord("A") + i) for i in range(len(names))]
             break
-    matched = _compare.match(campaigns)
+    matched = _compare.match(campaigns, paths)
     cols = ["measurement", "unit"]
     for k, n in enumerate(names):
         cols += [f"{n} mean", f"{n} min", f"{n} max"] + ([f"{n}/{names[0]}", f"{n} is"]
@@ -550,12 +554,14 @@ def build_comparison(sources, campaigns):
                 ratio.cls = JUDGEMENT_CLASS.get(said, "muted")
                 row += [ratio, text(said, JUDGEMENT_CLASS.get(said, "muted"))]
         rows.append(row)
-    unmatched = _compare.unmatched(campaigns)
+    unmatched = _compare.unmatched(campaigns, paths)
     intro = [f"{n}: {words.plural(len(c), 'run')} ({s}), {unmatched[k]} measurements without a "
              "match" for k, (n, c, s) in enumerate(zip(names, campaigns, sources, strict=True))]
     table = Table("compare", "Matched measurements", cols, rows,
-                  "A measurement matches when workload, phase, ranks, nodes and parameters "
-                  "are the same (paths and random seeds aside: "
+                  "A measurement matches when workload, phase, ranks, nodes, the ranks on "
+                  "each node and parameters "
+                  "are the same (paths, the parameters that name a file or directory, and "
+                  "random seeds aside: "
                   f"{', '.join(sorted(_compare.SEEDS))}), and a sonde mix group beside "
                   "the same other groups; runs that failed are not compared. Mean, min and "
                   "max over its "
@@ -622,6 +628,10 @@ def parser():
     p.add_argument("--compare", nargs="+", metavar="CAMPAIGN",
                    help="two or more campaigns (run directories or results files) side by "
                         "side, with ratios to the first")
+    p.add_argument("--sonde", metavar="BINARY", default=None,
+                   help="the sonde whose option tables say which parameters are paths, left "
+                        "out of --compare's match (default: $SONDE_BIN, the checkout's build, "
+                        "or sonde on PATH)")
     return p
 
 
@@ -649,8 +659,12 @@ def main(argv=None):
     default = (dirs[0] / "report.html") if len(dirs) == 1 and not args.compare else \
         Path("report.html")
     output = Path(args.output) if args.output else default
-    page = build_comparison(sources, loaded) if args.compare else \
-        build(sources, loaded[0])
+    try:
+        page = build_comparison(sources, loaded, args.sonde or default_sonde()) \
+            if args.compare else build(sources, loaded[0])
+    except argcheck.Refused as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     write(page, output)
     print(f"{output} ({len(page.figures())} figures, "
           f"{sum(len(t.rows) for t in page.tables())} table rows)")

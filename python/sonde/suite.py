@@ -258,9 +258,10 @@ def cmd_io500(args):
     if not str(ranks).isdigit():
         return error(f"the rank count must be a whole number, not {ranks!r} ($SLURM_NTASKS)")
     try:
-        made = io500_config.campaign(args.suite, template, int(ranks), args.tasks_per_node,
+        made = io500_config.campaign(args.suite, template, int(ranks),
+                                     args.sonde or default_sonde(), args.tasks_per_node,
                                      args.out)
-    except (io500_ini.IniError, OSError) as e:
+    except (io500_ini.IniError, argcheck.Refused, OSError) as e:
         return error(str(e))
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp) if args.dry_run else made.run_dir

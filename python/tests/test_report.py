@@ -9,10 +9,10 @@ import re
 import numpy as np
 import pytest
 from bokeh.models import ColumnDataSource
-from golden import IOR_NO_FILE, IOR_WAITING, WORKLOAD_RUNS, records_of
+from golden import IOR_NO_FILE, IOR_WAITING, SONDE, WORKLOAD_RUNS, records_of
 
 from sonde import report, results
-from sonde.campaign import io500
+from sonde.campaign import argcheck, io500
 from sonde.views import compare, figures, plots, profiles, render_html, render_png, words
 from sonde.views.figures import HEATMAP, HLINE, LINE, POINTS, QUADS, RANGE
 
@@ -188,16 +188,19 @@ def test_renderers_draw_the_spec_numbers(page):
         assert render_png.png(fig).startswith(PNG_MAGIC)
 
 
+PATHS = argcheck.path_params(SONDE)
+
+
 # ---- --compare ------------------------------------------------------------------------------
 
 def test_compare_matches_only_the_same_measurement(golden):
     small = golden.run("mib", "-F", "-t", "{dir}", "-l", "8", "-s", "4k")
     large = golden.run("mib", "-F", "-t", "{dir}", "-l", "8", "-s", "64k")
     a, b = results.load(small), results.load(large)
-    assert compare.match([a, b]) == []  # other call sizes: never the same measurement
+    assert compare.match([a, b], PATHS) == []  # other call sizes: never the same measurement
     same = results.load(golden.run("mib", "-F", "-t", "{dir}", "-l", "8", "-s", "4k",
                                    "-b"))
-    assert compare.match([a, same]) == []  # random reads are another benchmark
+    assert compare.match([a, same], PATHS) == []  # random reads are another benchmark
 
 
 def test_compare_keeps_every_row_and_marks_noise(golden, tmp_path):
@@ -214,9 +217,9 @@ def test_compare_keeps_every_row_and_marks_noise(golden, tmp_path):
     for src, d in ((a, pa), (ior_a, pa), (b, pb), (ior_b, pb)):
         (d / src.name).write_bytes(src.read_bytes())
     assert report.main(["--compare", str(pa), str(pb), "-o", str(out)]) == 0
-    page = report.build_comparison([str(pa), str(pb)], [results.load(pa), results.load(pb)])
+    page = report.build_comparison([str(pa), str(pb)], [results.load(pa), results.load(pb)], SONDE)
     [table] = [t for t in page.tables() if t.id == "compare"]
-    matched = compare.match([results.load(pa), results.load(pb)])
+    matched = compare.match([results.load(pa), results.load(pb)], PATHS)
     assert len(table.rows) == len(matched) > 40  # every matched row, not the first 40
     units = {r[1].text for r in table.rows}
     assert units == {"µs", "MiB/s"}
@@ -235,7 +238,7 @@ def test_compare_keeps_every_row_and_marks_noise(golden, tmp_path):
                                      max(lo_a, lo_b) <= min(hi_a, hi_b))
     # A campaign against itself: every ratio 1; within noise where there is a range (ior's
     # iterations), never where a single value has none (a collective's mean); nothing better.
-    same = compare.match([results.load(pa), results.load(pa)])
+    same = compare.match([results.load(pa), results.load(pa)], PATHS)
     coll_run, ior_run = sorted(results.load(pa), key=lambda r: r.workload)
     assert len(same) == len(coll_run.measurements) + 2  # ior: write and read, 2 iterations
     for m in same:

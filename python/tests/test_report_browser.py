@@ -149,7 +149,7 @@ def quick_pages(quick_pair, tmp_path_factory):
     out = tmp_path_factory.mktemp("quick-pages")
     one = report.build([str(quick_pair[0])])
     both = report.build_comparison([str(d) for d in quick_pair],
-                                   [results.load(d) for d in quick_pair])
+                                   [results.load(d) for d in quick_pair], SONDE)
     return [(one, report.write(one, out / "report.html")),
             (both, report.write(both, out / "compare.html"))]
 

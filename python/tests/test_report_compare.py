@@ -6,10 +6,14 @@ each; a measurement with one sample on a side is never judged; latency is better
 import json
 
 import pytest
+from golden import SONDE
 
 from sonde import report, results
+from sonde.campaign import argcheck
 from sonde.results.names import COLL, MDTEST, Measurement
 from sonde.views import compare
+
+PATHS = argcheck.path_params(SONDE)
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +23,7 @@ def pair(quick_pair):
 
 @pytest.fixture(scope="module")
 def comparison(quick_pair, pair):
-    return report.build_comparison([str(d) for d in quick_pair], pair)
+    return report.build_comparison([str(d) for d in quick_pair], pair, SONDE)
 
 
 def measurements(runs, workload):
@@ -31,8 +35,8 @@ def test_two_runs_of_the_quick_suite_match_every_measurement(pair):
     seeds = [{m[Measurement.PARAMS][str(MDTEST.DATA_SEED)]
               for m in measurements(runs, MDTEST.workload)} for runs in pair]
     assert len(seeds[0]) == len(seeds[1]) == 1 and seeds[0] != seeds[1], seeds
-    assert compare.unmatched(pair) == [0, 0]
-    matched = compare.match(pair)
+    assert compare.unmatched(pair, PATHS) == [0, 0]
+    matched = compare.match(pair, PATHS)
     # Oracle: every measurement of the records with a figure, counted apart from sonde's keys:
     # (workload, phase, coll operation and size) of the first campaign, iterations folded.
     expected = {(r.workload, m[Measurement.PHASE], r.launch["id"],
@@ -51,7 +55,7 @@ def test_one_sample_is_not_judged(comparison, pair):
     table = next(t for t in comparison.tables() if t.id == "compare")
     said = table.columns.index("B is")
     ratio = table.columns.index("B/A")
-    workloads = [r.workload for r in compare.match(pair)]
+    workloads = [r.workload for r in compare.match(pair, PATHS)]
     assert len(workloads) == len(table.rows)
     coll = [row for w, row in zip(workloads, table.rows, strict=True) if w == COLL.workload]
     assert len(coll) == len(measurements(pair[0], COLL.workload))
@@ -71,7 +75,7 @@ def slowed(matched, factor):
 
 
 def test_direction_lower_latency_is_better(pair):
-    matched = compare.match(pair)
+    matched = compare.match(pair, PATHS)
     bcast = [r for r in matched if r.workload == COLL.workload
              and r.label.endswith(("Bcast 1 KiB", "Bcast 2 KiB"))]
     # A real latency of campaign A as two samples 2 % apart (µs): two real ones can differ by
@@ -108,12 +112,12 @@ def test_a_mix_group_beside_others_is_not_the_run_alone(golden, mix_file):
                 if not (isinstance(v, str) and "/" in v)}
 
     assert all(no_paths(m) == no_paths(writes[0]) for r in mixed for m in r.measurements)
-    matched = [x for x in compare.match([alone, mixed]) if x.values[1]]
+    matched = [x for x in compare.match([alone, mixed], PATHS) if x.values[1]]
     solo = sorted(compare.figure_of(m)[0] for r in mixed if stages[r.run_id] == "solo"
                   for m in r.measurements if compare.figure_of(m)[0] is not None)
     assert [sorted(x.values[1]) for x in matched] == [solo]
     # the concurrent groups match each other: the same ior beside the same ior
-    together = compare.match([mixed, mixed])
+    together = compare.match([mixed, mixed], PATHS)
     concurrent = sorted(compare.figure_of(m)[0] for r in mixed
                         if stages[r.run_id] == "concurrent" for m in r.measurements
                         if compare.figure_of(m)[0] is not None)
@@ -141,5 +145,28 @@ def test_a_run_that_failed_is_not_compared(golden):
     assert failed.end["exit_code"] == 3
     epochs = [m for m in failed.measurements if compare.figure_of(m)[0] is not None]
     assert epochs, "the failed run wrote figures"
-    assert compare.match([runs["good"], runs["spoilt"]]) == []
-    assert compare.unmatched([runs["good"], runs["spoilt"]]) == [len(epochs), 0]
+    assert compare.match([runs["good"], runs["spoilt"]], PATHS) == []
+    assert compare.unmatched([runs["good"], runs["spoilt"]], PATHS) == [len(epochs), 0]
+
+
+def test_a_path_given_relative_or_absolute_is_the_same_measurement(golden):
+    """The same ior writes with the test file named relative to the working directory and
+    by its absolute name match (a relative name has no "/": a rule of "paths hold a slash"
+    kept them apart); a larger block is other work and matches nothing. Which parameters are
+    paths the binary's option tables say."""
+    base = ["-w", "-t", "4k", "-i", "2"]
+    relative = results.load(golden.run("ior", *base, "-b", "16k", "-o", "cmp-relative"))
+    absolute = results.load(golden.run("ior", *base, "-b", "16k", "-o", "{dir}/cmp-absolute"))
+    larger = results.load(golden.run("ior", *base, "-b", "32k", "-o", "{dir}/cmp-larger"))
+    # the case: the two runs' parameters differ in the test file's name only, written
+    # without a slash in one of them
+    a, b = relative[0].header["params"], absolute[0].header["params"]
+    assert {k for k in a if a[k] != b[k]} == {"testFile"} and "/" not in a["testFile"]
+    [matched] = compare.match([relative, absolute], PATHS)
+    written = [[m["bytes"] / m["seconds"] / 2**20 for m in runs[0].measurements]
+               for runs in (relative, absolute)]
+    assert [len(v) for v in written] == [2, 2]
+    assert [pytest.approx(v) for v in written] == matched.values
+    assert compare.unmatched([relative, absolute], PATHS) == [0, 0]
+    assert compare.match([absolute, larger], PATHS) == []
+    assert compare.unmatched([absolute, larger], PATHS) == [1, 1]  # one write each

@@ -8,7 +8,7 @@ import json
 import re
 
 import pytest
-from golden import REPO, stdout_of
+from golden import REPO, SONDE, stdout_of
 
 from sonde import report, results
 from sonde.campaign import io500, scores, suitefile
@@ -69,7 +69,7 @@ def test_compare_shows_each_system_s_own_rule_sets(io500_campaign, campaign):
     """An IO500 campaign beside one that carries no rule set: IO500's figures for the first,
     "not an IO500 campaign" for the second, and no JUPITER row, since neither carries it."""
     sources = [str(io500_campaign), str(campaign)]
-    page = report.build_comparison(sources, [results.load(s) for s in sources])
+    page = report.build_comparison(sources, [results.load(s) for s in sources], SONDE)
     [section] = [s for s in page.sections if s.id == "systems"]
     [table] = [t for t in section.tables if t.id == "systems-score"]
     rows = {r[0].text: r[1:] for r in table.rows}

@@ -41,6 +41,17 @@ int sonde_option_takes_value(const struct sonde_option *o)
 	       o->type != SONDE_OPT_REFUSED;
 }
 
+int sonde_option_names_file(const struct sonde_option *o)
+{
+	if (!sonde_option_takes_value(o) || o->value_optional || !o->metavar)
+		return 0;
+	static const char *const file_metavars[] = {"FILE", "PATH", "PREFIX", "DIR"};
+	for (size_t i = 0; i < sizeof file_metavars / sizeof file_metavars[0]; i++)
+		if (strcmp(o->metavar, file_metavars[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static const struct sonde_option_source *backend_source;
 
 void sonde_options_set_backend_source(const struct sonde_option_source *source)

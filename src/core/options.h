@@ -130,6 +130,11 @@ struct sonde_option_table {
 	/* Only the backends with all these capabilities (src/io/backend.h; 0: every backend):
 	 * mdtest's -a takes SONDE_CAP_MDTEST ones. */
 	unsigned backend_caps;
+	/* The parameters a workload writes into every record's params itself, from its positional
+	 * arguments rather than an entry, whose values name files or directories (find's DIR as
+	 * workdir): NULL-terminated, NULL for none. `sonde --describe-options` describes them as
+	 * paths, so a tool that reads the records knows them without a list of its own. */
+	const char *const *positional_paths;
 };
 
 /* One table and the struct it fills. A parse accepts options from several tables (the
@@ -203,6 +208,11 @@ const struct sonde_option *sonde_option_find(const struct sonde_option_table *t,
 /* Whether the entry takes a value (flags, counts and refused entries do not). */
 int sonde_option_takes_value(const struct sonde_option *o);
 
+/* Whether the entry's value names a file or a directory (metavar FILE, PATH, PREFIX or DIR):
+ * shell completion offers file names there, and `sonde --describe-options` marks the parameter a
+ * path (what sonde-report --compare leaves out of a match). */
+int sonde_option_names_file(const struct sonde_option *o);
+
 /* "-b, --blockSize N" / "-nobj N" / "-O stoneWallingWearOut=N": the option as --help, the
  * option reference and the manual pages show it. */
 void sonde_option_spelling(const struct sonde_option_table *t, const struct sonde_option *o,
@@ -235,8 +245,10 @@ void sonde_options_json(const struct sonde_option_table *t, const void *cfg, str
  * parameters (refused ones, and later entries for an already named field). */
 const char *sonde_option_key(const struct sonde_option_table *t, const struct sonde_option *o);
 /* params.c: the parameters sonde_options_json writes for the table, without values: an array
- * member key of j, one {"name", "type"} object each, type "bool", "int", "number", "string"
- * (or null) or "list" (sonde --describe-options). */
+ * member key of j, one {"name", "type", "options", "path"} object each, type "bool", "int",
+ * "number", "string" (or null) or "list"; options the command-line spellings that set it ("-B",
+ * "--useO_DIRECT", "--posix.odirect"; none for a directive-only parameter); path whether its
+ * value names a file or directory (sonde --describe-options). */
 void sonde_options_describe(const struct sonde_option_table *t, const char *key,
                             struct sonde_json *j);
 

@@ -117,6 +117,44 @@ static enum sonde_record_type record_type(const struct sonde_option *o)
 	}
 }
 
+/* Whether entries a and b set one field (a callback sets what it sets: only itself). */
+static int same_field(const struct sonde_option *a, const struct sonde_option *b)
+{
+	if (a == b)
+		return 1;
+	return a->type != SONDE_OPT_REFUSED && a->type != SONDE_OPT_CALLBACK &&
+	       b->type != SONDE_OPT_CALLBACK && a->base == b->base && a->offset == b->offset;
+}
+
+/* "options": every command-line spelling of the entries that set o's field, and "path": whether
+ * any of them takes a file or directory name. */
+static void describe_spellings(const struct sonde_option_table *t, const struct sonde_option *o,
+                               struct sonde_json *j)
+{
+	const char *dashes = t->style == SONDE_STYLE_WORDS ? "-" : "--";
+	int path = 0;
+	char spelling[128];
+	sonde_json_array_begin(j, "options");
+	for (int i = 0; i < t->count; i++) {
+		const struct sonde_option *e = &t->options[i];
+		if (!same_field(e, o))
+			continue;
+		path |= sonde_option_names_file(e);
+		if (e->scope == SONDE_SCOPE_DIRECTIVE)
+			continue;
+		if (e->letter) {
+			snprintf(spelling, sizeof spelling, "-%c", e->letter);
+			sonde_json_string(j, NULL, spelling);
+		}
+		if (e->name) {
+			snprintf(spelling, sizeof spelling, "%s%s", dashes, e->name);
+			sonde_json_string(j, NULL, spelling);
+		}
+	}
+	sonde_json_array_end(j);
+	sonde_json_bool(j, "path", path);
+}
+
 void sonde_options_describe(const struct sonde_option_table *t, const char *key,
                             struct sonde_json *j)
 {
@@ -138,6 +176,16 @@ void sonde_options_describe(const struct sonde_option_table *t, const char *key,
 		sonde_json_object_begin(j, NULL);
 		sonde_json_string(j, "name", name);
 		sonde_json_string(j, "type", type_names[type]);
+		describe_spellings(t, o, j);
+		sonde_json_object_end(j);
+	}
+	for (const char *const *p = t->positional_paths; p && *p; p++) {
+		sonde_json_object_begin(j, NULL);
+		sonde_json_string(j, "name", *p);
+		sonde_json_string(j, "type", type_names[SONDE_RECORD_STRING]);
+		sonde_json_array_begin(j, "options");
+		sonde_json_array_end(j);
+		sonde_json_bool(j, "path", 1);
 		sonde_json_object_end(j);
 	}
 	sonde_json_array_end(j);

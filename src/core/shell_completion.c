@@ -31,10 +31,8 @@ static enum value_kind value_kind(const struct sonde_option *o)
 	if (!sonde_option_takes_value(o) || o->value_optional)
 		return VALUE_NONE;
 	const char *m = o->metavar ? o->metavar : "";
-	if (strcmp(m, "FILE") == 0 || strcmp(m, "PATH") == 0 || strcmp(m, "PREFIX") == 0)
-		return VALUE_FILE;
-	if (strcmp(m, "DIR") == 0)
-		return VALUE_DIR;
+	if (sonde_option_names_file(o))
+		return strcmp(m, "DIR") == 0 ? VALUE_DIR : VALUE_FILE;
 	return lists_choices(m) ? VALUE_CHOICES : VALUE_OTHER;
 }
 

@@ -134,7 +134,7 @@ def test_io500_campaign(tmp_path, shm_scratch):
 def test_reduced_scale_is_never_valid(tmp_path):
     suite = suitefile.load(REPO / "suites" / "io500.toml", scale=1e-6)
     assert suite.reduced_scale and suite.score == "io500"
-    r = io500.evaluate({}, reduced_scale=True)
+    r = io500.evaluate({}, SONDE, reduced_scale=True)
     assert not r.valid and any("reduced scale" in x for x in r.reasons)
     assert r.score == 0 and all(p.reasons for p in r.phases if p.group)
 

@@ -94,7 +94,7 @@ def test_gamed_phase_is_invalid(tmp_path, shm_scratch, name, extra, want):
     if name == "ior-rnd4K-easy-read":  # it reads the files ior-easy-write keeps
         launch_phase(tmp_path, shm_scratch, "ior-easy-write", [])
     run, command = launch_phase(tmp_path, shm_scratch, name, extra)
-    res = io500.phase_result(io500_phases.BY_NAME[name], run, command, "ok")
+    res = io500.phase_result(io500_phases.BY_NAME[name], run, command, "ok", SONDE)
     params = [r for r in res.reasons if r.startswith("parameter ")]
     assert sorted(params) == sorted(want), res.reasons
     assert not res.valid
@@ -110,14 +110,14 @@ def test_options_of_the_phase_s_own_api_are_the_submitter_s(tmp_path, shm_scratc
             ("ior-easy-write", ["-a", "MMAP", "--mmap.madv_pattern"], "mmap.madv_pattern")):
         run, command = launch_phase(tmp_path, shm_scratch, name, extra)
         assert run.header["params"][option] is True and run.end["exit_code"] == 0
-        res = io500.phase_result(io500_phases.BY_NAME[name], run, command, "ok")
+        res = io500.phase_result(io500_phases.BY_NAME[name], run, command, "ok", SONDE)
         assert not [r for r in res.reasons if r.startswith("parameter ")], res.reasons
 
 
 def test_find_with_a_stonewall_is_invalid(tmp_path, shm_scratch):
     (tmp_path / "timestampfile").touch()
     run, command = launch_phase(tmp_path, shm_scratch, "find", ["-s", "1"])
-    res = io500.phase_result(io500_phases.BY_NAME["find"], run, command, "ok")
+    res = io500.phase_result(io500_phases.BY_NAME["find"], run, command, "ok", SONDE)
     assert "parameter stonewall is 1, IO500 leaves it at the default 0" in res.reasons
 
 
@@ -129,7 +129,7 @@ def test_a_read_of_other_blocks_than_written_is_invalid(tmp_path, shm_scratch):
     (m,) = [m for m in read[0].measurements if m["phase"] == "read"]
     assert m["bytes"] == 2 * 2**20  # two ranks, one MiB each
     result = io500.evaluate({"ior-easy-write": (write[1], write[0], "ok"),
-                             "ior-easy-read": (read[1], read[0], "ok")})
+                             "ior-easy-read": (read[1], read[0], "ok")}, SONDE)
     (phase,) = [p for p in result.phases if p.name == "ior-easy-read"]
     assert sorted(phase.reasons) == [
         "parameter blockSize is 1048576, ior-easy-write ran with 2097152 (IO500 sets it once, "
@@ -154,7 +154,7 @@ def test_a_find_over_other_files_is_invalid(tmp_path, shm_scratch):
     (m,) = find.measurements
     assert m["extra"]["found"] == 1
     result = io500.evaluate({"mdtest-hard-write": (write[1], write[0], "ok"),
-                             "find": (["sonde", *args], find, "ok")})
+                             "find": (["sonde", *args], find, "ok")}, SONDE)
     (phase,) = [p for p in result.phases if p.name == "find"]
     assert phase.reasons == [f"parameter workdir is \"{elsewhere}\", outside the datadir of the "
                              f"other phases, \"{shm_scratch}\" (IO500 keeps all its data in one)"]
@@ -169,7 +169,8 @@ def test_grouped_flags_are_what_io500_runs(tmp_path, shm_scratch):
     (ln,) = [ln for ln in suite.launches if ln.step == "mdtest-easy-write"]
     assert "-uLF" in ln.args
     run, command = launch_phase(tmp_path, shm_scratch, "mdtest-easy-write", [])
-    res = io500.phase_result(io500_phases.BY_NAME["mdtest-easy-write"], run, command, "ok")
+    res = io500.phase_result(io500_phases.BY_NAME["mdtest-easy-write"], run, command, "ok",
+                             SONDE)
     assert not [r for r in res.reasons if r.startswith("parameter ")], res.reasons
 
 
@@ -221,7 +222,7 @@ def test_a_phase_on_other_hosts_is_invalid(tmp_path, shm_scratch):
     stat = launch_phase(tmp_path, shm_scratch, "mdtest-easy-stat", [], hosts="nodeB:2")
     assert write[0].header["hostnames"] == ["nodeA"] and stat[0].header["hostnames"] == ["nodeB"]
     result = io500.evaluate({"mdtest-easy-write": (write[1], write[0], "ok"),
-                             "mdtest-easy-stat": (stat[1], stat[0], "ok")})
+                             "mdtest-easy-stat": (stat[1], stat[0], "ok")}, SONDE)
     (phase,) = [p for p in result.phases if p.name == "mdtest-easy-stat"]
     assert phase.reasons == ["ran on the hosts nodeB, the other phases on nodeA: IO500 runs "
                              "every phase on the same processes"]

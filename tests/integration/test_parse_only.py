@@ -178,6 +178,30 @@ def test_describe_options_names_every_workload_and_refuses_more_words():
     (api,) = [ln.split()[-1] for ln in ior_help.splitlines() if ln.startswith("  -a, --api ")]
     assert sorted(b["name"] for b in backends) == sorted(api.split("|"))
     assert all(b["missing"] is None or isinstance(b["missing"], str) for b in backends)
+    # each parameter's command-line spellings and whether its value names a file, held against
+    # the workload's --help: every spelling is an option it lists, with a FILE, PATH, DIR or
+    # PREFIX after it exactly when the parameter is a path
+    for w in [w for w in described if w["workload"] in ("ior", "mdtest")]:
+        shown = subprocess.run([SONDE, w["workload"], "--help"], capture_output=True, text=True,
+                               timeout=60).stdout
+        heads = {}
+        for ln in shown.splitlines():
+            if not ln.startswith("  -"):
+                continue
+            words = ln.strip().split("  ")[0].replace(",", "").split()
+            for k, word in enumerate(words):
+                if word.startswith("-"):
+                    heads.setdefault(word, words[k + 1] if k + 1 < len(words) and
+                                     not words[k + 1].startswith("-") else None)
+        for p in w["params"]:
+            assert all(o in heads for o in p["options"]), (w["workload"], p)
+            if p["options"]:
+                assert p["path"] == any(heads[o] in ("FILE", "PATH", "DIR", "PREFIX")
+                                        for o in p["options"]), (w["workload"], p)
+    ior = {p["name"]: p for p in described[[w["workload"] for w in described].index("ior")]
+           ["params"]}
+    assert ior["useO_DIRECT"]["options"] == ["-B", "--useO_DIRECT", "--posix.odirect"]
+    assert ior["testFile"]["path"] and not ior["blockSize"]["path"]
     proc = subprocess.run([SONDE, "--describe-options", "ior"], capture_output=True, text=True,
                           timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""

@@ -14,7 +14,10 @@ from html.parser import HTMLParser
 import pytest
 import test_suite_jupiter as jupiter
 from bounded import run_bounded
-from conftest import MULTI_NODE
+from conftest import MULTI_NODE, SONDE, run_sonde
+from sonde import results
+from sonde.campaign import argcheck
+from sonde.views import compare
 from sonde.views.systems import BEST_RUN
 from test_suite_jupiter import ior_summary, suite_env
 
@@ -201,3 +204,27 @@ def test_score_json_keeps_the_score_and_every_status(systems):
         assert jupiter["best_any_nodes"]["value"] == pytest.approx(
             float(s["read"]["Mean(MiB)"]) + float(s["write"]["Mean(MiB)"]), abs=0.02)
         assert {q["launch"] for q in jupiter["qualitative"]} == {EASY1, EASY2}
+
+
+@MULTI_NODE[0]
+@MULTI_NODE[1]
+def test_compare_keeps_apart_runs_placed_otherwise(tmp_path, shm_scratch):
+    """The same ior on 4 ranks and 2 nodes, placed 3 + 1 and 2 + 2: ranks, nodes and
+    parameters (paths aside) are the same, the load on each node is not, so --compare matches
+    neither with the other; each matches a run placed as it was."""
+    runs = {}
+    for name, hosts in (("uneven", "nodeA:3,nodeB:1"), ("even", "nodeA:2,nodeB:2"),
+                        ("even-again", "nodeA:2,nodeB:2")):
+        out = tmp_path / f"{name}.jsonl"
+        run_sonde(["ior", "-w", "-t", "4k", "-b", "16k", "-i", "2", "-o",
+                   str(shm_scratch / name), "--json", str(out)], np=4, hosts=hosts)
+        runs[name] = results.load(out)
+    headers = {k: v[0].header for k, v in runs.items()}
+    # the case, from the records: same ranks and nodes, other ranks on each node
+    assert {(h["ranks"], h["nodes"]) for h in headers.values()} == {(4, 2)}
+    assert sorted(headers["uneven"]["tasks_on_node"]) == [1, 3]
+    assert headers["even"]["tasks_on_node"] == [2, 2]
+    paths = argcheck.path_params(SONDE)
+    assert compare.match([runs["uneven"], runs["even"]], paths) == []
+    [same] = compare.match([runs["even"], runs["even-again"]], paths)
+    assert [len(v) for v in same.values] == [2, 2]

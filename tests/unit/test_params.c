@@ -141,13 +141,30 @@ int main(void)
 	sonde_json_object_begin(&d, NULL);
 	sonde_options_describe(&table, "params", &d);
 	sonde_json_object_end(&d);
-	CHECK_STR(d.buf,
-	          "{\"params\":[{\"name\":\"flag\",\"type\":\"bool\"},"
-	          "{\"name\":\"verbose\",\"type\":\"int\"},{\"name\":\"number\",\"type\":"
-	          "\"int\"},{\"name\":\"wide\",\"type\":\"int\"},{\"name\":\"bytes\",\"type\":"
-	          "\"int\"},{\"name\":\"ratio\",\"type\":\"number\"},{\"name\":\"name\","
-	          "\"type\":\"string\"},{\"name\":\"unset\",\"type\":\"string\"},{\"name\":"
-	          "\"list\",\"type\":\"list\"},{\"name\":\"range\",\"type\":\"list\"}]}");
+	/* ... with every spelling of the field (-n and its second name; the directive alias of -f
+	 * is no command-line word), and no path among them (no FILE, PATH, PREFIX or DIR). */
+	CHECK_STR(
+	    d.buf,
+	    "{\"params\":[{\"name\":\"flag\",\"type\":\"bool\",\"options\":[\"-f\",\"--flag\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"verbose\",\"type\":\"int\",\"options\":[\"-v\",\"--verbose\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"number\",\"type\":\"int\",\"options\":[\"-n\",\"--other-name\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"wide\",\"type\":\"int\",\"options\":[\"-w\",\"--wide\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"bytes\",\"type\":\"int\",\"options\":[\"-b\",\"--bytes\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"ratio\",\"type\":\"number\",\"options\":[\"-x\",\"--ratio\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"name\",\"type\":\"string\",\"options\":[\"-o\",\"--name\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"unset\",\"type\":\"string\",\"options\":[\"-u\",\"--unset\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"list\",\"type\":\"list\",\"options\":[\"-O\",\"--list\"],"
+	    "\"path\":false},"
+	    "{\"name\":\"range\",\"type\":\"list\",\"options\":[\"-r\",\"--range\"],"
+	    "\"path\":false}]}");
 	sonde_json_free(&d);
 
 	/* A directive-only entry is no command-line word. */

@@ -49,11 +49,9 @@ def parse(sonde_binary, workload, args, ranks, tasks_per_node):
 
 
 @cache
-def workloads(sonde_binary):
-    """{workload: sonde.results.names Params class} of the workloads the binary has, as it
-    describes them (`sonde --describe-options`): a workload without a class of its own in
-    sonde.results.names gets one made from its option table. Raises Refused naming the
-    binary when it cannot be asked."""
+def _description(sonde_binary):
+    """The binary's answer to `sonde --describe-options`, checked; Refused naming the binary
+    when it cannot be asked."""
     cmd = [str(sonde_binary), "--describe-options"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
@@ -62,7 +60,50 @@ def workloads(sonde_binary):
     try:
         if proc.returncode != 0:
             raise ValueError(f"exit code {proc.returncode}")
-        return names.workloads(json.loads(proc.stdout))
-    except ValueError as e:  # JSONDecodeError is one
+        answer = json.loads(proc.stdout)
+        names.workloads(answer)  # every workload's description is one sonde can read
+        return {"workloads": {w["workload"]: w["params"] for w in answer["workloads"]},
+                "backends": [b["name"] for b in answer["backends"] if b["missing"] is None]}
+    except (ValueError, KeyError, TypeError) as e:  # JSONDecodeError is a ValueError
         raise Refused(f"{sonde_binary} --describe-options described no workloads ({e}; is it "
                       "a sonde without --describe-options?)") from None
+
+
+@cache
+def described(sonde_binary):
+    """{workload: [parameter]} as the binary describes its option tables: each parameter
+    {"name", "type", "options" (its command-line spellings), "path" (its value names a file or
+    directory)}. Raises Refused naming the binary when it cannot be asked."""
+    return _description(sonde_binary)["workloads"]
+
+
+def backends(sonde_binary):
+    """The storage backends (-a) the binary can use (those its build has the library for)."""
+    return _description(sonde_binary)["backends"]
+
+
+@cache
+def workloads(sonde_binary):
+    """{workload: sonde.results.names Params class} of the workloads the binary has, as it
+    describes them: a workload without a class of its own in sonde.results.names gets one made
+    from its option table. Raises Refused as described does."""
+    return names.workloads({"workloads": [{"workload": w, "params": p}
+                                          for w, p in described(sonde_binary).items()]})
+
+
+def path_params(sonde_binary):
+    """{workload: frozenset of the parameters whose value names a file or directory}."""
+    return {w: frozenset(p["name"] for p in params if p.get("path"))
+            for w, params in described(sonde_binary).items()}
+
+
+def api_params(sonde_binary, workload, api):
+    """{parameter: its spellings} of the workload's options that belong to backend api: those
+    spelled --<api>.<name> (IO500's rule for an API's own options: the prefix, without case)."""
+    prefix = f"--{api.lower()}."
+    out = {}
+    for p in described(sonde_binary).get(workload, []):
+        own = [o for o in p.get("options", []) if o.lower().startswith(prefix)]
+        if own:
+            out[p["name"]] = own
+    return out

@@ -107,16 +107,17 @@ def _args_after_workload(command, workload):
     return args
 
 
-def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
+def phase_result(phase, run, command, status, sonde_binary, stonewall=STONEWALL):
     """Scores one phase from the launch's results (a sonde.results.Run, or None when it wrote
-    none), its command line and its manifest status; stonewall is the campaign's."""
+    none), its command line and its manifest status; stonewall is the campaign's; sonde_binary
+    the sonde whose option tables say which options are the API's own."""
     res = PhaseResult(phase.name, phase.group, phase.unit, None, None, command=command)
     if phase.workload is None:
         res.value = 0.0
         return res
     params = phase_params(run)
     if params is not None:
-        res.reasons += parameter_problems(phase, params, stonewall)
+        res.reasons += parameter_problems(phase, params, sonde_binary, stonewall)
     if run is None:
         res.reasons.append("the phase wrote no results" + (f" ({status})" if status else ""))
         return res
@@ -155,9 +156,9 @@ def phase_result(phase, run, command, status=None, stonewall=STONEWALL):
     return res
 
 
-def evaluate(launches, reduced_scale=False):
+def evaluate(launches, sonde_binary, reduced_scale=False):
     """launches: {phase name: (command list, Run or None, status)}. Phases missing from it are
-    invalid. Returns an Io500Result."""
+    invalid; sonde_binary as phase_result takes it. Returns an Io500Result."""
     runs = {p.name: launches.get(p.name, (None, None, "not run"))[1] for p in PHASES}
     params = {name: phase_params(run) for name, run in runs.items()}
     stonewall = campaign_stonewall(params, PHASES)
@@ -173,7 +174,7 @@ def evaluate(launches, reduced_scale=False):
             if status not in ("ok", None):
                 res.reasons.append(f"the timestamp file was not made ({status})")
         else:
-            res = phase_result(phase, run, command, status, stonewall)
+            res = phase_result(phase, run, command, status, sonde_binary, stonewall)
             res.reasons += (shared.get(phase.name, []) + elsewhere.get(phase.name, []) +
                             placed.get(phase.name, []))
         phases.append(res)
@@ -230,7 +231,8 @@ def evaluate_run_dir(run_dir):
         if entry["step"] in PHASE_NAMES:
             run = _load_run(Path(run_dir) / entry["id"] / "results.jsonl")
             launches[entry["step"]] = (entry.get("command"), run, entry.get("status"))
-    return evaluate(launches, manifest.data.get("reduced_scale", False))
+    # the sonde that ran the campaign says which options were the API's own
+    return evaluate(launches, manifest.data.get("sonde"), manifest.data.get("reduced_scale", False))
 
 
 def report(run_dir, out):

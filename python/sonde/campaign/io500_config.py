@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..results.units import parse_size
+from . import argcheck
 from .io500_ini import SECTIONS, IniError, parse
 from .io500_phases import PHASES
 
@@ -22,9 +23,11 @@ EXTENDED = {"mdworkbench", "mdworkbench-create", "mdworkbench-bench", "mdworkben
             "find-easy", "find-hard"}
 # What each phase's step takes from which .ini section (its family).
 FAMILY = {p.name: p.family for p in PHASES if p.family}
-# The backend options sonde's ior and mdtest take, from IO500's API key ("POSIX --posix.odirect")
-API_OPTIONS = {"--posix.odirect"}
-BACKENDS = {"ior": ("POSIX", "MPIIO"), "mdtest": ("POSIX",)}
+# The backend sonde's mdtest runs IO500's metadata phases on (ior: every backend the binary has)
+MDTEST_BACKENDS = ("POSIX",)
+# The placeholder of the API's options in suites/io500.toml's args: an .ini's campaign puts
+# the options its API key gives there, each one argument
+API_OPTION = "{api_option}"
 # How IO500 spells a size: a whole number with at most one unit letter; another spelling is
 # refused, since IOR's reading of it differs from sonde's (IOR takes "1.5m" as 1 byte).
 IO500_SIZE = re.compile(r"^\d+[kmgtp]?$", re.IGNORECASE)
@@ -34,9 +37,10 @@ MIB = 1 << 20
 class Config:
     """The keys of one .ini with IO500's defaults behind them."""
 
-    def __init__(self, path, keys):
+    def __init__(self, path, keys, sonde_binary):
         self.path = Path(path)
         self.keys = keys
+        self.sonde = sonde_binary
 
     def get(self, section, name):
         key = self.keys.get((section, name))
@@ -89,21 +93,42 @@ def _check_unsupported(cfg, ranks):
 
 
 def _api(cfg, phase, workload):
-    """(backend, backend option) of a phase: its API, else its section's, else [global] api."""
+    """(backend, its options as arguments) of a phase: its API, else its section's, else
+    [global] api. IO500 passes each word after the API's name to ior or mdtest and warns of one
+    that does not start --<api>.; sonde takes exactly the API's own options (its option tables'
+    --<api>.<name> spellings, a value after = or as the next word) and refuses any other word
+    with one line naming it, since IO500's rules let the API key set that API's options only."""
     section = FAMILY.get(phase, phase)
     for where in ((phase, "API"), (section, "API"), ("global", "api")):
         value = cfg.get(*where)
         if value is not None:
             break
     words = value.split()
-    backend, options = words[0], words[1:]
-    if backend.upper() not in BACKENDS[workload]:
-        raise cfg.refuse(*where, f"sonde {workload} runs {' or '.join(BACKENDS[workload])}")
-    bad = [o for o in options if o not in API_OPTIONS]
-    if bad or len(options) > 1:
-        raise cfg.refuse(*where, f"backend option {(bad or options)[0]} is not supported "
-                                 f"(sonde's: {', '.join(sorted(API_OPTIONS))})")
-    return backend.upper(), options[0] if options else ""
+    backend, options = words[0].upper(), words[1:]
+    have = argcheck.backends(cfg.sonde) if workload == "ior" else MDTEST_BACKENDS
+    if backend not in have:
+        raise cfg.refuse(*where, f"sonde {workload} runs {' or '.join(have)}")
+    own = argcheck.api_params(cfg.sonde, workload, backend)
+    types = {p["name"]: p["type"] for p in argcheck.described(cfg.sonde)[workload]}
+    takes_value = {s: types[name] != "bool" for name, spelled in own.items() for s in spelled}
+    out = []
+    while options:
+        word = options.pop(0)
+        spelling, has_value = word.split("=", 1)[0], "=" in word
+        if spelling not in takes_value:
+            theirs = ", ".join(sorted(takes_value)) or "none"
+            raise cfg.refuse(*where, f"option {word} is not one of sonde {workload}'s {backend} "
+                                     f"options (its: {theirs}); IO500's API key sets only the "
+                                     "API's own")
+        if "{" in word or "}" in word:
+            raise cfg.refuse(*where, f"option {word}: a braced name is a placeholder in a "
+                                     "sonde suite file")
+        out.append(word)
+        if takes_value[spelling] and not has_value:
+            if not options:
+                raise cfg.refuse(*where, f"option {word} needs a value")
+            out.append(options.pop(0))
+    return backend, out
 
 
 def _size(cfg, section, name):
@@ -121,8 +146,8 @@ def _bool(cfg, section, name, phase=None):
 def step_params(cfg, phase, workload):
     """The [step.params] of one phase's step, as the .ini sets them."""
     params = {}
-    if workload in BACKENDS:
-        params["api"], params["api_option"] = _api(cfg, phase, workload)
+    if workload in ("ior", "mdtest"):
+        params["api"], params[API_OPTION.strip("{}")] = _api(cfg, phase, workload)
     stonewall = int(cfg.get("debug", "stonewall-time"))
     family = FAMILY.get(phase)
     if phase == "ior-rnd4K-easy-read":
@@ -160,11 +185,13 @@ class Campaign:
     datadir: Path
 
 
-def campaign(ini, template, ranks, tasks_per_node=None, out=None, now=None):
+def campaign(ini, template, ranks, sonde_binary, tasks_per_node=None, out=None, now=None):
     """The campaign of an .ini: template (suites/io500.toml) with the .ini's values. The run
     directory is out, else IO500's resultdir (with the timestamp when timestamp-resultdir);
-    the data goes to datadir (with the timestamp when timestamp-datadir), made absolute."""
-    cfg = Config(ini, parse(ini))
+    the data goes to datadir (with the timestamp when timestamp-datadir), made absolute.
+    sonde_binary: the sonde that will run it, whose backends and option tables say what an
+    API key may hold (argcheck.Refused when it cannot be asked)."""
+    cfg = Config(ini, parse(ini), sonde_binary)
     _check_unsupported(cfg, ranks)
     doc = tomllib.loads(Path(template).read_text())
     stamp = (now or datetime.now()).strftime("%Y.%m.%d-%H.%M.%S")
@@ -182,7 +209,13 @@ def campaign(ini, template, ranks, tasks_per_node=None, out=None, now=None):
         suite["tasks_per_node"] = tasks_per_node
     for step in doc["step"]:
         if "workload" in step:
-            step["params"].update(step_params(cfg, step["name"], step["workload"]))
+            params = step_params(cfg, step["name"], step["workload"])
+            options = params.pop(API_OPTION.strip("{}"), None)
+            if options is not None:  # each of the API's options one argument, in its place
+                at = step["args"].index(API_OPTION)
+                step["args"][at:at + 1] = options
+                del step["params"][API_OPTION.strip("{}")]
+            step["params"].update(params)
     return Campaign(dump(doc), run_dir, datadir)
 
 

@@ -115,28 +115,6 @@ _FREE = {
     "find": {FIND.WORKDIR: SET, FIND.NEWER: SET},
 }
 
-# IO500's API key may follow the API's name with options of that API ("HDF5
-# --hdf5.collectiveMetadata": io500 passes each "--<api>." option to -a's API and refuses any
-# other), so an ior phase may set the options of the backend it runs on; those of the others
-# stay at the binary's defaults. (posix.odirect and the MPI-IO hints file, IO500 keys of their
-# own, are tunable on every API above.)
-API_OPTIONS = {
-    "MPIIO": frozenset((IOR.SHOW_HINTS,)),
-    "HDF5": frozenset((IOR.HDF5_SET_ALIGNMENT, IOR.HDF5_NO_FILL, IOR.HDF5_CHUNK_SIZE,
-                       IOR.HDF5_COLLECTIVE_METADATA, IOR.HDF5_HINTS_FILE_NAME,
-                       IOR.HDF5_SHOW_HINTS)),
-    "NCMPI": frozenset((IOR.NCMPI_HINTS_FILE_NAME, IOR.NCMPI_SHOW_HINTS)),
-    "MMAP": frozenset((IOR.MMAP_MADV_DONT_NEED, IOR.MMAP_MADV_PATTERN)),
-}
-
-
-def api_options(workload, params):
-    """The parameters a phase's API lets IO500's API key set, for the API it ran on."""
-    if workload != IOR.workload:
-        return frozenset()
-    return API_OPTIONS.get(params.get(IOR.API), frozenset())
-
-
 # ior-easy: -g -G -k -e -o, and with IO500's standard flags -C -Q 1 and the stonewall status
 # file; transferSize, blockSize, filePerProc, uniqueDir and verbosity from [ior-easy]
 _IOR_COMMON = {IOR.INTRA_TEST_BARRIERS: True, IOR.KEEP_FILE: True, IOR.FSYNC: True,

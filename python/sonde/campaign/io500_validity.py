@@ -12,7 +12,8 @@ import json
 import os
 from collections import Counter
 
-from ..results.names import Header
+from ..results.names import IOR, MDTEST, Header
+from . import argcheck
 from .io500_phases import (
     BY_NAME,
     FREE,
@@ -22,7 +23,6 @@ from .io500_phases import (
     STONEWALL_TIME,
     TUNABLE,
     FilePerProc,
-    api_options,
 )
 
 
@@ -39,14 +39,31 @@ def _shown(value):
     return json.dumps(value)
 
 
-def parameter_problems(phase, params, stonewall=STONEWALL):
-    """Every parameter of params that IO500 would not have run the phase with, as reasons."""
+def api_options(sonde_binary, workload, params):
+    """The parameters IO500's API key lets a phase set: after the API's name, the options of
+    that API ("HDF5 --hdf5.collectiveMetadata", "MMAP --mmap.madv_pattern"), those the
+    binary's option tables spell --<api>.<name> for the backend the phase ran on (-a). IO500
+    passes another API's option with a warning that it may not be supported; its rules do not
+    allow it, so such an option stays at its default. Raises argcheck.Refused when the binary
+    cannot be asked."""
+    api = params.get(IOR.API if workload == IOR.workload else MDTEST.API)
+    if workload not in (IOR.workload, MDTEST.workload) or not isinstance(api, str):
+        return frozenset()
+    return frozenset(argcheck.api_params(sonde_binary, workload, api))
+
+
+def parameter_problems(phase, params, sonde_binary, stonewall=STONEWALL):
+    """Every parameter of params that IO500 would not have run the phase with, as reasons.
+    sonde_binary: the sonde whose option tables say which options are the API's own."""
     expected = phase.expected()
-    own_api = api_options(phase.workload, params)
+    try:
+        own_api, unknown = api_options(sonde_binary, phase.workload, params), None
+    except argcheck.Refused as e:
+        own_api, unknown = frozenset(), str(e)
     problems = []
     for name, value in params.items():
         if name in own_api:
-            continue  # the API key's own options (io500_phases.API_OPTIONS)
+            continue  # the API key's own options (api_options)
         if name not in expected:
             problems.append(f"parameter {name} is {_shown(value)}, a parameter IO500's rules "
                             "in sonde do not know")
@@ -66,6 +83,9 @@ def parameter_problems(phase, params, stonewall=STONEWALL):
         elif value != want or type(value) is not type(want):
             how = "fixes" if name in phase.rules else "leaves it at the default"
             problems.append(f"parameter {name} is {_shown(value)}, IO500 {how} {_shown(want)}")
+    if problems and unknown:
+        problems.append(f"which options are the API's own is not known ({unknown}): they were "
+                        "judged as options IO500 leaves at their defaults")
     return problems
 
 

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Matching measurements across campaigns (sonde-report --compare A B [C ...]): two
-measurements match when they are the same workload, phase, shape (ranks, nodes) and
+measurements match when they are the same workload, phase, shape (ranks, nodes, and the ranks
+on each node: 3 + 1 is another measurement than 2 + 2) and
 parameters that define the experiment, so mib runs with different call sizes or collectives of
-different sizes never match each other. Left out of the match: paths (the same benchmark on
-another file system matches) and the seeds of SEEDS (they pick one sample of the same random
-experiment; mdtest draws its data seed from the clock when -G is not given, so two runs of one
-suite never had the same). A group of a sonde mix that ran concurrently with others matches only
-a group that ran beside the same others (their workloads, shapes and parameters): beside other
-load it is another experiment than alone or in another mix. Only runs that ended with exit code
-0 are compared: the figures of a run that failed (bad data found, stopped early) are no figures."""
+different sizes never match each other. Left out of the match: paths, the parameters whose
+value names a file or directory as the binary's option tables say (`sonde --describe-options`;
+the same benchmark on another file system, or given a relative name, matches), and the seeds
+of SEEDS (they pick one sample of the same random experiment; mdtest draws its data seed from
+the clock when -G is not given, so two runs of one suite never had the same). A group of a
+sonde mix that ran concurrently with others matches only a group that ran beside the same
+others (their workloads, shapes and parameters): beside other load it is another experiment
+than alone or in another mix. Only runs that ended with exit code 0 are compared: the figures
+of a run that failed (bad data found, stopped early) are no figures."""
 
 import json
 from dataclasses import dataclass
@@ -47,10 +50,10 @@ LOWER_IS_BETTER = frozenset(("µs", "us", "ms", "s"))
 ONE_SAMPLE = "one sample, no range"
 
 
-def _experiment(params):
-    """params without paths and seeds, as text."""
+def _experiment(params, paths=frozenset()):
+    """params without the paths (the names in paths) and seeds, as text."""
     return json.dumps({k: v for k, v in sorted((params or {}).items())
-                       if not (isinstance(v, str) and "/" in v) and k not in SEEDS},
+                       if k not in paths and k not in SEEDS},
                       sort_keys=True, default=str)
 
 
@@ -70,17 +73,18 @@ def succeeded(runs):
     return [r for r in runs if r.end is not None and r.end.get(End.EXIT_CODE) == 0]
 
 
-def mix_contexts(runs):
+def mix_contexts(runs, paths):
     """{run id: what ran beside it} for the concurrent groups of sonde mix launches among runs:
-    the other groups' workloads, shapes and parameters, as text."""
+    the other groups' workloads, shapes and parameters, as text. paths: {workload: the names
+    of its path parameters} (sonde.campaign.argcheck.path_params)."""
     shapes = {}
     for run in runs:
         mix = _concurrent_mix(run)
         if mix:
             h = run.header or {}
             shapes.setdefault(mix[0], {})[mix[1]] = [
-                run.workload, h.get(Header.RANKS), h.get(Header.NODES),
-                _experiment(h.get(Header.PARAMS))]
+                run.workload, h.get(Header.RANKS), h.get(Header.NODES), placement(h),
+                _experiment(h.get(Header.PARAMS), paths.get(run.workload, frozenset()))]
     out = {}
     for run in runs:
         mix = _concurrent_mix(run)
@@ -90,12 +94,21 @@ def mix_contexts(runs):
     return out
 
 
-def key_of(run, m, contexts=None):
-    """What a measurement is the same experiment as: workload, phase, shape, parameters, and
-    for a concurrent mix group what ran beside it (contexts, mix_contexts of its campaign)."""
+def key_of(run, m, paths, contexts=None):
+    """What a measurement is the same experiment as: workload, phase, shape, parameters but
+    its paths (paths as mix_contexts takes them), and for a concurrent mix group what ran
+    beside it (contexts, mix_contexts of its campaign)."""
     h = run.header or {}
-    return (run.workload, m[Measurement.PHASE], h.get("ranks"), h.get("nodes"),
-            _experiment(m.get(Measurement.PARAMS)), (contexts or {}).get(run.run_id))
+    return (run.workload, m[Measurement.PHASE], h.get(Header.RANKS), h.get(Header.NODES),
+            placement(h),
+            _experiment(m.get(Measurement.PARAMS), paths.get(run.workload, frozenset())),
+            (contexts or {}).get(run.run_id))
+
+
+def placement(header):
+    """The ranks on each node, most first: runs of 4 ranks on 2 nodes placed 3 + 1 and 2 + 2
+    share ranks and nodes but not the load each node carries."""
+    return tuple(sorted(header.get(Header.TASKS_ON_NODE) or (), reverse=True))
 
 
 def _what(run, m):
@@ -171,19 +184,20 @@ class Matched:
         return {True: "better", False: "worse", None: "same"}[self.better(k)]
 
 
-def match(campaigns):
+def match(campaigns, paths):
     """[Matched] over campaigns (each a list of runs), in first-seen order; only measurements
-    present in the first campaign and at least one other, of runs that succeeded."""
+    present in the first campaign and at least one other, of runs that succeeded. paths as
+    mix_contexts takes them."""
     table, labels, units, shorts, workloads = {}, {}, {}, {}, {}
     for k, runs in enumerate(campaigns):
         runs = succeeded(runs)
-        contexts = mix_contexts(runs)
+        contexts = mix_contexts(runs, paths)
         for run in runs:
             for m in run.measurements:
                 v, unit = figure_of(m)
                 if v is None:
                     continue
-                key = key_of(run, m, contexts)
+                key = key_of(run, m, paths, contexts)
                 table.setdefault(key, [[] for _ in campaigns])[k].append(v)
                 labels.setdefault(key, label_of(run, m))
                 shorts.setdefault(key, short_label_of(run, m))
@@ -203,9 +217,10 @@ def match(campaigns):
     return out
 
 
-def unmatched(campaigns):
+def unmatched(campaigns, paths):
     """How many measurements of each campaign's runs that succeeded found no partner."""
-    keys = [{key_of(r, m, contexts) for r in runs for m in r.measurements
+    keys = [{key_of(r, m, paths, contexts) for r in runs for m in r.measurements
              if figure_of(m)[0] is not None}
-            for runs, contexts in ((ok, mix_contexts(ok)) for ok in map(succeeded, campaigns))]
+            for runs, contexts in ((ok, mix_contexts(ok, paths))
+                                   for ok in map(succeeded, campaigns))]
     return [len(k - set().union(*(keys[:i] + keys[i + 1:]))) for i, k in enumerate(keys)]

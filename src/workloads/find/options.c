@@ -89,6 +89,8 @@ static void table_defaults(void *cfg)
 	find_params_defaults(cfg);
 }
 
+static const char *const positional_paths[] = {"workdir", NULL};
+
 const struct sonde_option_table find_options = {
     .command = "sonde find",
     .usage = "DIR [-newer FILE] [-size N[c]] [-name PATTERN] [options]",
@@ -102,6 +104,7 @@ const struct sonde_option_table find_options = {
     .count = (int)(sizeof options / sizeof options[0]),
     .cfg_size = sizeof(struct find_params),
     .defaults = table_defaults,
+    .positional_paths = positional_paths,
     .epilog = "Scanned counts every entry tested, directories and the start point too (pfind "
               "counts the entries that are not directories); the rate is scanned entries per "
               "second of the slowest rank.\n"
