@@ -29,7 +29,7 @@ def test_random_blocks_of_the_existing_file(shm_scratch):
             write_file(path, xfer)
         trace = shm_scratch / f"trace.{seed}.{xfer}"
         out = shm_scratch / f"r.{seed}.{xfer}.{len(list(shm_scratch.glob('r.*')))}.jsonl"
-        subprocess.run(["strace", "-f", "-e", "trace=pread64", "-o", trace, SONDE, "ior",
+        subprocess.run(["strace", "-e", "trace=pread64", "-o", trace, SONDE, "ior",
                         "--json", out, "-r", "-R", "-G", "5", "-z", "-z", "-t", xfer, "-b",
                         "4096", "-s", "200", "--random-offset-seed", str(seed), "-o", path],
                        check=True, capture_output=True)

@@ -34,7 +34,7 @@ def test_full_results_file_system_fails_the_run_with_whole_records(small_fs, opt
     holds whole records only (a write that stopped halfway was cut back)."""
     fill(small_fs, 4096)
     results = small_fs / "r"
-    out = run_sonde(["coll", "-e", "64k", "Allreduce", "Bcast", "Reduce", "Allgather",
+    out = run_sonde(["coll", "-e", "64k", "-i", "10", "Allreduce", "Bcast", "Reduce", "Allgather",
                      option, results], np=2, check=False)
     assert out.returncode == 1, out.stderr
     (e,) = error_lines(out.stderr)
