@@ -147,6 +147,7 @@ def test_ior_stonewall_wear_out_leaves_a_tail_with_its_rank_named(shm_scratch, s
     assert f["max_s"] == pytest.approx(m["seconds"], rel=0.01)  # IOR's span is the last rank's
 
 
+@pytest.mark.timing  # the tail is the shim's sleeps against the ranks' CPU: load shrinks it
 def test_mdtest_stonewall_wear_out_leaves_a_tail_with_its_rank_named(shm_scratch, shim):
     """mdtest -W 1 (creates stop at 1 s, then every rank goes on to the most items any rank
     made): the shim makes rank 1's file writes (-w) twice as slow, so rank 1 is the straggler
