@@ -255,6 +255,24 @@ def test_bad_checkpoint_and_preset_options_are_one_line(args, words):
     assert words in line
 
 
+@pytest.mark.once
+def test_a_path_past_path_max_is_one_line_not_a_cut_name():
+    """A dataset or checkpoint folder whose names would pass PATH_MAX is refused with the length
+    the dataset's longest name would have (counted here from DLIO's naming), not cut short."""
+    folder = "/" + "d" * 4080
+    longest = len(f"{folder}/train/img_7_of_8.npy")
+    path_max = os.pathconf("/", "PC_PATH_MAX")
+    proc = parse_only("--generate", "-d", folder)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert f"file names would be {longest} bytes, above PATH_MAX ({path_max})" in line
+    proc = parse_only("--checkpoint-writes", 1, "--model-size", "1m",
+                      "--checkpoint-folder", folder)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert f"a path of {len(folder)} bytes leaves no room below PATH_MAX" in line
+
+
 def params(*args):
     proc = parse_only(*args, ranks=8)
     assert proc.returncode == 0, proc.stderr

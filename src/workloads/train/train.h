@@ -70,6 +70,8 @@ void train_folder_path(const struct train_params *p, int64_t folder, char *out, 
  * the digits of their count; index: the index file of an indexed file (the data file
  * otherwise). */
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
+/* The length of the dataset's longest path (its data or index file names), NUL not counted. */
+int64_t train_longest_path(const struct train_params *p);
 /* Where the array of samples starts in the file (the npy header; npz's zip header too). */
 int64_t train_data_offset(const struct train_params *p, int64_t file);
 /* The whole file's size (hdf5: the bytes of its data set records_0; HDF5 adds its metadata and
