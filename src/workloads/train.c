@@ -216,7 +216,13 @@ static void setup(struct train *t, int argc, char **argv)
 	                                        .seed = (uint64_t)p->seed,
 	                                        .clock = t->clock,
 	                                        .params_json = t->params};
-	if (report_here(t)) {
+	if (report_here(t) && !p->generate && !p->train) { /* checkpoints alone: no dataset */
+		printf("sonde train: checkpoints only, %d written and %d read, %lld bytes each, in "
+		       "%s; %d rank%s\n",
+		       p->ckpt.writes, p->ckpt.reads, (long long)p->ckpt.model_size, p->ckpt.folder,
+		       ctx->size, ctx->size == 1 ? "" : "s");
+		fflush(stdout);
+	} else if (report_here(t)) {
 		printf("sonde train: %lld files x %lld samples of %lld bytes (stdev %lld), %s, in "
 		       "%s/train; %d rank%s\n",
 		       (long long)p->num_files, (long long)p->samples_per_file,
