@@ -386,7 +386,6 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 	return train_sleep(want);
 }
 
-/* Checks every sample of batch b against the pattern its file was written with. */
 /* Samples whose mismatches a rank prints, per epoch (the count of all is in the error line). */
 #define VERIFY_SHOWN 4
 
