@@ -42,11 +42,17 @@ int64_t train_sample_size(const struct train_params *p, int64_t file)
 	return size < 1 ? 1 : (int64_t)size;
 }
 
-int64_t train_max_sample_size(const struct train_params *p)
+int64_t train_max_sample_size(const struct train_params *p, const int64_t *samples, int64_t count)
 {
-	int64_t most = 0;
-	for (int64_t f = 0; f < p->num_files; f++) {
-		int64_t s = train_sample_size(p, f);
+	if (p->record_size_stdev == 0) /* one size for every file */
+		return p->record_size;
+	int64_t most = 0, last = -1;
+	for (int64_t k = 0; k < count; k++) {
+		int64_t file = samples[k] / p->samples_per_file;
+		if (file == last) /* a file's samples are often read in a row */
+			continue;
+		last = file;
+		int64_t s = train_sample_size(p, file);
 		most = s > most ? s : most;
 	}
 	return most;
