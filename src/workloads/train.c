@@ -167,6 +167,13 @@ static const char *not_a_file(mode_t mode)
 	return S_ISDIR(mode) ? "directory" : S_ISLNK(mode) ? "symbolic link" : "special file";
 }
 
+/* The dataset files this rank writes: file f is rank f % ranks's. */
+static int64_t files_of_rank(const struct train *t)
+{
+	int64_t rank = t->ctx->rank, ranks = t->ctx->size;
+	return rank < t->p.num_files ? (t->p.num_files - rank + ranks - 1) / ranks : 0;
+}
+
 static void setup(struct train *t, int argc, char **argv)
 {
 	struct sonde_context *ctx = t->ctx;
@@ -184,6 +191,12 @@ static void setup(struct train *t, int argc, char **argv)
 			sonde_exit(SONDE_EXIT_USAGE);
 		/* the files this rank writes must not be the results files, nor take the place of
 		 * something that is not a file: refused before any rank writes */
+		if (files_of_rank(t) > TRAIN_SUMMED_FILES)
+			sonde_warn(
+			    "--generate --num-files %lld: each rank looks at each of its %lld "
+			    "files (lstat) before any is written, so that none takes the place "
+			    "of a directory or a results file: that alone takes a while",
+			    (long long)p->num_files, (long long)files_of_rank(t));
 		for (int64_t f = ctx->rank; ok && f < p->num_files; f += ctx->size)
 			for (int index = 0; ok && index <= (p->fmt == TRAIN_INDEXED); index++) {
 				char path[4096];
@@ -216,7 +229,13 @@ static void setup(struct train *t, int argc, char **argv)
 	                                        .seed = (uint64_t)p->seed,
 	                                        .clock = t->clock,
 	                                        .params_json = t->params};
-	if (report_here(t)) {
+	if (report_here(t) && !p->generate && !p->train) { /* checkpoints alone: no dataset */
+		printf("sonde train: checkpoints only, %d written and %d read, %lld bytes each, in "
+		       "%s; %d rank%s\n",
+		       p->ckpt.writes, p->ckpt.reads, (long long)p->ckpt.model_size, p->ckpt.folder,
+		       ctx->size, ctx->size == 1 ? "" : "s");
+		fflush(stdout);
+	} else if (report_here(t)) {
 		printf("sonde train: %lld files x %lld samples of %lld bytes (stdev %lld), %s, in "
 		       "%s/train; %d rank%s\n",
 		       (long long)p->num_files, (long long)p->samples_per_file,
@@ -262,7 +281,10 @@ static void generate(struct train *t)
 	sonde_series_start();
 	/* rank 0's bytes, which each rank writes about as much as */
 	int64_t mine = 0;
-	for (int64_t f = t->ctx->rank; f < t->p.num_files; f += t->ctx->size)
+	if (t->p.record_size_stdev == 0) /* one size for every file */
+		mine = files_of_rank(t) * train_file_size(&t->p, 0);
+	for (int64_t f = t->ctx->rank; t->p.record_size_stdev && f < t->p.num_files;
+	     f += t->ctx->size)
 		mine += train_file_size(&t->p, f);
 	struct sonde_progress live;
 	sonde_progress_begin(&live, t->ctx, "generate", SONDE_PROGRESS_BYTES, mine, t->ctx->size,
@@ -380,7 +402,6 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 	return train_sleep(want);
 }
 
-/* Checks every sample of batch b against the pattern its file was written with. */
 /* Samples whose mismatches a rank prints, per epoch (the count of all is in the error line). */
 #define VERIFY_SHOWN 4
 

@@ -13,6 +13,7 @@ import pytest
 from btio_util import GOLDEN, MASK, _mix64, _stream
 from conftest import read_jsonl, run_sonde
 from preload import build_shim, preload_env
+from read_log import read_logs
 
 
 @pytest.fixture(scope="module")
@@ -25,19 +26,6 @@ def dataset_files(root, ext):
     for folder, _, names in os.walk(root / "train"):
         found += [os.path.join(folder, n) for n in names if n.endswith("." + ext)]
     return sorted(found)
-
-
-def read_logs(base):
-    """Each process's logged reads, in the order they ended: [(path, offset, length, seconds),
-    ...] per process, seconds the call's time on the shim's clock."""
-    folder, stem = os.path.split(base)
-    logs = []
-    for name in sorted(os.listdir(folder)):
-        if name.startswith(stem + "."):
-            with open(os.path.join(folder, name)) as f:
-                logs.append([(p, int(o), int(n), float(t))
-                             for p, o, n, t in (ln.split() for ln in f)])
-    return logs
 
 
 def records(path, kind, phase=None):

@@ -96,9 +96,13 @@ def test_checkpoint_files_sizes_and_bytes_match_the_layout(tmp_path, ranks, kind
     model = 300007  # no layer or shard divides it evenly
     folder = tmp_path / "ckpt"
     results = tmp_path / "r.json"
-    run_sonde(checkpoint_args(folder, model, layers, kind, shared, "--checkpoint-writes", 2,
-                              "--checkpoint-reads", 2, "--checkpoint-verify", "--json", results),
-              np=ranks)
+    proc = run_sonde(checkpoint_args(folder, model, layers, kind, shared,
+                                     "--checkpoint-writes", 2, "--checkpoint-reads", 2,
+                                     "--checkpoint-verify", "--json", results), np=ranks)
+    # no dataset is used, so none is described: the run's line says what it does
+    assert " files x " not in proc.stdout and "train" not in os.listdir(tmp_path)
+    assert (f"checkpoints only, 2 written and 2 read, {model} bytes each, in {folder}; "
+            f"{ranks} ranks") in proc.stdout
     writers = ranks if kind == "all_ranks" else 1
     want = expected_files(model, layers, writers, shared)
     disk = on_disk(folder)
@@ -191,13 +195,16 @@ def test_a_full_disk_is_one_line_naming_the_file(small_fs, tmp_path, shared):
 def test_checkpoints_during_training_stall_it_and_read_back(tmp_path):
     folder = tmp_path / "ckpt"
     results = tmp_path / "r.json"
-    run_sonde(["train", "-d", tmp_path, "--generate", "--train", "--epochs", 2,
-               "--num-files", 4, "--record-size", "4k", "--batch-size", 1,
-               "--steps-between-checkpoints", 1, "--epochs-between-checkpoints", 1,
-               "--checkpoint-folder", folder, "--model-size", "64k", "--num-layers", 2,
-               "--checkpoint-type", "all_ranks", "--checkpoint-verify", "--interval", 0.01,
-               "--json", results],
-              np=2)
+    proc = run_sonde(["train", "-d", tmp_path, "--generate", "--train", "--epochs", 2,
+                      "--num-files", 4, "--record-size", "4k", "--batch-size", 1,
+                      "--steps-between-checkpoints", 1, "--epochs-between-checkpoints", 1,
+                      "--checkpoint-folder", folder, "--model-size", "64k", "--num-layers", 2,
+                      "--checkpoint-type", "all_ranks", "--checkpoint-verify", "--interval", 0.01,
+                      "--json", results],
+                     np=2)
+    # training describes its dataset (4 files of 1 sample of 4 KiB) before the checkpoints
+    assert f"4 files x 1 samples of 4096 bytes (stdev 0), npy, in {tmp_path}/train" in proc.stdout
+    assert "checkpoints only" not in proc.stdout
     writes = measurements(results, names.TrainCheckpoint.WRITE)
     # 2 steps per rank and epoch: a checkpoint after each, and one after each epoch
     assert [(w["extra"]["epoch"], w["extra"]["step"]) for w in writes] == [
@@ -253,6 +260,24 @@ def test_bad_checkpoint_and_preset_options_are_one_line(args, words):
     assert proc.returncode == 2, proc.stderr
     (line,) = error_lines(proc.stderr)
     assert words in line
+
+
+@pytest.mark.once
+def test_a_path_past_path_max_is_one_line_not_a_cut_name():
+    """A dataset or checkpoint folder whose names would pass PATH_MAX is refused with the length
+    the dataset's longest name would have (counted here from DLIO's naming), not cut short."""
+    folder = "/" + "d" * 4080
+    longest = len(f"{folder}/train/img_7_of_8.npy")
+    path_max = os.pathconf("/", "PC_PATH_MAX")
+    proc = parse_only("--generate", "-d", folder)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert f"file names would be {longest} bytes, above PATH_MAX ({path_max})" in line
+    proc = parse_only("--checkpoint-writes", 1, "--model-size", "1m",
+                      "--checkpoint-folder", folder)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert f"a path of {len(folder)} bytes leaves no room below PATH_MAX" in line
 
 
 def params(*args):

@@ -15,6 +15,7 @@ import pytest
 from conftest import MULTI_NODE, SONDE, read_jsonl, run_sonde
 from faultlib import error_lines
 from preload import build_shim, preload_env
+from read_log import logged_reads
 from sonde.results import names
 from test_train_checkpoint import check_extra, checkpoint_args, expected_files, measurements
 
@@ -32,14 +33,9 @@ def read_log_shim(tmp_path_factory):
 def reads_by_rank(base):
     """{world rank: (node, [(path, offset, length), ...])} from the shim's logs."""
     found = {}
-    folder, stem = os.path.split(base)
-    for name in os.listdir(folder):
-        if not name.startswith(stem + "."):
-            continue
-        node, rank, _pid = name[len(stem) + 1:].rsplit(".", 2)
-        with open(os.path.join(folder, name)) as f:
-            calls = [(p, int(o), int(n)) for p, o, n, _ in (ln.split() for ln in f)]
-        found[int(rank)] = (node, calls)
+    for suffix, calls in logged_reads(base).items():
+        node, rank, _pid = suffix.rsplit(".", 2)
+        found[int(rank)] = (node, [(p, o, n) for p, o, n, _ in calls])
     return found
 
 

@@ -17,8 +17,9 @@ import pytest
 from conftest import run_sonde
 from faultlib import error_lines
 from preload import build_shim, preload_env
+from read_log import read_logs
 from test_ior_hdf5 import has_hdf5, require_hdf5
-from test_train import dataset_files, pattern_bytes, read_logs, records
+from test_train import dataset_files, pattern_bytes, records
 
 FILES, PER_FILE, BATCH, SEED = 4, 3, 2, 7
 COMMON = ["--format", "hdf5", "--num-files", FILES, "--samples-per-file", PER_FILE,

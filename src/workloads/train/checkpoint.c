@@ -136,6 +136,12 @@ int train_checkpoint_check(struct train_checkpoint_config *c, const struct sonde
 		return -1;
 	if (!c->folder)
 		return refuse(err, errlen, "--checkpoint-folder DIR is required for checkpoints");
+	if (strlen(c->folder) + CKPT_NAME_MAX >= PATH_MAX)
+		return refuse(
+		    err, errlen,
+		    "--checkpoint-folder: a path of %zu bytes leaves no room below PATH_MAX "
+		    "(%d) for the checkpoints' names",
+		    strlen(c->folder), PATH_MAX);
 	if (c->model_size <= 0)
 		return refuse(
 		    err, errlen,

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "clock.h"
+#include "fail.h"
 #include "progress.h"
 #include "timeseries.h"
 #include "workloads/train/checkpoint_io.h"
@@ -66,18 +67,27 @@ int64_t ckpt_rank_bytes(const struct ckpt_layout *l, int rank)
 	return bytes;
 }
 
+/* ckpt_check refused a folder whose names could pass PATH_MAX, so a cut name here is a caller's
+ * too small buffer: it ends the run rather than touch another file. */
+static void whole_name(int needed, const char *out, size_t len)
+{
+	if (needed < 0 || (size_t)needed >= len)
+		sonde_fatal("checkpoint: a path needs %d bytes, its buffer has %zu: %s...", needed,
+		            len, out);
+}
+
 void ckpt_dir_path(const char *folder, int index, char *out, size_t len)
 {
-	snprintf(out, len, "%s/checkpoint-%d", folder, index);
+	whole_name(snprintf(out, len, "%s/checkpoint-%d", folder, index), out, len);
 }
 
 void ckpt_file_path(const char *dir, const struct ckpt_layout *l, int layer, int shard, char *out,
                     size_t len)
 {
 	if (l->shared)
-		snprintf(out, len, "%s/checkpoint", dir);
+		whole_name(snprintf(out, len, "%s/checkpoint", dir), out, len);
 	else
-		snprintf(out, len, "%s/layer-%d-shard-%d", dir, layer, shard);
+		whole_name(snprintf(out, len, "%s/layer-%d-shard-%d", dir, layer, shard), out, len);
 }
 
 struct sonde_pattern ckpt_pattern(uint64_t seed, const struct ckpt_layout *l, int index, int layer,
@@ -110,7 +120,7 @@ static int size_matches(struct ckpt_pass *pass, const struct sonde_backend *io,
 	}
 	if (have == want)
 		return 1;
-	char why[1024];
+	char why[CKPT_WHY_MAX];
 	snprintf(
 	    why, sizeof why,
 	    "%s holds %lld bytes where this checkpoint's layout has %lld (written with another "
@@ -161,7 +171,7 @@ static void data_call(const struct ckpt_walk *w, struct ckpt_pass *pass, struct 
 	pass->bytes += n;
 	sonde_progress_update(w->live, pass->bytes);
 	if ((size_t)n < len) {
-		char why[1024];
+		char why[CKPT_WHY_MAX];
 		snprintf(why, sizeof why,
 		         "read %s: %lld of %zu bytes at offset %lld: the file is shorter than the "
 		         "checkpoint written",

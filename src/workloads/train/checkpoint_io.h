@@ -5,6 +5,7 @@
 #ifndef SONDE_TRAIN_CHECKPOINT_IO_H
 #define SONDE_TRAIN_CHECKPOINT_IO_H
 
+#include <limits.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +16,10 @@
 /* Checkpoint files are written and read in calls of at most this many bytes (a shard smaller
  * than it is one call): the buffer each rank holds, whatever the model size. */
 #define CKPT_CALL_BYTES ((int64_t)64 << 20)
+/* A failure's line: its words around a whole path. */
+#define CKPT_WHY_MAX (PATH_MAX + 256)
+/* The longest name a checkpoint adds to its folder: /checkpoint-<int>/layer-<int>-shard-<int>. */
+#define CKPT_NAME_MAX 64
 
 /* One checkpoint's layout: total bytes in layers (the first total % layers layers a byte
  * more), each layer in shards, one per writer (the first ones a byte more). rank_zero: one
@@ -58,7 +63,7 @@ struct ckpt_pass {
 	int series;                       /* it has an --interval time series of its own */
 	int err;                          /* errno of this rank's first failure, 0 */
 	char path[4096];
-	char why[1024];
+	char why[CKPT_WHY_MAX];
 };
 
 /* Collective over comm (the shared file's open, calls and close are; the files' are not): the

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fail.h"
 #include "workloads/train/train.h"
 
 /* The draws' streams (sonde_pattern_stream parts): the data is (0, file, 0), the sizes
@@ -41,11 +42,17 @@ int64_t train_sample_size(const struct train_params *p, int64_t file)
 	return size < 1 ? 1 : (int64_t)size;
 }
 
-int64_t train_max_sample_size(const struct train_params *p)
+int64_t train_max_sample_size(const struct train_params *p, const int64_t *samples, int64_t count)
 {
-	int64_t most = 0;
-	for (int64_t f = 0; f < p->num_files; f++) {
-		int64_t s = train_sample_size(p, f);
+	if (p->record_size_stdev == 0) /* one size for every file */
+		return p->record_size;
+	int64_t most = 0, last = -1;
+	for (int64_t k = 0; k < count; k++) {
+		int64_t file = samples[k] / p->samples_per_file;
+		if (file == last) /* a file's samples are often read in a row */
+			continue;
+		last = file;
+		int64_t s = train_sample_size(p, file);
 		most = s > most ? s : most;
 	}
 	return most;
@@ -74,23 +81,55 @@ static int digits(int64_t n)
 	return d;
 }
 
-/* Names as DLIO's: numbers zero-padded to the digits of their count. */
-void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len)
+/* Names as DLIO's: numbers zero-padded to the digits of their count. Each returns snprintf's
+ * count, the length the whole name needs. */
+static int folder_path(const struct train_params *p, int64_t folder, char *out, size_t len)
 {
 	if (p->num_subfolders > 1)
-		snprintf(out, len, "%s/train/%0*" PRId64, p->data_dir, digits(p->num_subfolders),
-		         folder);
-	else
-		snprintf(out, len, "%s/train", p->data_dir);
+		return snprintf(out, len, "%s/train/%0*" PRId64, p->data_dir,
+		                digits(p->num_subfolders), folder);
+	return snprintf(out, len, "%s/train", p->data_dir);
+}
+
+static int file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len)
+{
+	if (p->num_subfolders > 1)
+		return snprintf(out, len,
+		                "%s/train/%0*" PRId64 "/img_%0*" PRId64 "_of_%" PRId64 ".%s",
+		                p->data_dir, digits(p->num_subfolders), file % p->num_subfolders,
+		                digits(p->num_files), file, p->num_files, extension(p, index));
+	return snprintf(out, len, "%s/train/img_%0*" PRId64 "_of_%" PRId64 ".%s", p->data_dir,
+	                digits(p->num_files), file, p->num_files, extension(p, index));
+}
+
+/* train_params_check refused a dataset whose names do not fit PATH_MAX, so a cut name here is
+ * a caller's too small buffer: it ends the run rather than touch another file. */
+static void whole_name(int needed, const char *out, size_t len)
+{
+	if (needed < 0 || (size_t)needed >= len)
+		sonde_fatal("train: a dataset path needs %d bytes, its buffer has %zu: %s...",
+		            needed, len, out);
+}
+
+void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len)
+{
+	whole_name(folder_path(p, folder, out, len), out, len);
 }
 
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len)
 {
-	char folder[4096];
-	train_folder_path(p, p->num_subfolders > 1 ? file % p->num_subfolders : 0, folder,
-	                  sizeof folder);
-	snprintf(out, len, "%s/img_%0*" PRId64 "_of_%" PRId64 ".%s", folder, digits(p->num_files),
-	         file, p->num_files, extension(p, index));
+	whole_name(file_path(p, file, index, out, len), out, len);
+}
+
+int64_t train_longest_path(const struct train_params *p)
+{
+	/* numbers are zero-padded, so every file's name has the last one's length */
+	int64_t longest = 0;
+	for (int index = 0; index < 2; index++) {
+		int n = file_path(p, p->num_files - 1, index, NULL, 0);
+		longest = n < 0 ? INT64_MAX : n > longest ? n : longest;
+	}
+	return longest;
 }
 
 void train_sample_dims(int64_t size, int64_t *rows, int64_t *row)
@@ -273,9 +312,9 @@ int64_t train_dataset_bytes(const struct train_params *p, int *exact)
 {
 	/* besides the samples: an index's pairs; HDF5's labels (its metadata, a few KiB, is not
 	 * counted) */
-	int64_t index = p->fmt == TRAIN_INDEXED  ? 16 * p->samples_per_file
-	                : p->fmt == TRAIN_HDF5 ? 8 * p->samples_per_file
-	                                       : 0;
+	int64_t index = p->fmt == TRAIN_INDEXED ? 16 * p->samples_per_file
+	                : p->fmt == TRAIN_HDF5  ? 8 * p->samples_per_file
+	                                        : 0;
 	*exact = 1;
 	if (p->record_size_stdev == 0) /* one size for every file */
 		return p->num_files * (train_file_size(p, 0) + index);

@@ -2,6 +2,7 @@
 /* sonde train's options: DLIO's configuration names (dataset, reader, train, checkpoint, metric)
  * as long options, record names with underscores. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,13 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		return -1;
 	if (!p->data_dir) {
 		snprintf(err, errlen, "-d DIR is required: the dataset is DIR/train");
+		return -1;
+	}
+	if (train_longest_path(p) >= PATH_MAX) {
+		snprintf(err, errlen,
+		         "-d DIR: the dataset's file names would be %lld bytes, above "
+		         "PATH_MAX (%d)",
+		         (long long)train_longest_path(p), PATH_MAX);
 		return -1;
 	}
 	if (p->fmt == TRAIN_HDF5 && sonde_backend_hdf5.missing) {

@@ -388,9 +388,9 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	r->batches = (count + r->bs - 1) / r->bs;
 	r->slots = p->read_threads > 0 ? p->prefetch : 1;
 	r->keep = keep;
-	/* the largest span: a direct read's of the largest sample may start up to an alignment
-	 * before it and end up to one after it; slots start aligned */
-	int64_t most = train_max_sample_size(p), a = TRAIN_DIRECT_ALIGN;
+	/* the largest span: a direct read's of the epoch's largest sample may start up to an
+	 * alignment before it and end up to one after it; slots start aligned */
+	int64_t most = train_max_sample_size(p, samples, count), a = TRAIN_DIRECT_ALIGN;
 	if (p->odirect)
 		most = (most + a - 1) / a * a + a;
 	r->stride = (size_t)((most + a - 1) / a * a);

@@ -62,14 +62,17 @@ int train_params_check(struct train_params *p, char *err, size_t errlen);
 
 /* Sample sizes are drawn per file (every sample of a file has the file's size). */
 int64_t train_sample_size(const struct train_params *p, int64_t file);
-/* The largest sample size of the dataset. */
-int64_t train_max_sample_size(const struct train_params *p);
+/* The largest size of the given samples (ids of the dataset's samples): work in proportion to
+ * the samples, none without a --record-size-stdev, not to --num-files. */
+int64_t train_max_sample_size(const struct train_params *p, const int64_t *samples, int64_t count);
 /* DIR/train, or with 2 subfolders or more DIR/train/<folder> (DLIO's layout). */
 void train_folder_path(const struct train_params *p, int64_t folder, char *out, size_t len);
 /* <folder>/img_<file>_of_<files>.<ext>, file i in folder i % subfolders, numbers zero-padded to
  * the digits of their count; index: the index file of an indexed file (the data file
  * otherwise). */
 void train_file_path(const struct train_params *p, int64_t file, int index, char *out, size_t len);
+/* The length of the dataset's longest path (its data or index file names), NUL not counted. */
+int64_t train_longest_path(const struct train_params *p);
 /* Where the array of samples starts in the file (the npy header; npz's zip header too). */
 int64_t train_data_offset(const struct train_params *p, int64_t file);
 /* The whole file's size (hdf5: the bytes of its data set records_0; HDF5 adds its metadata and
