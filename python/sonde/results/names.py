@@ -606,6 +606,16 @@ class End:
 
     EXIT_CODE = Name("exit_code", INT)
     ELAPSED_SECONDS = Name("elapsed_seconds", (int, float))
+    REASON = Name("reason", STR)  # why the run ended (docs/results-schema.md)
+
+
+class Stopped:
+    """An end record of a run stopped before its end: its reasons, and the members they add."""
+
+    SIGNALLED = "signal"  # a stop signal (SIGTERM, SIGINT) ended the run
+    PEER_FAILED = "peer-failed"  # another rank died or failed, and the launcher stopped this one
+    SIGNAL = Name("signal", STR)  # SIGNALLED: which one
+    RANK = Name("rank", INT)  # PEER_FAILED: the rank, when sonde could tell
 
 
 class Mix:

@@ -4,9 +4,10 @@
 windows marked, and each group's rate over time from its interval records) and the
 interference table (each overlap's groups: their rates inside and outside the window, the phase
 averages alone and at once, and the ratios), from the mix's own records and its groups'
-measurement and interval records."""
+measurement and interval records. A mix that ended early (stopped by a signal, a rank that
+died, killed without an end record) has no overlaps: its groups' endings are listed instead."""
 
-from ..results.names import Interval, Mix
+from ..results.names import End, Interval, Mix, Stopped
 from ..results.names import Measurement as M
 from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
 from .page import Section, Table, num, text
@@ -120,6 +121,41 @@ def interference(mix, label, n):
                  "/ alone, below 1: slower beside the other groups.")
 
 
+# How a mix that did not reach its end ended: its end record's reason, in words.
+ENDED_EARLY = {Stopped.SIGNALLED: "stopped by {signal}",
+               Stopped.PEER_FAILED: "{rank} died or failed and the launcher stopped the others"}
+
+
+def ended_early(mix):
+    """How the mix ended when it did not reach its end (its overlaps are computed there), in
+    words, else None."""
+    if mix.end is None:
+        return mix.ending  # killed without an end record
+    words = ENDED_EARLY.get(mix.end[End.REASON])
+    if words is None:
+        return None
+    rank = mix.end.get(Stopped.RANK)
+    return words.format(signal=mix.end.get(Stopped.SIGNAL),
+                        rank="a rank" if rank is None else f"rank {rank}")
+
+
+def incomplete(mix, by_id, label, n, ending):
+    """A mix that ended early: no overlap figures, each group's concurrent run and how it
+    ended."""
+    rows = []
+    for g in _groups(mix):
+        run = by_id.get(g[Mix.RUN_ID])
+        rows.append([text(f"group {g[Mix.GROUP]}"), text(g[Mix.WORKLOAD]),
+                     num(len(g[Mix.WORLD_RANKS])),
+                     num(len(run.measurements) if run else None),
+                     text(run.ending if run else "not started")])
+    return Table(f"mix-incomplete-{n}", f"Incomplete mix: {label}",
+                 ["group", "workload", "ranks", "measurements", "its run ended"], rows,
+                 f"The mix ended early: {ending}. Its overlaps and their figures are computed "
+                 "when every group has finished, so there are none; each group's measurements "
+                 "recorded until then are in its workload's section.")
+
+
 def section(runs, labels):
     """The mix section, or None when no run is a mix."""
     mixes = mix_runs(runs)
@@ -129,7 +165,11 @@ def section(runs, labels):
     tables, figures = [], []
     for n, mix in enumerate(mixes, 1):
         label = labels(mix)
-        tables.append(interference(mix, label, n))
+        ending = ended_early(mix)
+        if ending:
+            tables.append(incomplete(mix, by_id, label, n, ending))
+        else:
+            tables.append(interference(mix, label, n))
         figures.append(timeline(mix, by_id, label, n))
     intro = ["sonde mix runs groups of ranks, each its own workload, at once in one launch; "
              "each group's own records are in its workload's section."]
