@@ -635,7 +635,11 @@ class Mix:
     WORLD_RANKS = Name("world_ranks", LIST)
     OVERLAP = Name("overlap", INT)  # a mix record: its window
     SECONDS = Name("seconds", (int, float))
-    FIGURES = Name("figures", STR)  # "intervals-prorated"
+    FIGURES = Name("figures", STR)  # PRORATED, or PHASE_AVERAGE in older files
+    PRORATED = "intervals-prorated"  # the groups' interval records inside and outside the window
+    # sonde before the interval-based figures: each group's figures are its whole phase's
+    # averages (bytes, ops, seconds, rates), read as they are
+    PHASE_AVERAGE = "phase-average"
     AGGREGATE_BANDWIDTH = Name("aggregate_bandwidth_mib_s", (int, float))
     AGGREGATE_OPS = Name("aggregate_ops_per_s", (int, float))
     PHASE = Name("phase", STR)  # a mix record's group entry
