@@ -373,8 +373,11 @@ def test_groups_append_whole_lines_to_one_file_when_writes_fall_short(tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     results = res / "r.jsonl"
-    full = 8000
-    ior = ["ior", "-w", "-r", "-t", "4k", "-b", "16k"]
+    # the mix's header (first), both groups' headers and either group's write records fit, not
+    # the rest: a second between write and read (-d 1), so that a group that starts late still
+    # writes its header before the other's read
+    full = 10500
+    ior = ["ior", "-w", "-r", "-d", 1, "-t", "4k", "-b", "16k"]
     proc = run_sonde(["mix", "--json", results, "--interval", "0.01",
                       "--group", "1:", *ior, "-o", tmp_path / "a",
                       "--group", "1:", *ior, "-o", tmp_path / "b"], np=2, check=False,
