@@ -278,6 +278,16 @@ def test_bad_group_is_one_line_naming_it(tmp_path):
     assert proc.returncode == 2
     (line,) = error_lines(proc.stderr)
     assert "the groups take 1 of the launch's 2 ranks" in line, line
+    # the mix's header opens --json before any group runs: a file it cannot append to (here
+    # one that holds CSV) refuses the launch, nothing run, the file as it was
+    csv = tmp_path / "r.csv"
+    csv.write_text("run_id,workload\n")
+    proc = run_sonde(["mix", "--json", csv, "--group", "2:", "ior", "-w", "-o", tmp_path / "f"],
+                     np=2, check=False)
+    assert proc.returncode == 2
+    (line,) = error_lines(proc.stderr)
+    assert line.startswith(f"sonde mix: error: --json {csv} holds something else"), line
+    assert not (tmp_path / "f").exists() and csv.read_text() == "run_id,workload\n"
 
 
 @MULTI_NODE[0]
