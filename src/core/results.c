@@ -202,6 +202,11 @@ static void end_runs_on_signal(int sig)
 	n = stop_message(&s, line, sizeof line);
 	if (write(STDERR_FILENO, line, n) < 0)
 		n = 0;
+	/* sonde mix: several ranks write end records; each lingers after its own, as the
+	 * launch's other ranks do, so that a launcher seeing one leave does not kill another
+	 * before it has written */
+	if (R.mix.in_mix || H.held)
+		sonde_stop_linger();
 	_exit(s.code);
 }
 

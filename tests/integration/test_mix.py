@@ -420,9 +420,10 @@ def test_a_mix_stopped_between_its_groups_runs_says_it_ended_early(tmp_path):
     proc = subprocess.Popen(launch_command(3, argv), env=mpi_env(SIGNAL_GRACE),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    ended = '"workload":"ior","group":1,"exit_code":0'
-    ranks, err = stop_launch(proc, signal.SIGTERM,
-                             lambda: results.exists() and ended in results.read_text())
+    # group 1 ended, group 2 under way (its header written: its stop handler is in place)
+    waits = ('"workload":"ior","group":1,"exit_code":0', '"workload":"coll","group":2,"sch')
+    ranks, err = stop_launch(proc, signal.SIGTERM, lambda: results.exists() and all(
+        w in results.read_text() for w in waits))
     assert proc.returncode != 0 or not OPEN_MPI
     text = results.read_text()
     wait_gone(ranks, 30)
@@ -431,7 +432,8 @@ def test_a_mix_stopped_between_its_groups_runs_says_it_ended_early(tmp_path):
     assert (records[0]["type"], records[0]["workload"]) == ("header", "mix"), records[0]
     runs = _runs(records)
     mix = runs[records[0]["run_id"]]
-    assert [r["type"] for r in mix] == ["header", "end"], mix
+    assert [r["type"] for r in mix] == ["header", "end"], \
+        ([(r["type"], r.get("group"), r.get("reason")) for r in records], err)
     end = mix[-1]
     assert (end["reason"], end["signal"], end["exit_code"], end["measurements"]) == \
         ("signal", "SIGTERM", 4, 0), end
