@@ -9,6 +9,7 @@ import pytest
 from golden import IOR_WAITING, REPO, WORKLOAD_RUNS, records_of
 
 from sonde import report, results
+from sonde.results.names import Mix
 from sonde.results.schema import SchemaError
 
 
@@ -228,6 +229,35 @@ def test_schema_version_1_files_are_read(golden, tmp_path):
     assert second["lat_p999_s"] is not None
     assert {k: v for k, v in first.items() if k not in ("lat_p999_s", "lat_error_rel")} == \
         {k: v for k, v in second.items() if k not in ("lat_p999_s", "lat_error_rel")}
+
+
+def test_phase_average_mix_files_are_read(tmp_path):
+    """Mix records of sonde before the interval-based figures ("figures": "phase-average"; the
+    fixture is a real run of that version, made by
+    tests/integration/fixtures/make-mix-phase-average.sh) load and validate, and the report
+    shows their overlaps as phase averages: each group's phase column is its measurement's
+    bytes over its seconds, nothing is claimed inside or outside the window, and the table
+    says so."""
+    old = REPO / "tests" / "integration" / "fixtures" / "mix-phase-average.jsonl"
+    runs = results.load(old, validate=True)
+    (mix,) = [r for r in runs if r.workload == Mix.MIX]
+    overlaps = [r for r in mix.records if r["type"] == Mix.MIX]
+    assert overlaps and {r[Mix.FIGURES] for r in overlaps} == {Mix.PHASE_AVERAGE}
+    (section,) = [s for s in report.build([str(old)], runs).sections if s.id == "mix"]
+    (table,) = section.tables
+    assert "phase averages" in table.note
+    by_id = {r.run_id: r for r in runs}
+    phase_average = []
+    for r in overlaps:
+        for g in r[Mix.GROUPS]:
+            (m,) = [m for m in by_id[g[Mix.RUN_ID]].measurements
+                    if (m["phase"], m["iteration"]) == (g[Mix.PHASE], g[Mix.ITERATION])]
+            phase_average.append(m["bytes"] / 2**20 / m["seconds"])
+    rows = [row for row in table.rows if row[2].text != "all groups"]
+    assert [row[9].value for row in rows] == pytest.approx(phase_average)
+    assert all(row[i].text == "-" for row in rows for i in (5, 6, 7, 8))
+    assert all(row[1].text.endswith("(phase averages)") for row in table.rows)
+    assert report.main([str(old), "-o", str(tmp_path / "r.html")]) == 0
 
 
 def test_a_csv_that_is_not_sonde_s_is_refused_with_the_line(golden, tmp_path):

@@ -49,6 +49,13 @@ static int ended(int code)
 	return code;
 }
 
+static void aborting(int code)
+{
+	for (int i = 0; i < hook_count; i++)
+		if (hooks[i]->abort)
+			hooks[i]->abort(code);
+}
+
 void sonde_fail_set_workload(const char *name)
 {
 	workload_name = name ? name : "";
@@ -222,7 +229,7 @@ _Noreturn void sonde_fatal(const char *fmt, ...)
 	va_end(ap);
 	emit("error", world_size() > 1, msg);
 	failed(world_rank(), NULL, msg);
-	ended(SONDE_EXIT_RUNTIME);
+	aborting(ended(SONDE_EXIT_RUNTIME));
 	if (mpi_up()) {
 		wait_for_stderr_read();
 		MPI_Abort(MPI_COMM_WORLD, SONDE_EXIT_RUNTIME);

@@ -96,6 +96,9 @@ struct sonde_fail_hook {
 	void (*failure)(int rank, const char *path, const char *message);
 	/* The run ends with exit_code (sonde_exit, sonde_fatal); returns the code it ends with. */
 	int (*end)(int exit_code);
+	/* The process ends now (sonde_fatal, after end, before MPI_Abort): what outlives a run
+	 * (the run of sonde mix around its groups' runs) ends with exit_code too. */
+	void (*abort)(int exit_code);
 };
 
 /* Adds hook (kept, not copied) once: registering it again changes nothing. The hooks run in the

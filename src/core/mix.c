@@ -583,17 +583,6 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 		plan_free(&plan);
 		return SONDE_EXIT_USAGE;
 	}
-	int bad = ctx->rank == 0 && check_groups(&plan, ctx) < 0;
-	sonde_fail_set_workload("mix");
-	sonde_fail_set_comm(MPI_COMM_NULL, -1);
-	MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
-	if (bad) {
-		plan_free(&plan);
-		return SONDE_EXIT_USAGE;
-	}
-
-	plan.began = time(NULL);
-	plan.began_local = sonde_now();
 	snprintf(plan.run_id, sizeof plan.run_id, "%s", sonde_results_run_id());
 	MPI_Bcast(plan.run_id, sizeof plan.run_id, MPI_CHAR, 0, ctx->comm);
 	int my_group = 0;
@@ -605,6 +594,20 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 			if (g->ranks[i] == ctx->rank)
 				my_group = k;
 	}
+	int bad = ctx->rank == 0 && check_groups(&plan, ctx) < 0;
+	sonde_fail_set_workload("mix");
+	sonde_fail_set_comm(MPI_COMM_NULL, -1);
+	/* the mix's header before any group runs: a launch stopped early still has it */
+	if (ctx->rank == 0 && !bad && mix_open_records(&plan, ctx, err, sizeof err) < 0) {
+		fprintf(stderr, "sonde mix: error: %s\n", err);
+		bad = 1;
+	}
+	MPI_Bcast(&bad, 1, MPI_INT, 0, ctx->comm);
+	if (bad) {
+		plan_free(&plan);
+		return SONDE_EXIT_USAGE;
+	}
+
 	struct mix_group *mine = &plan.groups[my_group];
 	/* one clock for every group, the launch's (main.c): the measurements' start and end,
 	 * the intervals of their time series, the overlaps */
@@ -646,7 +649,7 @@ int sonde_mix_run(struct sonde_context *ctx, const struct sonde_workload *const 
 	int launch_code = SONDE_EXIT_OK;
 	if (ctx->rank == 0) {
 		launch_code = verdict(&plan);
-		launch_code = mix_report_overlaps(&plan, ctx, launch_code);
+		launch_code = mix_report_overlaps(&plan, launch_code);
 	}
 	MPI_Bcast(&launch_code, 1, MPI_INT, 0, ctx->comm);
 	sonde_topology_free(&gctx.topo);

@@ -44,9 +44,7 @@ struct mix_plan {
 	const char *interval;  /* --interval: the groups' that give neither --interval nor --live */
 	int ngroups;
 	struct mix_group *groups;
-	char run_id[64];    /* the mix's own */
-	time_t began;       /* world rank 0: when the mix began (its header's start_time) */
-	double began_local; /* the same on sonde_now() (its end record's elapsed_seconds) */
+	char run_id[64]; /* the mix's own */
 };
 
 /* The word that opens each group's part of the command line. */
@@ -72,9 +70,16 @@ char *sonde_mix_params(struct sonde_context *ctx, const struct sonde_workload *c
 /* mix_records.c: the params of the mix's header record (malloc'd JSON). */
 char *mix_params(const struct mix_plan *plan);
 
+/* mix_records.c, world rank 0 before the groups run: the mix's own run opens in
+ * plan->json_path with its header, then is set aside (sonde_results_hold) until
+ * mix_report_overlaps, so that a stop signal in between ends it too. 0, or -1 with a one-line
+ * reason in err (the file cannot be written, or holds CSV). */
+int mix_open_records(const struct mix_plan *plan, const struct sonde_context *ctx, char *err,
+                     size_t errlen);
+
 /* mix_records.c, world rank 0 after the run: the windows in which every group was in one phase,
- * on stdout and as the mix's own run in plan->json_path (a header, a "mix" record per window,
- * an end record with the launch's exit code). Returns the launch's exit code. */
-int mix_report_overlaps(const struct mix_plan *plan, const struct sonde_context *ctx, int code);
+ * on stdout and as the mix's own run's records (a "mix" record per window, an end record with
+ * the launch's exit code). Returns the launch's exit code. */
+int mix_report_overlaps(const struct mix_plan *plan, int code);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* sonde mix, world rank 0 after the run: the overlaps of the groups' phases, on stdout and as
- * the mix's own run in the --json file (a header, one "mix" record per overlap, an end record).
+/* sonde mix, world rank 0: the mix's own run in the --json file (its header before the groups
+ * run, one "mix" record per overlap after them, an end record), and the overlaps of the groups'
+ * phases on stdout.
  *
  * An overlap is a window in which every group was inside one phase (one measurement: its start
  * to its end on the mix's clock), the same phase throughout. Its figures are sums of the phase's
@@ -305,7 +306,6 @@ char *mix_params(const struct mix_plan *plan)
 		sonde_json_array_end(&j);
 		sonde_json_string(&j, "run_id", g->run_id);
 		sonde_json_string(&j, "solo_run_id", plan->solo ? g->solo_run_id : NULL);
-		sonde_json_int(&j, "exit_code", g->code);
 		sonde_json_object_end(&j);
 	}
 	sonde_json_array_end(&j);
@@ -313,19 +313,22 @@ char *mix_params(const struct mix_plan *plan)
 	return j.buf;
 }
 
-int mix_report_overlaps(const struct mix_plan *plan, const struct sonde_context *ctx, int code)
+int mix_open_records(const struct mix_plan *plan, const struct sonde_context *ctx, char *err,
+                     size_t errlen)
 {
-	char err[512];
 	sonde_results_join_mix(0, plan->run_id, "mix", 0, 0);
-	if (plan->json_path &&
-	    sonde_results_open(MPI_COMM_SELF, "mix", plan->json_path, NULL, err, sizeof err) < 0) {
-		fprintf(stderr, "sonde mix: error: %s\n", err);
-		return code ? code : SONDE_EXIT_RUNTIME;
-	}
-	sonde_results_began(plan->began, plan->began_local);
+	if (sonde_results_open(MPI_COMM_SELF, "mix", plan->json_path, NULL, err, errlen) < 0)
+		return -1;
 	char *params = mix_params(plan);
 	sonde_results_header(ctx, params, NULL);
 	free(params);
+	sonde_results_hold();
+	return 0;
+}
+
+int mix_report_overlaps(const struct mix_plan *plan, int code)
+{
+	sonde_results_resume();
 	if (overlaps(plan) == 0)
 		printf(
 		    "mix: no window in which every group was inside a timed phase (a group whose "

@@ -18,8 +18,16 @@
 #include "json.h"
 #include "results_file.h"
 #include "stop.h"
+#include "stop_record.h"
 #include "units.h"
 #include "workload.h"
+
+/* The cause of the failure that ends the run, for its end record. */
+struct results_failure {
+	int noted, rank;
+	char path[4096];
+	char message[1536];
+};
 
 static struct {
 	struct results_file json, csv_out, live;
@@ -33,7 +41,6 @@ static struct {
 	int open;
 	char run_id[64];
 	double start;
-	time_t began; /* sonde_results_began: the header's start_time; 0: when it is written */
 	int64_t measurements;
 	int rank0;
 	struct timespec start_mono; /* for the signal handler, which cannot call MPI_Wtime */
@@ -41,11 +48,7 @@ static struct {
 	/* The run's shape, repeated on every CSV row so that a row read alone says what ran. */
 	int ranks, nodes, tasks_per_node;
 	struct sonde_json rec;
-	struct {
-		int noted, rank;
-		char path[4096];
-		char message[1536];
-	} failure;
+	struct results_failure failure;
 	/* sonde mix: the group this run is (in_mix), its stage, the mix's clock, the spans */
 	struct {
 		int in_mix, group;
@@ -138,107 +141,93 @@ int sonde_results_active(void)
 	return R.json.fd1 != 0;
 }
 
-/* Async-signal-safe text building for the handler: no stdio, no malloc. */
-static size_t append(char *buf, size_t at, size_t cap, const char *s)
-{
-	while (*s && at + 1 < cap)
-		buf[at++] = *s++;
-	buf[at] = '\0';
-	return at;
-}
-
-static size_t append_uint(char *buf, size_t at, size_t cap, unsigned long long v)
-{
-	char text[24];
-	text[sonde_u64_digits(text, v)] = '\0';
-	return append(buf, at, cap, text);
-}
+/* sonde mix, world rank 0: the mix's own run, set aside (sonde_results_hold) while the groups'
+ * runs have R: its file and what its end record needs, for sonde_results_resume and for a stop
+ * signal, which ends it too. */
+static struct {
+	volatile sig_atomic_t held;
+	struct results_file json;
+	char run_id[64];
+	double start;
+	struct timespec start_mono;
+	int write_errno;
+	struct results_failure failure;
+} H;
 
 /* SIGTERM (Slurm's time limit, the launcher) or SIGINT: every finished measurement is already
  * on disk; rank 0 closes the file with an "end" record and leaves at once. The record names the
  * signal, or, when a rank on this node had already ended (killed, crashed, failed) and the
  * launcher is ending the job because of it, that rank (reason "peer-failed", exit code 1). The
- * other ranks linger a moment first (sonde_stop_linger). */
+ * other ranks linger a moment first (sonde_stop_linger). In sonde mix, world rank 0 also ends
+ * the mix's run set aside, with the same reason: a reader sees that the mix ended early. */
+static void end_runs_on_signal(int sig)
+{
+	struct stop_record s = {
+	    .signal = sig == SIGTERM ? "SIGTERM" : "SIGINT",
+	    .peer = sonde_stop_failed_peer(),
+	};
+	s.code = s.peer >= 0 ? SONDE_EXIT_RUNTIME : SONDE_EXIT_SIGNAL;
+	char line[512];
+	size_t n;
+	if (R.open && R.json.fd1 && R.header_written) {
+		s.run_id = R.run_id;
+		s.workload = R.workload ? R.workload : "";
+		s.group = R.mix.in_mix ? R.mix.group : 0;
+		s.start = R.start_mono;
+		s.measurements = (unsigned long long)R.measurements;
+		n = stop_end_record(&s, line, sizeof line);
+		if (write(R.json.fd1 - 1, line, n) < 0)
+			n = 0;
+	}
+	if (H.held && H.json.fd1) {
+		struct stop_record mix = s;
+		mix.run_id = H.run_id;
+		mix.workload = "mix";
+		mix.group = 0;
+		mix.start = H.start_mono;
+		mix.measurements = 0;
+		n = stop_end_record(&mix, line, sizeof line);
+		if (write(H.json.fd1 - 1, line, n) < 0)
+			n = 0;
+	}
+	if (R.open) { /* the run stopped: its line */
+		s.workload = R.workload ? R.workload : "";
+		s.measurements = (unsigned long long)R.measurements;
+		s.counted = 1;
+		s.kept = R.json.fd1 || R.csv_out.fd1;
+	} else { /* between the groups' runs, only the mix was under way */
+		s.workload = "mix";
+		s.kept = H.json.fd1 != 0;
+	}
+	n = stop_message(&s, line, sizeof line);
+	if (write(STDERR_FILENO, line, n) < 0)
+		n = 0;
+	/* sonde mix: several ranks write end records; each lingers after its own, as the
+	 * launch's other ranks do, so that a launcher seeing one leave does not kill another
+	 * before it has written */
+	if (R.mix.in_mix || H.held)
+		sonde_stop_linger();
+	_exit(s.code);
+}
+
 static void on_stop_signal(int sig)
 {
 	if (!R.rank0) {
 		sonde_stop_linger();
 		_exit(SONDE_EXIT_SIGNAL);
 	}
-	const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-	int peer = sonde_stop_failed_peer();
-	int code = peer >= 0 ? SONDE_EXIT_RUNTIME : SONDE_EXIT_SIGNAL;
-	char line[512];
-	size_t n = 0;
-	if (R.json.fd1 && R.header_written) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long long ms = (now.tv_sec - R.start_mono.tv_sec) * 1000LL +
-		               (now.tv_nsec - R.start_mono.tv_nsec) / 1000000;
-		n = append(line, n, sizeof line, "{\"type\":\"end\",\"run_id\":\"");
-		n = append(line, n, sizeof line, R.run_id);
-		n = append(line, n, sizeof line, "\",\"workload\":\"");
-		n = append(line, n, sizeof line, R.workload ? R.workload : "");
-		n = append(line, n, sizeof line, "\"");
-		if (R.mix.in_mix) {
-			n = append(line, n, sizeof line, ",\"group\":");
-			n = append_uint(line, n, sizeof line, (unsigned long long)R.mix.group);
-		}
-		n = append(line, n, sizeof line, ",\"exit_code\":");
-		n = append_uint(line, n, sizeof line, (unsigned long long)code);
-		n = append(line, n, sizeof line, ",\"reason\":\"");
-		if (peer >= 0) {
-			n = append(line, n, sizeof line,
-			           sonde_reason_name(SONDE_REASON_PEER_FAILED));
-			n = append(line, n, sizeof line, "\",\"rank\":");
-			n = append_uint(line, n, sizeof line, (unsigned long long)peer);
-		} else {
-			n = append(line, n, sizeof line, sonde_reason_name(SONDE_REASON_SIGNAL));
-			n = append(line, n, sizeof line, "\",\"signal\":\"");
-			n = append(line, n, sizeof line, name);
-			n = append(line, n, sizeof line, "\"");
-		}
-		n = append(line, n, sizeof line, ",\"elapsed_seconds\":");
-		n = append_uint(line, n, sizeof line, (unsigned long long)(ms / 1000));
-		char frac[5] = {'.', (char)('0' + ms % 1000 / 100), (char)('0' + ms % 100 / 10),
-		                (char)('0' + ms % 10), '\0'};
-		n = append(line, n, sizeof line, frac);
-		n = append(line, n, sizeof line, ",\"measurements\":");
-		n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
-		n = append(line, n, sizeof line, "}\n");
-		if (write(R.json.fd1 - 1, line, n) < 0)
-			n = 0;
-	}
-	n = append(line, 0, sizeof line, "sonde ");
-	n = append(line, n, sizeof line, R.workload ? R.workload : "");
-	if (peer >= 0) {
-		n = append(line, n, sizeof line, ": error: rank ");
-		n = append_uint(line, n, sizeof line, (unsigned long long)peer);
-		n = append(line, n, sizeof line,
-		           " ended (killed or failed) and the launcher stopped "
-		           "the run after ");
-	} else {
-		n = append(line, n, sizeof line, ": stopped by ");
-		n = append(line, n, sizeof line, name);
-		n = append(line, n, sizeof line, " after ");
-	}
-	n = append_uint(line, n, sizeof line, (unsigned long long)R.measurements);
-	n = append(line, n, sizeof line,
-	           R.json.fd1 || R.csv_out.fd1
-	               ? " measurements; the results recorded so far are kept\n"
-	               : " measurements (no results file was named: --json FILE keeps them)\n");
-	if (write(STDERR_FILENO, line, n) < 0)
-		n = 0;
-	_exit(code);
+	end_runs_on_signal(sig);
 }
 
 /* After the end record: a stop signal (the launcher ending a job whose MPI_Finalize waits for
- * a rank that died) leaves at once with the code the end record gave, writing nothing more. */
+ * a rank that died) leaves at once with the code the end record gave, writing nothing more;
+ * unless a mix's run is still set aside (a group's run ended, the mix had not). */
 static volatile sig_atomic_t final_code;
 
 static void on_signal_after_end(int sig)
 {
-	(void)sig;
+	if (H.held)
+		end_runs_on_signal(sig);
 	_exit(final_code);
 }
 
@@ -254,10 +243,80 @@ static void install(void (*handler)(int))
 	sigaction(SIGINT, &sa, NULL);
 }
 
+/* SIGTERM and SIGINT wait while the records' state changes hands (restore with *before). */
+static void block_stops(sigset_t *before)
+{
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	sigprocmask(SIG_BLOCK, &stops, before);
+}
+
+/* Moves what the mix's run's records need from R into H (to_held), or back; the side it
+ * leaves has no file. */
+static void hand_over(int to_held)
+{
+	struct results_file *json[2] = {&R.json, &H.json};
+	char *run_id[2] = {R.run_id, H.run_id};
+	double *start[2] = {&R.start, &H.start};
+	struct timespec *start_mono[2] = {&R.start_mono, &H.start_mono};
+	int *write_errno[2] = {&R.write_errno, &H.write_errno};
+	struct results_failure *failure[2] = {&R.failure, &H.failure};
+	int from = !to_held, to = !!to_held;
+	*json[to] = *json[from];
+	*json[from] = (struct results_file){0};
+	snprintf(run_id[to], sizeof R.run_id, "%s", run_id[from]);
+	*start[to] = *start[from];
+	*start_mono[to] = *start_mono[from];
+	*write_errno[to] = *write_errno[from];
+	*failure[to] = *failure[from];
+}
+
+void sonde_results_hold(void)
+{
+	sigset_t before;
+	block_stops(&before);
+	hand_over(1);
+	H.held = 1;
+	R.open = 0;
+	sigprocmask(SIG_SETMASK, &before, NULL);
+}
+
+void sonde_results_resume(void)
+{
+	sigset_t before;
+	block_stops(&before);
+	hand_over(0);
+	H.held = 0;
+	R.workload = "mix";
+	R.mix.in_mix = 0;
+	R.measurements = 0;
+	R.header_written = 1;
+	R.rank0 = 1;
+	R.open = 1;
+	install(on_stop_signal);
+	sigprocmask(SIG_SETMASK, &before, NULL);
+}
+
+/* sonde_fatal: the mix's run set aside ends with the process, its end record naming the cause
+ * the group's run noted. */
+static void end_held_run(int exit_code)
+{
+	if (!H.held)
+		return;
+	struct results_failure cause = R.failure;
+	sonde_results_resume();
+	if (cause.noted)
+		R.failure = cause;
+	sonde_results_close(exit_code);
+}
+
 /* A fatal error or sonde_exit notes the cause and writes the end record (fail.h). */
 static const struct sonde_fail_hook at_failure = {
     .failure = sonde_results_note_failure,
     .end = sonde_results_close,
+    .abort = end_held_run,
 };
 
 int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_path,
@@ -266,7 +325,6 @@ int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_pat
 	sonde_fail_register(&at_failure);
 	R.workload = workload;
 	R.start = sonde_now();
-	R.began = 0;
 	clock_gettime(CLOCK_MONOTONIC, &R.start_mono);
 	make_run_id();
 	R.open = 1;
@@ -301,12 +359,6 @@ fail:
 	results_file_close(&R.json);
 	results_file_close(&R.csv_out);
 	return -1;
-}
-
-void sonde_results_began(time_t wall, double local)
-{
-	R.began = wall;
-	R.start = local;
 }
 
 int sonde_results_collision(const char *path, const char *what, char *err, size_t errlen)
@@ -417,7 +469,7 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 	if (!R.json.fd1)
 		return;
 	char start[40];
-	iso_time(R.began ? R.began : time(NULL), start, sizeof start);
+	iso_time(time(NULL), start, sizeof start);
 	begin_record("header", ctx->workload);
 	sonde_json_int(&R.rec, "schema_version", SONDE_SCHEMA_VERSION);
 	sonde_json_string(&R.rec, "sonde_version", sonde_version);
@@ -753,11 +805,8 @@ int sonde_results_close(int exit_code)
 	R.open = 0;
 	/* From here on the run is over: a stop signal while the end record is written waits for
 	 * it, and one after it must not claim to have stopped the run. */
-	sigset_t stops, before;
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGINT);
-	sigprocmask(SIG_BLOCK, &stops, &before);
+	sigset_t before;
+	block_stops(&before);
 	/* Results that could not be written fail a run that would otherwise succeed. */
 	if (exit_code == SONDE_EXIT_OK && R.write_errno)
 		exit_code = SONDE_EXIT_RUNTIME;

@@ -12,7 +12,6 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "finish.h"
 #include "stats.h"
@@ -46,10 +45,15 @@ struct sonde_measurement {
 int sonde_results_open(MPI_Comm comm, const char *workload, const char *json_path,
                        const char *csv_path, char *err, size_t errlen);
 
-/* Rank 0, after sonde_results_open, for a run whose results open after it ran (sonde mix: its
- * groups ran first): it began at wall (time(NULL)) and local (sonde_now()); the header's
- * start_time and the end record's elapsed_seconds count from then. */
-void sonde_results_began(time_t wall, double local);
+/* sonde mix, world rank 0, after the mix's header: its run is set aside, still open, while its
+ * groups' runs open and close theirs. Set aside, it still ends with an end record when a stop
+ * signal comes (the same reason as the group's run that was open, "signal" or "peer-failed"),
+ * so that a mix stopped early says so. */
+void sonde_results_hold(void);
+
+/* After the groups' runs: the run set aside is the open one again (its mix records, then
+ * sonde_results_close writes its end record). */
+void sonde_results_resume(void);
 
 /* Any rank: whether path, a file the workload writes or reads (what: "test file", "summary
  * file", ...), is the same file as --json or --csv (sonde_same_file). Returns 0, or -1 with a

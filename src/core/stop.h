@@ -18,7 +18,9 @@ int sonde_stop_failed_peer(void);
 
 /* Async-signal-safe, ranks other than 0, in their stop handler: rank 0 writes the end record and
  * checks its peers, so the others stay a moment before they leave; otherwise a launcher that
- * sees them go first may kill rank 0 before it has written anything. */
+ * sees them go first may kill rank 0 before it has written anything. In sonde mix, every
+ * writer of end records (each group's rank 0, world rank 0 for the mix's) lingers after
+ * writing them, for the same reason. */
 void sonde_stop_linger(void);
 
 #endif

@@ -139,7 +139,9 @@ def _mix():
         removal_note="the read cannot open the file; group 2 (mdtest) runs to its end",
         stop_note="group 1's records; group 2's run ends `ok` or as group 1's (a killed rank: "
                   "or `signal`, only world rank 0 looks for the rank that ended); the mix's own "
-                  "records, written after the runs, are not written")
+                  "run: its header, written before the groups run, no overlaps (they come at "
+                  "its end), and, where group 1's end record is written, its end record with "
+                  "the same reason and exit code; the report shows an incomplete mix")
 
 
 def _mpiio(type_, collective):

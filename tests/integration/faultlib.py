@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bounded import kill_session
 from conftest import SONDE
 
 # The LD_PRELOAD fault shim (tests/shim/faultshim.c), built beside the binary under test.
@@ -113,6 +114,24 @@ def wait_gone(pids, limit):
     while any(comm(p) == "sonde" and _state(p) not in "ZX" for p in pids):
         assert time.monotonic() < deadline, f"a rank outlived its launcher by {limit} s"
         time.sleep(0.01)
+
+
+def stop_launch(proc, sig, ready, limit=60):
+    """Once ready() is true, with the launch (proc, in a session of its own) still running,
+    sends sig to the launcher and waits for its end; whatever is left of it is killed. Returns
+    the ranks' pids and the launcher's stderr."""
+    try:
+        deadline = time.monotonic() + limit
+        while not ready():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.02)
+        ranks = sonde_ranks(proc.pid)
+        proc.send_signal(sig)
+        return ranks, proc.communicate(timeout=30)[1]
+    finally:
+        if proc.poll() is None:
+            kill_session(proc, 0)
+            proc.wait()
 
 
 def rank_pid(root, rank):

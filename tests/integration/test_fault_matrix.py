@@ -48,6 +48,8 @@ from faultlib import (
     wait_gone,
 )
 from preload import build_shim, preload_env
+from sonde import report
+from sonde import results as sonde_results
 
 pytestmark = pytest.mark.fault_matrix
 
@@ -225,6 +227,7 @@ def _check(path, want, d, results, rc, out, err, pids):
     records = read_jsonl(results)  # every line whole and schema-valid
     if path.mix_group:
         records = _mix_group(path, records, rc, want)
+        _mix_report(results, want)
     assert records and records[0]["type"] == "header"
     ends = [r for r in records if r["type"] == "end"]
     measured = [r["phase"] for r in records if r["type"] == "measurement"]
@@ -254,16 +257,18 @@ def _check(path, want, d, results, rc, out, err, pids):
 def _mix_group(path, records, rc, want):
     """A mix: every other group's run ended ok with its records (where the fault hits the whole
     launch, a signal or a killed rank, ok or as the faulty group's (for a killed rank also
-    "signal"), or without an end record where that has none), the mix's own end record has the
-    launch's exit code; the records of the group the fault hit, for the cell's checks."""
+    "signal"), or without an end record where that has none), the mix's own run (_mix_run);
+    the records of the group the fault hit, for the cell's checks."""
     runs = {}
     for r in records:
         runs.setdefault(r["run_id"], []).append(r)
     whole_launch = want.reason in ("peer-failed", "signal", None)
+    # the mix's header comes first: written before any group runs
+    assert (records[0]["type"], records[0]["workload"]) == ("header", "mix"), records[0]
     mine = []
     for run in runs.values():
         if run[0]["workload"] == "mix":
-            assert run[-1]["type"] == "end" and run[-1]["exit_code"] == rc, run[-1]
+            _mix_run(run, rc, want)
         elif run[0].get("group") == path.mix_group:
             mine = run
         else:
@@ -277,6 +282,45 @@ def _mix_group(path, records, rc, want):
                 reasons += ("signal",)
             assert run[-1]["type"] == "end" and run[-1]["reason"] in reasons, run[-1]
     return mine
+
+
+def _mix_run(run, rc, want):
+    """The mix's own run: a header, then its end record with the launch's exit code; where the
+    whole launch was stopped (a signal, a killed rank), the end record says so as the faulty
+    group's does (the reason, the signal or the rank), or is missing where that group's is,
+    and no overlap is claimed."""
+    assert run[0]["type"] == "header", run[0]
+    if want.reason in ("peer-failed", "signal"):
+        assert [r["type"] for r in run] == ["header", "end"], run
+        end = run[-1]
+        assert end["reason"] == want.reason and end["measurements"] == 0, end
+        assert end["exit_code"] == (want.exit if want.end_exit is None else want.end_exit), end
+        if want.reason == "peer-failed":
+            assert end["rank"] == 1, end
+        else:
+            assert end["signal"] == "SIGTERM", end
+    elif want.reason is None:
+        assert [r["type"] for r in run] == ["header"], run
+    else:
+        assert run[-1]["type"] == "end" and run[-1]["exit_code"] == rc, run[-1]
+
+
+def _mix_report(results, want):
+    """sonde-report on the launch's file: a mix stopped early is shown as incomplete, each
+    group's run with how it ended (group 1's as the fault made it end), and no overlap."""
+    runs = sonde_results.load(results, validate=True)
+    (section,) = [s for s in report.build([str(results)], runs).sections if s.id == "mix"]
+    ids = [t.id.rsplit("-", 1)[0] for t in section.tables]
+    if want.reason not in ("peer-failed", "signal", None):
+        assert ids == ["mix-interference"], ids
+        return
+    assert ids == ["mix-incomplete"], ids
+    (table,) = section.tables
+    group1 = next(row for row in table.rows if row[0].text == "group 1")
+    assert group1[4].text == (want.reason or sonde_results.Run.KILLED), group1[4]
+    said = {"signal": "stopped by SIGTERM", "peer-failed": "rank 1 died or failed",
+            None: sonde_results.Run.KILLED}[want.reason]
+    assert f"The mix ended early: {said}" in table.note, table.note
 
 
 def _removed(path, fault, d, x, results):

@@ -10,11 +10,23 @@ run's files wait, so that tiny phases last long enough to overlap on a loaded ma
 import itertools
 import json
 import re
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import MULTI_NODE, read_jsonl, run_sonde
-from faultlib import NEEDS_SHIM, SHIM, error_lines
+from conftest import (
+    MULTI_NODE,
+    OPEN_MPI,
+    SIGNAL_GRACE,
+    launch_command,
+    mpi_env,
+    read_jsonl,
+    run_sonde,
+)
+from faultlib import NEEDS_SHIM, SHIM, error_lines, stop_launch, wait_gone
+from sonde import report
+from sonde.results import load as load_runs
 
 
 def slowed(test):
@@ -195,9 +207,10 @@ def test_solo_runs_ran_alone_and_give_the_ratios(mixed):
     first_concurrent = min(m["start"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
                            if m["type"] == "measurement")
     assert spans[-1][1] < first_concurrent
-    # the mix's own header, written after the runs, says when the mix began; its end record
-    # spans every run
+    # the mix's own header, written before any group runs (the file's first record), says when
+    # the mix began; its end record spans every run
     header, end = runs[mix_id][0], runs[mix_id][-1]
+    assert records[0] is header and header["type"] == "header"
     assert header["start_time"] <= min(run[0]["start_time"] for run in solo)
     last_end = max(m["end"] for k in (1, 2, 3) for m in runs[f"{mix_id}-g{k}"]
                    if m["type"] == "measurement")
@@ -265,6 +278,16 @@ def test_bad_group_is_one_line_naming_it(tmp_path):
     assert proc.returncode == 2
     (line,) = error_lines(proc.stderr)
     assert "the groups take 1 of the launch's 2 ranks" in line, line
+    # the mix's header opens --json before any group runs: a file it cannot append to (here
+    # one that holds CSV) refuses the launch, nothing run, the file as it was
+    csv = tmp_path / "r.csv"
+    csv.write_text("run_id,workload\n")
+    proc = run_sonde(["mix", "--json", csv, "--group", "2:", "ior", "-w", "-o", tmp_path / "f"],
+                     np=2, check=False)
+    assert proc.returncode == 2
+    (line,) = error_lines(proc.stderr)
+    assert line.startswith(f"sonde mix: error: --json {csv} holds something else"), line
+    assert not (tmp_path / "f").exists() and csv.read_text() == "run_id,workload\n"
 
 
 @MULTI_NODE[0]
@@ -316,6 +339,12 @@ def test_a_fatal_error_in_a_group_ends_the_launch_naming_it(tmp_path):
     assert len(ends) <= 1, ends
     for end in ends:
         assert end["reason"] == "io-error" and end["rank"] in (1, 2), end
+    # the mix's header came first; world rank 0 (group 1) ends the mix's run when the launcher
+    # stops it (MPICH's Hydra kills it outright: no end record), and never calls it a success
+    assert (records[0]["type"], records[0]["workload"]) == ("header", "mix"), records[0]
+    mix_ends = [r for r in records if r["type"] == "end" and r["workload"] == "mix"]
+    assert len(mix_ends) <= 1 and all(e["reason"] in ("peer-failed", "signal")
+                                      for e in mix_ends), mix_ends
 
 
 @slowed
@@ -354,8 +383,11 @@ def test_groups_append_whole_lines_to_one_file_when_writes_fall_short(tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     results = res / "r.jsonl"
-    full = 8000
-    ior = ["ior", "-w", "-r", "-t", "4k", "-b", "16k"]
+    # the mix's header (first), both groups' headers and either group's write records fit, not
+    # the rest: a second between write and read (-d 1), so that a group that starts late still
+    # writes its header before the other's read
+    full = 10500
+    ior = ["ior", "-w", "-r", "-d", 1, "-t", "4k", "-b", "16k"]
     proc = run_sonde(["mix", "--json", results, "--interval", "0.01",
                       "--group", "1:", *ior, "-o", tmp_path / "a",
                       "--group", "1:", *ior, "-o", tmp_path / "b"], np=2, check=False,
@@ -365,9 +397,53 @@ def test_groups_append_whole_lines_to_one_file_when_writes_fall_short(tmp_path):
     text = results.read_text()
     assert 0 < len(text) <= full and text.endswith("\n")
     records = read_jsonl(results)  # every line one whole record
-    assert {r.get("group") for r in records if r["type"] == "header"} == {1, 2}, records
+    # the mix's own header (no group: written first, before the file filled up), each group's
+    assert [r.get("group") for r in records if r["type"] == "header"][0] is None
+    assert {r.get("group") for r in records if r["type"] == "header"} == {None, 1, 2}, records
     for k in (1, 2):
         lines = [ln for ln in error_lines(proc.stderr) if ln.startswith(f"sonde ior: group {k}: ")]
         assert lines == [f"sonde ior: group {k}: error: results file {results}: No space left "
                          "on device; its records from here on are lost"], proc.stderr
     assert proc.returncode == 1
+
+
+def test_a_mix_stopped_between_its_groups_runs_says_it_ended_early(tmp_path):
+    """SIGTERM to the launcher once group 1 (world rank 0's: a short ior write) has ended while
+    group 2 (coll, long) still runs: world rank 0, waiting for the others, ends the mix's own
+    run with an end record of reason signal, after the mix's header (the file's first record)
+    and without overlaps; group 1 keeps its ok end, group 2 ends by the signal; nothing is
+    written afterwards; the report shows an incomplete mix with each group's ending."""
+    results = tmp_path / "r.jsonl"
+    argv = ["mix", "--json", results, "--group", "1:", "ior", "-w", "-t", "4k", "-b", "16k",
+            "-o", tmp_path / "f", "--group", "2:", "coll", "-b", 8, "-e", "1m", "-i", 3000,
+            "Allreduce", "Bcast"]
+    proc = subprocess.Popen(launch_command(3, argv), env=mpi_env(SIGNAL_GRACE),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    # group 1 ended, group 2 under way (its header written: its stop handler is in place)
+    waits = ('"workload":"ior","group":1,"exit_code":0', '"workload":"coll","group":2,"sch')
+    ranks, err = stop_launch(proc, signal.SIGTERM, lambda: results.exists() and all(
+        w in results.read_text() for w in waits))
+    assert proc.returncode != 0 or not OPEN_MPI
+    text = results.read_text()
+    wait_gone(ranks, 30)
+    assert results.read_text() == text  # nothing after the end records
+    records = read_jsonl(results)
+    assert (records[0]["type"], records[0]["workload"]) == ("header", "mix"), records[0]
+    runs = _runs(records)
+    mix = runs[records[0]["run_id"]]
+    assert [r["type"] for r in mix] == ["header", "end"], \
+        ([(r["type"], r.get("group"), r.get("reason")) for r in records], err)
+    end = mix[-1]
+    assert (end["reason"], end["signal"], end["exit_code"], end["measurements"]) == \
+        ("signal", "SIGTERM", 4, 0), end
+    groups = {run[0]["group"]: run for rid, run in runs.items() if rid != end["run_id"]}
+    assert groups[1][-1]["reason"] == "ok" and groups[2][-1]["reason"] == "signal"
+    assert "sonde mix: stopped by SIGTERM; the records written so far are kept" in err, err
+    (section,) = [s for s in report.build([str(results)], load_runs(results)).sections
+                  if s.id == "mix"]
+    (table,) = section.tables
+    assert table.id.startswith("mix-incomplete") and \
+        "The mix ended early: stopped by SIGTERM" in table.note, table.note
+    assert [(row[0].text, row[4].text) for row in table.rows] == \
+        [("group 1", "ok"), ("group 2", "signal")]

@@ -615,6 +615,16 @@ class End:
 
     EXIT_CODE = Name("exit_code", INT)
     ELAPSED_SECONDS = Name("elapsed_seconds", (int, float))
+    REASON = Name("reason", STR)  # why the run ended (docs/results-schema.md)
+
+
+class Stopped:
+    """An end record of a run stopped before its end: its reasons, and the members they add."""
+
+    SIGNALLED = "signal"  # a stop signal (SIGTERM, SIGINT) ended the run
+    PEER_FAILED = "peer-failed"  # another rank died or failed, and the launcher stopped this one
+    SIGNAL = Name("signal", STR)  # SIGNALLED: which one
+    RANK = Name("rank", INT)  # PEER_FAILED: the rank, when sonde could tell
 
 
 class Mix:
@@ -634,7 +644,11 @@ class Mix:
     WORLD_RANKS = Name("world_ranks", LIST)
     OVERLAP = Name("overlap", INT)  # a mix record: its window
     SECONDS = Name("seconds", (int, float))
-    FIGURES = Name("figures", STR)  # "intervals-prorated"
+    FIGURES = Name("figures", STR)  # PRORATED, or PHASE_AVERAGE in older files
+    PRORATED = "intervals-prorated"  # the groups' interval records inside and outside the window
+    # sonde before the interval-based figures: each group's figures are its whole phase's
+    # averages (bytes, ops, seconds, rates), read as they are
+    PHASE_AVERAGE = "phase-average"
     AGGREGATE_BANDWIDTH = Name("aggregate_bandwidth_mib_s", (int, float))
     AGGREGATE_OPS = Name("aggregate_ops_per_s", (int, float))
     PHASE = Name("phase", STR)  # a mix record's group entry

@@ -4,9 +4,12 @@
 windows marked, and each group's rate over time from its interval records) and the
 interference table (each overlap's groups: their rates inside and outside the window, the phase
 averages alone and at once, and the ratios), from the mix's own records and its groups'
-measurement and interval records."""
+measurement and interval records. A mix that ended early (stopped by a signal, a rank that
+died, killed without an end record) has no overlaps: its groups' endings are listed instead. Mix
+records of sonde before the interval-based figures ("figures": "phase-average") are read too:
+their rates are the groups' phase averages, shown as such."""
 
-from ..results.names import Interval, Mix
+from ..results.names import End, Interval, Mix, Stopped
 from ..results.names import Measurement as M
 from .figures import LINE, MUTED, VLINE, Figure, Panel, Series
 from .page import Section, Table, num, text
@@ -91,23 +94,41 @@ def timeline(mix, by_id, label, n):
                   [panel, *rates], section="mix")
 
 
+def _window_rates(r, g):
+    """A group's rates inside the window, outside it and over its phase, as the record's
+    figures give them: a phase-average record has the phase's only."""
+    if r[Mix.FIGURES] == Mix.PHASE_AVERAGE:
+        return [None] * 4 + [g[Mix.BANDWIDTH], g[Mix.OPS_PER_S]]
+    return [g[Mix.BANDWIDTH], g[Mix.OPS_PER_S], g[Mix.OUTSIDE_BANDWIDTH],
+            g[Mix.OUTSIDE_OPS_PER_S], g[Mix.PHASE_BANDWIDTH], g[Mix.PHASE_OPS_PER_S]]
+
+
+PHASE_AVERAGE_NOTE = (
+    " Overlaps marked \"phase averages\" were written by sonde before the interval-based "
+    "figures (\"figures\": \"phase-average\"): nothing was counted inside their windows; "
+    "their rates are each group's phase averages, their sums those averages summed, their "
+    "ratio the phase average at once over alone.")
+
+
 def interference(mix, label, n):
     """One row per group per overlap (inside the window, outside it, the phase averages at
     once and alone, the ratios), and the overlap's sums."""
     rows = []
+    older = False
     for r in (r for r in mix.records if r["type"] == Mix.MIX):
-        window = f"{r['start']:.3f}-{r['end']:.3f} s"
+        averages = r[Mix.FIGURES] == Mix.PHASE_AVERAGE
+        older = older or averages
+        window = f"{r['start']:.3f}-{r['end']:.3f} s" + (" (phase averages)" if averages else "")
         for g in r[Mix.GROUPS]:
             rows.append([num(r[Mix.OVERLAP]), text(window), text(f"group {g['group']}"),
                          text(g[Mix.WORKLOAD]), text(f"{g[Mix.PHASE]} {g[Mix.ITERATION]}"),
-                         num(g[Mix.BANDWIDTH]), num(g[Mix.OPS_PER_S]),
-                         num(g[Mix.OUTSIDE_BANDWIDTH]), num(g[Mix.OUTSIDE_OPS_PER_S]),
-                         num(g[Mix.PHASE_BANDWIDTH]), num(g[Mix.PHASE_OPS_PER_S]),
+                         *map(num, _window_rates(r, g)),
                          num(g.get(Mix.SOLO_BANDWIDTH)), num(g.get(Mix.SOLO_OPS_PER_S)),
                          num(g.get(Mix.BANDWIDTH_RATIO)), num(g.get(Mix.OPS_RATIO))])
+        sums = [r[Mix.AGGREGATE_BANDWIDTH], r[Mix.AGGREGATE_OPS]]
+        rates = [None] * 4 + sums if averages else sums + [None] * 4
         rows.append([num(r[Mix.OVERLAP]), text(window), text("all groups"), text("-"),
-                     text("-"), num(r[Mix.AGGREGATE_BANDWIDTH]), num(r[Mix.AGGREGATE_OPS]),
-                     *[text("-")] * 8])
+                     text("-"), *map(num, rates), *[text("-")] * 4])
     return Table(f"mix-interference-{n}",
                  f"Interference: {label}",
                  ["overlap", "window", "group", "workload", "phase", "MiB/s", "ops/s",
@@ -117,7 +138,43 @@ def interference(mix, label, n):
                  "records (an interval across an edge of the window by its share of time "
                  "inside); outside: the rest of the group's phase; phase: the phase's average "
                  "over its own seconds, at once and alone (--solo); ratio = inside the window "
-                 "/ alone, below 1: slower beside the other groups.")
+                 "/ alone, below 1: slower beside the other groups." +
+                 (PHASE_AVERAGE_NOTE if older else ""))
+
+
+# How a mix that did not reach its end ended: its end record's reason, in words.
+ENDED_EARLY = {Stopped.SIGNALLED: "stopped by {signal}",
+               Stopped.PEER_FAILED: "{rank} died or failed and the launcher stopped the others"}
+
+
+def ended_early(mix):
+    """How the mix ended when it did not reach its end (its overlaps are computed there), in
+    words, else None."""
+    if mix.end is None:
+        return mix.ending  # killed without an end record
+    words = ENDED_EARLY.get(mix.end[End.REASON])
+    if words is None:
+        return None
+    rank = mix.end.get(Stopped.RANK)
+    return words.format(signal=mix.end.get(Stopped.SIGNAL),
+                        rank="a rank" if rank is None else f"rank {rank}")
+
+
+def incomplete(mix, by_id, label, n, ending):
+    """A mix that ended early: no overlap figures, each group's concurrent run and how it
+    ended."""
+    rows = []
+    for g in _groups(mix):
+        run = by_id.get(g[Mix.RUN_ID])
+        rows.append([text(f"group {g[Mix.GROUP]}"), text(g[Mix.WORKLOAD]),
+                     num(len(g[Mix.WORLD_RANKS])),
+                     num(len(run.measurements) if run else None),
+                     text(run.ending if run else "not started")])
+    return Table(f"mix-incomplete-{n}", f"Incomplete mix: {label}",
+                 ["group", "workload", "ranks", "measurements", "its run ended"], rows,
+                 f"The mix ended early: {ending}. Its overlaps and their figures are computed "
+                 "when every group has finished, so there are none; each group's measurements "
+                 "recorded until then are in its workload's section.")
 
 
 def section(runs, labels):
@@ -129,7 +186,11 @@ def section(runs, labels):
     tables, figures = [], []
     for n, mix in enumerate(mixes, 1):
         label = labels(mix)
-        tables.append(interference(mix, label, n))
+        ending = ended_early(mix)
+        if ending:
+            tables.append(incomplete(mix, by_id, label, n, ending))
+        else:
+            tables.append(interference(mix, label, n))
         figures.append(timeline(mix, by_id, label, n))
     intro = ["sonde mix runs groups of ranks, each its own workload, at once in one launch; "
              "each group's own records are in its workload's section."]
