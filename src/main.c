@@ -3,6 +3,8 @@
  * --version, the help texts, --parse-only and --describe-options need no MPI launcher and never
  * initialise MPI. */
 #include <mpi.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,7 +269,17 @@ static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
 	 * gives each singleton PMIX_RANK=0). */
 	struct launcher_view launcher = {sonde_launcher_rank(), sonde_launcher_size(),
 	                                 sonde_launcher_kind()};
+	/* The threads MPI starts (Open MPI's event and PMIx threads) inherit this mask: SIGTERM and
+	 * SIGINT then come to the thread running the workload, whose handler ends the run (one
+	 * handled on another thread let the workload go on writing records after the end record);
+	 * one arriving meanwhile waits until the mask is restored. */
+	sigset_t stops, before;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stops, &before);
 	MPI_Init(argc, argv);
+	pthread_sigmask(SIG_SETMASK, &before, NULL);
 	ctx->mpi = 1;
 	ctx->comm = MPI_COMM_WORLD;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

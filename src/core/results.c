@@ -2,6 +2,7 @@
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -160,6 +161,19 @@ static struct {
  * launcher is ending the job because of it, that rank (reason "peer-failed", exit code 1). The
  * other ranks linger a moment first (sonde_stop_linger). In sonde mix, world rank 0 also ends
  * the mix's run set aside, with the same reason: a reader sees that the mix ended early. */
+/* A results file whose end record is written takes nothing more: its descriptor becomes
+ * /dev/null (open, dup2 and close are async-signal-safe). */
+static void silence(const struct results_file *f)
+{
+	if (!f->fd1)
+		return;
+	int null = open("/dev/null", O_WRONLY);
+	if (null >= 0) {
+		dup2(null, f->fd1 - 1);
+		close(null);
+	}
+}
+
 static void end_runs_on_signal(int sig)
 {
 	struct stop_record s = {
@@ -205,8 +219,16 @@ static void end_runs_on_signal(int sig)
 	/* sonde mix: several ranks write end records; each lingers after its own, as the
 	 * launch's other ranks do, so that a launcher seeing one leave does not kill another
 	 * before it has written */
-	if (R.mix.in_mix || H.held)
+	if (R.mix.in_mix || H.held) {
+		/* the signal may have come to one of MPI's threads, and the thread running the
+		 * benchmark goes on while this one lingers: nothing it writes may follow the end
+		 * records (a group's interval record did, 1 launch in 6) */
+		silence(&R.json);
+		silence(&R.csv_out);
+		silence(&R.live);
+		silence(&H.json);
 		sonde_stop_linger();
+	}
 	_exit(s.code);
 }
 
@@ -220,7 +242,7 @@ static void on_stop_signal(int sig)
 }
 
 /* After the end record: a stop signal (the launcher ending a job whose MPI_Finalize waits for
- * a rank that died) leaves at once with the code the end record gave, writing nothing more;
+ * a rank that died) leaves with the code the end record gave (4 for ok), writing nothing more;
  * unless a mix's run is still set aside (a group's run ended, the mix had not). */
 static volatile sig_atomic_t final_code;
 
@@ -228,7 +250,14 @@ static void on_signal_after_end(int sig)
 {
 	if (H.held)
 		end_runs_on_signal(sig);
-	_exit(final_code);
+	/* as every rank does on a stop signal: a moment before leaving, so that world rank 0,
+	 * looking for a rank that ended before the signal came (sonde_stop_failed_peer), does not
+	 * take this one, whose run ended well (a mix group done before the others), for it */
+	sonde_stop_linger();
+	/* a run that ended well, stopped before its process could finish: the launcher counts a
+	 * process that leaves with 0 before MPI_Finalize as failed (Open MPI's mpirun then exits
+	 * 1), so it leaves as every rank a stop signal ends */
+	_exit(final_code == SONDE_EXIT_OK ? SONDE_EXIT_SIGNAL : final_code);
 }
 
 static void install(void (*handler)(int))

@@ -104,11 +104,12 @@ static int proc_state(int pid, char *state, int *status)
 }
 
 /* A rank that left on a stop signal of its own: exit code 4 after its handler, or killed by
- * the stop signal itself. */
+ * the stop signal itself; or one whose run had ended well (exit code 0: a mix group done
+ * before the others, leaving on the signal with its end record's code). */
 static int stopped_alike(int status)
 {
 	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == SONDE_EXIT_SIGNAL;
+		return WEXITSTATUS(status) == SONDE_EXIT_SIGNAL || WEXITSTATUS(status) == 0;
 	return WIFSIGNALED(status) && (WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGINT);
 }
 
