@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "pair.h"
 #include "stats.h"
 
-#define XFER        4096
 #define OLD_BUCKETS 48
 
 struct old_hist {
@@ -54,31 +54,16 @@ static double turn(int fd, const char *buf, long calls, int use_new, struct sond
 	MPI_Barrier(MPI_COMM_WORLD);
 	double start = sonde_now();
 	for (long k = 0; k < calls; k++) {
-		off_t at = (off_t)(k * size + rank) * XFER;
-		double t0 = sonde_now();
-		ssize_t n = pwrite(fd, buf, XFER, at);
-		double t1 = sonde_now();
-		if (n != XFER) {
-			fprintf(stderr, "hist_pair: pwrite: %s\n",
-			        n < 0 ? strerror(errno) : "short");
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
+		double latency;
+		hard_write("hist_pair", fd, buf, k, rank, size, &latency);
 		if (use_new)
-			sonde_hist_add(h, t1 - t0);
+			sonde_hist_add(h, latency);
 		else
-			old_add(o, t1 - t0);
+			old_add(o, latency);
 	}
 	double mine = (sonde_now() - start) / (double)calls, slowest;
 	MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	return slowest;
-}
-
-static void print_list(const char *key, const double *v, int n)
-{
-	printf("\"%s\": [", key);
-	for (int i = 0; i < n; i++)
-		printf("%s%.3f", i ? ", " : "", v[i] * 1e9);
-	printf("]");
 }
 
 int main(int argc, char **argv)
@@ -98,7 +83,7 @@ int main(int argc, char **argv)
 		        fd < 0 ? strerror(errno) : "bad counts");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	static char buf[XFER];
+	static char buf[HARD_XFER];
 	memset(buf, 'h', sizeof buf);
 	struct sonde_hist *h = calloc(1, sizeof *h);
 	struct old_hist o;
@@ -123,9 +108,9 @@ int main(int argc, char **argv)
 	}
 	if (rank == 0) {
 		printf("{");
-		print_list("new_ns", new_s, pairs);
+		print_turns("new_ns", new_s, pairs);
 		printf(", ");
-		print_list("old_ns", old_s, pairs);
+		print_turns("old_ns", old_s, pairs);
 		printf("}\n");
 	}
 	close(fd);

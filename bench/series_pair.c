@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "pair.h"
 #include "results.h"
 #include "timeseries.h"
 #include "workload.h"
 
-#define XFER      4096
 #define MAX_PAIRS 1000
 
 /* The latency samples a turn keeps, as ior's loop keeps them (grown by doubling). */
@@ -64,17 +64,9 @@ static double turn(int fd, const char *buf, long calls, int recorded, int number
 		sonde_series_start();
 	double start = sonde_now();
 	for (long k = 0; k < calls; k++) {
-		off_t at = (off_t)(k * size + rank) * XFER;
-		double t0 = sonde_now();
-		ssize_t n = pwrite(fd, buf, XFER, at);
-		double t1 = sonde_now();
-		if (n != XFER) {
-			fprintf(stderr, "series_pair: pwrite: %s\n",
-			        n < 0 ? strerror(errno) : "short");
-			MPI_Abort(MPI_COMM_WORLD, 1);
-		}
-		sonde_series_call(t1, t1 - t0, n, 1);
-		keep(l, t1 - t0);
+		double latency, end = hard_write("series_pair", fd, buf, k, rank, size, &latency);
+		sonde_series_call(end, latency, HARD_XFER, 1);
+		keep(l, latency);
 	}
 	double mine = (sonde_now() - start) / (double)calls, slowest;
 	if (recorded) {
@@ -83,14 +75,6 @@ static double turn(int fd, const char *buf, long calls, int recorded, int number
 	}
 	MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	return slowest;
-}
-
-static void print_list(const char *key, const double *v, int n)
-{
-	printf("\"%s\": [", key);
-	for (int i = 0; i < n; i++)
-		printf("%s%.3f", i ? ", " : "", v[i] * 1e9);
-	printf("]");
 }
 
 /* The lines of the live file: its interval records (the file holds nothing else). */
@@ -138,7 +122,7 @@ int main(int argc, char **argv)
 	int fd = open(argv[1], O_WRONLY | O_CREAT, 0600);
 	if (fd < 0)
 		usage(strerror(errno));
-	static char buf[XFER];
+	static char buf[HARD_XFER];
 	memset(buf, 's', sizeof buf);
 	struct samples l = {0};
 	double on_s[MAX_PAIRS], off_s[MAX_PAIRS];
@@ -157,9 +141,9 @@ int main(int argc, char **argv)
 	sonde_results_close(0);
 	if (ctx.rank == 0) {
 		printf("{");
-		print_list("on_ns", on_s, pairs);
+		print_turns("on_ns", on_s, pairs);
 		printf(", ");
-		print_list("off_ns", off_s, pairs);
+		print_turns("off_ns", off_s, pairs);
 		printf(", \"intervals\": %ld}\n", live_records(argv[2]));
 	}
 	MPI_Finalize();
