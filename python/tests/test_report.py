@@ -3,9 +3,11 @@
 and single runs): every view, its words (no run id in any title, legend or axis), the bugs seen
 in earlier reports, --compare, and the files written."""
 
+import json
 import math
 import re
 
+import layout
 import numpy as np
 import pytest
 from bokeh.models import ColumnDataSource
@@ -341,3 +343,26 @@ def test_time_series_draws_every_interval(series_file):
     assert {s.name for s in active.series} == {"write 0", "read 0"}
     assert {s.name for s in lat.series} <= {"write 0 p50", "write 0 p99", "read 0 p50",
                                             "read 0 p99"}
+
+
+def test_finish_times_of_a_sub_millisecond_phase_keep_their_ticks_apart(golden, tmp_path):
+    """mdtest's rank finish times when every phase ends within 2 ms (a quick one-rank run, as
+    the browser test's golden run once was): the seconds axis's labels (0.00025 s steps, seven
+    characters each, were printed over each other in the PNG) stay apart. The binary's mdtest
+    records, their finish times scaled into 0-2 ms."""
+    src = golden.run("mdtest", *WORKLOAD_RUNS["mdtest"])
+    recs = [json.loads(line) for line in src.read_text().splitlines()]
+    finished = [r for r in recs if r.get("type") == "measurement" and r.get("finish")]
+    scale = 0.002 / max(r["finish"]["max_s"] for r in finished)
+    for r in finished:
+        f = r["finish"]
+        for key in ("min_s", "p50_s", "max_s", "mean_s", "lost_s"):
+            f[key] *= scale
+        for s in f["slowest"]:
+            s["seconds"] *= scale
+    path = tmp_path / "quick.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    page = report.build([str(path)])
+    shown = [f for f in page.figures() if f.title.startswith("Rank finish")]
+    assert shown
+    assert {f.name: p for f in shown if (p := layout.png_problems(f))} == {}

@@ -64,6 +64,10 @@ def _axis(axis, log, ticks, scale, integer=False):
     if integer:
         axis.set_major_locator(ticker.MaxNLocator(integer=True, nbins=8))
     if not log and not ticks:
+        if axis.axis_name == "x" and not integer:
+            # matplotlib's own count allows about three characters a label: a short span of
+            # small values (0.00025 s steps) printed its labels over each other
+            axis.set_major_locator(ticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
         axis.set_major_formatter(ticker.ScalarFormatter(useOffset=False))
         axis.get_major_formatter().set_scientific(False)
 
