@@ -92,8 +92,7 @@ build-asan:
 # make test: the four builds (each keeps both cores busy), then the legs side by side,
 # TEST_JOBS at a time, longest first: an integration leg spends most of its time waiting on
 # mpirun's start-up and exit (a launch keeps a core busy for a fifth to a third of its wall
-# time), so four legs fit on two cores in little more than the longest one's time (with three,
-# the Python tests waited for a slot until 20 min in, and make test took 30.5 min). The Python
+# time), so three legs fit on two cores in little more than the longest one's time. The Python
 # tests, which compute rather than wait (pandas, the report's PNG workers, Chromium), are one of
 # those legs: their bounds are made for this shared machine (the report renders in 60 s, not
 # the second it takes) and their comparisons of real measurements for a loaded one. Then,
@@ -116,7 +115,7 @@ build-asan:
 #   unit-test, unit-test-asan the C units, the second under ASan/UBSan with leak checks
 #   fuzz-test                 the parsers of outside input: the corpus replayed, then searched
 #   integration-test-timing   timings (marker timing), alone after the others
-TEST_JOBS ?= 4
+TEST_JOBS ?= 3
 TEST_LEGS = integration-test-openmpi integration-test-once test-mpich integration-test-asan \
 	python-test unit-test-asan fuzz-test unit-test
 test: setup
