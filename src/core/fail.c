@@ -195,6 +195,18 @@ void sonde_warn(const char *fmt, ...)
 	emit("warning", 0, msg);
 }
 
+void sonde_warn_here(const char *fmt, ...)
+{
+	if (warnings_off)
+		return;
+	char msg[1536];
+	va_list ap;
+	va_start(ap, fmt);
+	format_line(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	emit("warning", world_size() > 1, msg);
+}
+
 /* MPICH's launcher ends every process of the job at MPI_Abort, and what a rank wrote into its
  * stderr pipe that the launcher had not read yet is lost with it: the one line saying why the
  * run ended (seen in CI under load). Before the abort, wait until the launcher has read the

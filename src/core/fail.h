@@ -67,6 +67,10 @@ void sonde_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "sonde <workload>: warning: ..." on rank 0 of the workload's communicator only. */
 void sonde_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints "sonde <workload>: rank R: warning: ..." from the calling rank: what only this rank
+ * saw (a node's own state). */
+void sonde_warn_here(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Prints "sonde <workload>: rank R: error: ..." from the calling rank and aborts the job. */
 _Noreturn void sonde_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

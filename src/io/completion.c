@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "fail.h"
 #include "interpose.h"
+#include "ompio_semaphore.h"
 
 /* --- one call -------------------------------------------------------------------------------- */
 
@@ -221,9 +222,8 @@ int sonde_mpio_check_name(MPI_Comm comm, const char *path)
 		                   limit, size, size == 1 ? "" : "s");
 		return -ENAMETOOLONG;
 	}
-#else
-	(void)comm;
 #endif
+	sonde_ompio_clear_dead_semaphore(comm, path);
 	return 0;
 }
 

@@ -66,7 +66,9 @@ int sonde_mpio_fail(int mpi_rc, const char *fmt, ...) __attribute__((format(prin
  * OMPIO's sharedfp lockedfile component formats "<name>.locktest.<rank>" into a 256-byte
  * buffer whenever a file is opened, and glibc aborts the process ("buffer overflow
  * detected") when that does not fit, so names are limited to 245 characters minus the digits
- * of the highest rank of comm. Returns 0, or -ENAMETOOLONG with the error line set. */
+ * of the highest rank of comm. Open MPI also waits forever on a semaphore of the name's a dead
+ * run left taken: sonde_ompio_clear_dead_semaphore removes it (ompio_semaphore.h). Returns 0,
+ * or -ENAMETOOLONG with the error line set. */
 int sonde_mpio_check_name(MPI_Comm comm, const char *path);
 
 /* PnetCDF: checks a finished call's return code (NC_NOERR or an error) and the system calls

@@ -45,7 +45,8 @@ MPI_File mpiio_open(struct mpiio_run *run, int write, struct mpiio_times *t)
 	char msg[MPI_MAX_ERROR_STRING] = "";
 	double t0 = sonde_now();
 	if (run->file_comm != MPI_COMM_NULL &&
-	    (sonde_mpio_check_name(run->file_comm, run->path) < 0 ||
+	    ((strcmp(run->path, run->io_path) != 0 &&
+	      sonde_mpio_check_name(run->file_comm, run->path) < 0) ||
 	     sonde_mpio_check_name(run->file_comm, run->io_path) < 0)) {
 		what = "refusing to open";
 		snprintf(msg, sizeof msg, "%s", sonde_io_last_error());
