@@ -224,3 +224,77 @@ def test_chunked_records_are_read_a_part_of_a_chunk_at_a_time(tmp_path, read_log
     (m,) = records(out, "measurement", "train")
     assert m["ops"] == FILES * PER_FILE and m["bytes"] == FILES * PER_FILE * 4096
     assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": m["bytes"]}
+
+
+def deflated_chunks(path, level, chunks=None):
+    """h5py's view of a file written with --compression gzip: records_0 deflated at level (the
+    one filter), in the chunks asked or else in those h5py itself picks for a compressed data
+    set of that shape (its guess_chunk, which DLIO's generator gets), its bytes sonde's pattern.
+    Returns the chunks as (first sample, samples, file offset, stored bytes)."""
+    with h5py.File(path, "r") as h:
+        r = h["records_0"]
+        dcpl = r.id.get_create_plist()
+        assert dcpl.get_nfilters() == 1 and dcpl.get_filter(0)[0] == h5py.h5z.FILTER_DEFLATE
+        assert r.compression == "gzip" and r.compression_opts == level
+        assert r.chunks == (chunks or h5py._hl.filters.guess_chunk(r.shape, None, 1))
+        assert r[()].tobytes() == pattern_bytes(SEED, path, r.size)
+        found = []
+        for i in range(r.id.get_num_chunks()):
+            info = r.id.get_chunk_info(i)
+            found.append((info.chunk_offset[0], r.chunks[0], info.byte_offset, info.size))
+        return found
+
+
+def test_gzip_chunks_are_read_whole_and_counted_as_read(tmp_path, read_log):
+    """--compression gzip (DLIO's dataset.compression) at level 6, no --chunk-dims: records_0
+    is deflated, in the chunks h5py picks when DLIO gives none, and holds the pattern once
+    inflated. Each sample's read reads the chunk it lies in whole (one pread of the chunk's
+    stored bytes at its address: a chunk of 2 samples is read twice an epoch), and the epoch's
+    bytes are those reads' sum, not the samples' 4096 bytes each; --verify checks every sample
+    inflated. A second launch, --chunk-dims 1,32,64 at the default level (4), reads a sample as
+    its 2 chunks."""
+    require_hdf5()
+    for name, extra, level, chunks in (("g6", ["--compression-level", 6], 6, None),
+                                       ("g4", ["--chunk-dims", "1,32,64"], 4, (1, 32, 64))):
+        data, out = tmp_path / name, tmp_path / f"{name}.jsonl"
+        data.mkdir()
+        (tmp_path / f"{name}-log").mkdir()
+        log, env = logging_reads(tmp_path / f"{name}-log", read_log)
+        run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
+                   "--compression", "gzip", "--verify", "--json", out] + extra + COMMON,
+                  np=2, env=env)
+        expected = []
+        for f in dataset_files(data, "hdf5"):
+            for first, count, at, stored in deflated_chunks(f, level, chunks):
+                expected += [(f, at, stored)] * min(count, PER_FILE - first)
+        at = {(f, o) for f, o, _ in expected}
+        reads = [(p, o, n) for entries in read_logs(log) for p, o, n, _ in entries
+                 if (p, o) in at]
+        assert sorted(reads) == sorted(expected)
+        (m,) = records(out, "measurement", "train")
+        assert m["ops"] == FILES * PER_FILE
+        assert m["bytes"] == sum(n for _, _, n in reads)
+        assert m["bytes"] != FILES * PER_FILE * 4096
+        assert m["verify"] == {"checked": True, "errors": 0,
+                               "bytes_checked": FILES * PER_FILE * 4096}
+        assert m["params"]["compression"] == "gzip"
+        assert m["params"]["compression_level"] == level
+
+
+def test_compressions_hdf5_lacks_are_refused(tmp_path):
+    """lzf (h5py's own filter), bz2, zip and xz with hdf5, and zip with npz (DLIO's
+    savez_compressed, which sonde does not write), are refused in one line, exit 2; the
+    formats DLIO never compresses take --compression with a warning that it has no effect."""
+    args = ["--parse-only", 2, 2, "train", "-d", tmp_path, "--train"]
+    refused = [(["--format", "npz", "--compression", "zip"], "not implemented")]
+    if has_hdf5():
+        refused += [(["--format", "hdf5", "--compression", "lzf"], "h5py's own HDF5 filter"),
+                    (["--format", "hdf5", "--compression", "xz"], "HDF5 has no xz filter")]
+    for extra, words in refused:
+        out = run_sonde(args + extra, mpi=False, check=False)
+        assert out.returncode == 2, out.stderr
+        (line,) = out.stderr.strip().splitlines()
+        assert f"--compression {extra[-1]}" in line and words in line, line
+    out = run_sonde(args + ["--format", "npy", "--compression", "gzip"], mpi=False)
+    (line,) = out.stderr.strip().splitlines()
+    assert "--compression has no effect here" in line, line

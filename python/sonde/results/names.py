@@ -442,6 +442,8 @@ class TRAIN(Params):
     NUM_SUBFOLDERS = Name("num_subfolders", INT)
     FORMAT = Name("format", STR)
     CHUNK_DIMS = Name("chunk_dims", STR_OR_NONE)
+    COMPRESSION = Name("compression", STR)
+    COMPRESSION_LEVEL = Name("compression_level", INT)
     BATCH_SIZE = Name("batch_size", INT)
     EPOCHS = Name("epochs", INT)
     READ_THREADS = Name("read_threads", INT)

@@ -3,8 +3,9 @@
  * own that generate.c and reader.c call as they call POSIX's. A file holds the data set
  * "records_0", unsigned bytes of shape (samples, rows, row) with rows x row the file's sample
  * size (train_sample_dims), contiguous or in the chunks of --chunk-dims, and "labels", one
- * 64-bit zero a sample, written with the latest file format, as DLIO's generator makes them
- * (without its compression: sonde has no option for it). write_at and read_at take byte ranges
+ * 64-bit zero a sample, written with the latest file format, as DLIO's generator makes them;
+ * with --compression gzip records_0 is deflated, chunked as --chunk-dims says or as h5py
+ * chunks it when DLIO gives none (train_hdf5_guess_chunk). write_at and read_at take byte ranges
  * of records_0's array in C order (offset s x size is sample s): a range becomes a hyperslab
  * selection of the data set, for a whole sample [s, 0, 0] of [1, rows, row], the one read
  * DLIO's records_0[s] makes, and in general the union of up to five hyperslabs (a range may
@@ -17,12 +18,15 @@
  * sec2 a sample's read is one pread of its bytes (of its part of each chunk). HDF5's sieve
  * buffer and chunk cache are off: with them, a read of under 64 KiB reads a 64 KiB window, a
  * read in a chunk of up to 1 MiB the whole chunk, and the next samples come from memory; the
- * bytes sonde counts would not be those read.
+ * bytes sonde counts would not be those read. A deflated chunk can only be read whole: each
+ * read reads every chunk it touches, and counts the chunks' stored sizes (the file's chunk
+ * index, looked up once at the open).
  *
  * Debian's parallel HDF5 is not thread-safe (built without H5_HAVE_THREADSAFE): every HDF5 call
  * here is made under one lock, so the reader threads of a rank read one at a time, and a read
  * call's latency includes its wait for the lock. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "workloads/train/train.h"
@@ -49,7 +53,11 @@ struct sonde_file {
 	 * as HDF5 has it (chunked): a file shorter than a read's end is cut short */
 	int64_t data_at;
 	hsize_t dims[3];
-	hsize_t chunk[3]; /* records_0's chunks; all 0: contiguous */
+	hsize_t chunk[3];   /* records_0's chunks; all 0: contiguous */
+	int deflate;        /* the deflate filter's level; -1: none */
+	hsize_t grid[3];    /* chunks along each dimension */
+	int64_t *stored;    /* reading deflated chunks: each chunk's bytes in the file, C order */
+	int64_t read_bytes; /* bytes the reads took from the file */
 	char path[];
 };
 
@@ -114,6 +122,34 @@ static int create_labels(struct sonde_file *f)
 	return rc;
 }
 
+static hsize_t next_power_of_2(hsize_t n)
+{
+	hsize_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* Writing deflated chunks: a chunk is compressed when it leaves HDF5's chunk cache, so a chunk
+ * must stay there until the writes, which come in C order, have filled it: the cache holds a
+ * row of chunks (chunk[0] samples, every chunk along the other two dimensions), with a slot
+ * for each (HDF5 hashes a chunk's coordinates as bit fields of up to twice their counts'
+ * powers of 2). Once the writes pass to the next row, the chunks given up are whole. */
+static hid_t records_write_access(const struct sonde_file *f)
+{
+	hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (dapl < 0 || f->deflate < 0)
+		return dapl;
+	hsize_t row = f->grid[1] * f->grid[2];
+	size_t slots = (size_t)(2 * next_power_of_2(f->grid[1]) * 2 * next_power_of_2(f->grid[2]));
+	size_t bytes = (size_t)(row * f->chunk[0] * f->chunk[1] * f->chunk[2]);
+	if (H5Pset_chunk_cache(dapl, slots, bytes, 1.0) < 0) {
+		H5Pclose(dapl);
+		dapl = H5I_INVALID_HID;
+	}
+	return dapl;
+}
+
 /* records_0, then the labels (DLIO's order); records_0's storage is allocated at its first
  * write (a chunk's at the first write into it), without a fill (HDF5's default without a fill
  * value): each byte is written once. */
@@ -124,24 +160,74 @@ static int create_datasets(struct sonde_file *f)
 	if (rc == 0 && f->chunk[0])
 		rc = h5_check(H5Pset_chunk(dcpl, 3, f->chunk), f->path,
 		              "set the chunks of " RECORDS " in");
+	if (rc == 0 && f->deflate >= 0)
+		rc = h5_check(H5Pset_deflate(dcpl, (unsigned)f->deflate), f->path,
+		              "set the deflate filter of " RECORDS " in");
+	hid_t dapl = rc == 0 ? records_write_access(f) : H5I_INVALID_HID;
+	if (rc == 0)
+		rc = h5_check(dapl, f->path, "size the chunk cache of " RECORDS " in");
 	if (rc == 0) {
-		f->dset = H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl,
-		                     H5P_DEFAULT);
+		f->dset =
+		    H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl, dapl);
 		rc = h5_check(f->dset, f->path, "create data set " RECORDS " in");
 	}
+	if (dapl >= 0)
+		H5Pclose(dapl);
 	if (dcpl >= 0)
 		H5Pclose(dcpl);
 	return rc == 0 ? create_labels(f) : rc;
 }
 
-/* The storage records_0 must have: contiguous, or chunked as the options say. */
+/* The storage records_0 must have: contiguous, or chunked as the options say, deflated at
+ * the level asked or not filtered. */
 static int storage_as_asked(const struct sonde_file *f, hid_t dcpl)
 {
 	hsize_t chunk[3] = {0, 0, 0};
 	if (!f->chunk[0])
 		return H5Pget_layout(dcpl) == H5D_CONTIGUOUS;
-	return H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 3, chunk) == 3 &&
-	       memcmp(chunk, f->chunk, sizeof chunk) == 0 && H5Pget_nfilters(dcpl) == 0;
+	if (H5Pget_layout(dcpl) != H5D_CHUNKED || H5Pget_chunk(dcpl, 3, chunk) != 3 ||
+	    memcmp(chunk, f->chunk, sizeof chunk) != 0)
+		return 0;
+	if (f->deflate < 0)
+		return H5Pget_nfilters(dcpl) == 0;
+	unsigned flags, level = 0;
+	size_t nvalues = 1;
+	return H5Pget_nfilters(dcpl) == 1 &&
+	       H5Pget_filter2(dcpl, 0, &flags, &nvalues, &level, 0, NULL, NULL) ==
+	           H5Z_FILTER_DEFLATE &&
+	       nvalues == 1 && level == (unsigned)f->deflate;
+}
+
+/* Deflated records_0: every chunk's stored size, from the chunk index (a chunk never written
+ * has none: the file is not a whole dataset file). */
+static int chunk_sizes(struct sonde_file *f)
+{
+	hsize_t n = f->grid[0] * f->grid[1] * f->grid[2];
+	f->stored = malloc((size_t)n * sizeof *f->stored);
+	if (!f->stored) {
+		sonde_io_set_error("open %s: out of memory for %llu chunk sizes", f->path,
+		                   (unsigned long long)n);
+		return -ENOMEM;
+	}
+	for (hsize_t i = 0; i < n; i++) {
+		hsize_t at[3] = {i / (f->grid[1] * f->grid[2]) * f->chunk[0],
+		                 i / f->grid[2] % f->grid[1] * f->chunk[1],
+		                 i % f->grid[2] * f->chunk[2]};
+		unsigned mask;
+		haddr_t addr = HADDR_UNDEF;
+		hsize_t size = 0;
+		if (H5Dget_chunk_info_by_coord(f->dset, at, &mask, &addr, &size) < 0)
+			return h5_check(-1, f->path, "look up a chunk of " RECORDS " in");
+		if (addr == HADDR_UNDEF || size == 0) {
+			sonde_io_set_error(
+			    "%s: chunk %llu of data set " RECORDS
+			    " was never written (a file cut short in its generation)",
+			    f->path, (unsigned long long)i);
+			return -EINVAL;
+		}
+		f->stored[i] = (int64_t)size;
+	}
+	return 0;
 }
 
 /* Reading chunks: HDF5's chunk cache off, so that a read reads the sample's bytes in each chunk
@@ -195,8 +281,12 @@ static int open_records(struct sonde_file *f)
 		    "%s: data set " RECORDS " is not the %s uint8 array of shape (%llu, %llu, "
 		    "%llu) the options make (a file generated with other options, or not by "
 		    "sonde train --format hdf5)",
-		    f->path, f->chunk[0] ? "chunked" : "contiguous", (unsigned long long)f->dims[0],
-		    (unsigned long long)f->dims[1], (unsigned long long)f->dims[2]);
+		    f->path,
+		    f->deflate >= 0 ? "deflated"
+		    : f->chunk[0]   ? "chunked"
+		                    : "contiguous",
+		    (unsigned long long)f->dims[0], (unsigned long long)f->dims[1],
+		    (unsigned long long)f->dims[2]);
 		return -EINVAL;
 	}
 	if (at == HADDR_UNDEF) {
@@ -204,7 +294,7 @@ static int open_records(struct sonde_file *f)
 		return -EINVAL;
 	}
 	f->data_at = (int64_t)at;
-	return 0;
+	return f->deflate >= 0 ? chunk_sizes(f) : 0;
 }
 
 /* The file access: sec2 (the top comment says why), no sieve buffer, and for a file written
@@ -261,6 +351,8 @@ static int close_all(struct sonde_file *f)
 		int crc = sonde_hdf5_close_file(f->file, f->path);
 		rc = rc < 0 ? rc : crc;
 	}
+	free(f->stored);
+	f->stored = NULL;
 	return rc;
 }
 
@@ -290,8 +382,11 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	f->dims[0] = (hsize_t)lay->samples;
 	f->dims[1] = (hsize_t)rows;
 	f->dims[2] = (hsize_t)row;
-	for (int k = 0; k < 3; k++)
-		f->chunk[k] = lay->chunk ? (hsize_t)lay->chunk[k] : 0;
+	f->deflate = lay->deflate;
+	for (int k = 0; k < 3; k++) {
+		f->chunk[k] = (hsize_t)lay->chunk[k];
+		f->grid[k] = f->chunk[k] ? (f->dims[k] + f->chunk[k] - 1) / f->chunk[k] : 0;
+	}
 	pthread_mutex_lock(&h5_lock);
 	int rc = open_file(f);
 	if (rc == 0 && f->writing) {
@@ -319,9 +414,61 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	return rc;
 }
 
+/* The chunks a read touches (their indexes in C order, repeats allowed until counted). */
+struct chunk_list {
+	int64_t *index;
+	size_t n, cap;
+};
+
+/* Adds the chunks the box [start, start + count) lies in. */
+static int add_chunks(struct sonde_file *f, const hsize_t start[3], const hsize_t count[3],
+                      struct chunk_list *l)
+{
+	hsize_t lo[3], hi[3];
+	for (int k = 0; k < 3; k++) {
+		lo[k] = start[k] / f->chunk[k];
+		hi[k] = (start[k] + count[k] - 1) / f->chunk[k];
+	}
+	size_t more = (size_t)((hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1));
+	if (l->n + more > l->cap) {
+		size_t cap = 2 * (l->n + more);
+		int64_t *grown = realloc(l->index, cap * sizeof *grown);
+		if (!grown) {
+			sonde_io_set_error("read %s: out of memory for the chunks of a read",
+			                   f->path);
+			return -ENOMEM;
+		}
+		l->index = grown;
+		l->cap = cap;
+	}
+	for (hsize_t a = lo[0]; a <= hi[0]; a++)
+		for (hsize_t b = lo[1]; b <= hi[1]; b++)
+			for (hsize_t c = lo[2]; c <= hi[2]; c++)
+				l->index[l->n++] = (int64_t)((a * f->grid[1] + b) * f->grid[2] + c);
+	return 0;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The stored bytes of the chunks in l, each once: what HDF5 reads for them. */
+static int64_t stored_bytes(const struct sonde_file *f, struct chunk_list *l)
+{
+	qsort(l->index, l->n, sizeof *l->index, by_index);
+	int64_t bytes = 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (i == 0 || l->index[i] != l->index[i - 1])
+			bytes += f->stored[l->index[i]];
+	return bytes;
+}
+
 /* Selects the bytes [at, at + len) of records_0's array in C order: whole samples, whole rows
- * of a sample, or a part of a row at a time, each a hyperslab added to the selection. */
-static int select_range(struct sonde_file *f, int64_t at, int64_t len)
+ * of a sample, or a part of a row at a time, each a hyperslab added to the selection; with
+ * chunks (touched not NULL) the chunks each lies in are added to touched. */
+static int select_range(struct sonde_file *f, int64_t at, int64_t len, struct chunk_list *touched)
 {
 	hsize_t row = f->dims[2], sample = f->dims[1] * f->dims[2];
 	H5S_seloper_t op = H5S_SELECT_SET;
@@ -343,6 +490,8 @@ static int select_range(struct sonde_file *f, int64_t at, int64_t len)
 		}
 		if (H5Sselect_hyperslab(f->space, op, start, NULL, count, NULL) < 0)
 			return h5_check(-1, f->path, "select a range of " RECORDS " in");
+		if (touched && add_chunks(f, start, count, touched) < 0)
+			return -ENOMEM;
 		op = H5S_SELECT_OR;
 		pos += count[0] * count[1] * count[2];
 	}
@@ -392,7 +541,8 @@ static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len
 		return -EBADF;
 	}
 	pthread_mutex_lock(&h5_lock);
-	int rc = select_range(f, at, (int64_t)len);
+	struct chunk_list touched = {NULL, 0, 0};
+	int rc = select_range(f, at, (int64_t)len, f->stored ? &touched : NULL);
 	hsize_t n = len;
 	hid_t mspace = rc == 0 ? H5Screate_simple(1, &n, NULL) : H5I_INVALID_HID;
 	if (rc == 0)
@@ -412,6 +562,9 @@ static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len
 	}
 	if (rc == 0 && !writing)
 		rc = check_not_cut(f, at, (int64_t)len);
+	if (rc == 0 && !writing)
+		f->read_bytes += f->stored ? stored_bytes(f, &touched) : (int64_t)len;
+	free(touched.index);
 	if (mspace >= 0)
 		H5Sclose(mspace);
 	pthread_mutex_unlock(&h5_lock);
@@ -464,6 +617,11 @@ static int h5_close(struct sonde_file *f)
 	return rc;
 }
 
+int64_t train_hdf5_read_bytes(const struct sonde_file *f)
+{
+	return f->read_bytes;
+}
+
 const struct sonde_backend train_hdf5_backend = {
     .name = "HDF5",
     .summary = "DLIO's HDF5 files: records_0 of shape (samples, rows, row), a hyperslab a read",
@@ -485,4 +643,35 @@ int train_hdf5_start(char *err, size_t errlen)
 /* Never opened: train_params_check refuses --format hdf5 in a build without HDF5. */
 const struct sonde_backend train_hdf5_backend = {.name = "HDF5"};
 
+int64_t train_hdf5_read_bytes(const struct sonde_file *f)
+{
+	(void)f;
+	return 0;
+}
+
 #endif
+
+/* h5py's guess (its filters.guess_chunk, for one-byte elements): a target chunk size grows
+ * with the data set's, 16 KiB x 2^log10(size in MiB), kept within 8 KiB and 1 MiB; the
+ * dimensions are halved in turn (rounding up), the first first, until the chunk is below the
+ * target or within half of it, and below 1 MiB (or one element). */
+void train_hdf5_guess_chunk(const int64_t shape[3], int64_t chunk[3])
+{
+	double c[3] = {(double)shape[0], (double)shape[1], (double)shape[2]};
+	double target = 16.0 * 1024 * pow(2.0, log10(c[0] * c[1] * c[2] / (1024.0 * 1024.0)));
+	if (target > 1024.0 * 1024)
+		target = 1024.0 * 1024;
+	else if (target < 8.0 * 1024)
+		target = 8.0 * 1024;
+	for (int k = 0;; k = (k + 1) % 3) {
+		double bytes = c[0] * c[1] * c[2];
+		if ((bytes < target || fabs(bytes - target) / target < 0.5) &&
+		    bytes < 1024.0 * 1024)
+			break;
+		if (bytes == 1)
+			break;
+		c[k] = ceil(c[k] / 2.0);
+	}
+	for (int k = 0; k < 3; k++)
+		chunk[k] = (int64_t)c[k];
+}

@@ -31,6 +31,27 @@ static const char *unless_hdf5(const void *cfg)
 	           : "applies to --format hdf5";
 }
 
+/* DLIO compresses hdf5 (h5py's filters) and npz (zip: numpy's savez_compressed); its other
+ * generators write what they write whatever dataset.compression says. */
+static const char *unless_compressing(const void *cfg)
+{
+	const struct train_params *p = cfg;
+	if (strcmp(p->compression, "none") == 0 || strcmp(p->format, "hdf5") == 0 ||
+	    (strcmp(p->format, "npz") == 0 && strcmp(p->compression, "zip") == 0))
+		return NULL;
+	return strcmp(p->format, "npz") == 0
+	           ? "applies to --format hdf5 (DLIO compresses npz with zip only)"
+	           : "applies to --format hdf5 (DLIO's npy and indexed files are never compressed)";
+}
+
+static const char *unless_gzip(const void *cfg)
+{
+	const struct train_params *p = cfg;
+	return strcmp(p->format, "hdf5") == 0 && strcmp(p->compression, "gzip") == 0
+	           ? NULL
+	           : "applies to --format hdf5 with --compression gzip";
+}
+
 static const struct sonde_option options[] = {
     {'d', "data-dir", SONDE_OPT_STRING, F(data_dir), "DIR",
      "required: the dataset is DIR/train (DLIO's data_folder)", .key = "data_dir"},
@@ -61,6 +82,16 @@ static const struct sonde_option options[] = {
      "dataset.hdf5.chunk_dims; each at most the file's shape), read with HDF5's chunk cache "
      "off (default: contiguous)",
      .key = "chunk_dims", .inert = unless_hdf5},
+    {0, "compression", SONDE_OPT_STRING, F(compression), "none|gzip|lzf|bz2|zip|xz",
+     "DLIO's dataset.compression. hdf5: gzip stores records_0 deflated, in the chunks of "
+     "--chunk-dims or else h5py's (DLIO's); a read reads each chunk it touches whole, and the "
+     "bytes counted are those read, compressed. lzf (h5py's own filter), bz2, zip and xz (no "
+     "HDF5 filter) are refused, as is zip with npz; npy and indexed ignore it, as DLIO "
+     "(default none)",
+     .inert = unless_compressing},
+    {0, "compression-level", SONDE_OPT_INT, F(compression_level), "N",
+     "gzip's level, 0 to 9 (DLIO's dataset.compression_level; default 4)", 0, 9,
+     .key = "compression_level", .inert = unless_gzip},
     {0, "batch-size", SONDE_OPT_INT, F(batch_size), "N", "samples per batch (default 4)", 1,
      1 << 24, .key = "batch_size", .inert = unless_training},
     {0, "epochs", SONDE_OPT_INT, F(epochs), "N", "epochs (default 1)", 1, 1 << 24,
@@ -175,6 +206,9 @@ void train_params_defaults(struct train_params *p)
 	p->samples_per_file = 1;
 	p->record_size = 64 * 1024;
 	p->format = "npy";
+	p->compression = "none";
+	p->compression_level = 4;
+	p->deflate = -1;
 	p->batch_size = 4;
 	p->epochs = 1;
 	p->read_threads = 1;
@@ -235,6 +269,47 @@ static int chunk_dims_of(struct train_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* --compression: what HDF5's C library can do as DLIO asks it (h5py's calls), or one line
+ * saying why not; sets p->deflate. */
+static int compression_of(struct train_params *p, char *err, size_t errlen)
+{
+	static const char *const names[] = {"none", "gzip", "lzf", "bz2", "zip", "xz"};
+	int c = -1;
+	for (int i = 0; i < 6; i++)
+		if (strcmp(p->compression, names[i]) == 0)
+			c = i;
+	if (c < 0) {
+		snprintf(err, errlen,
+		         "option --compression: '%s' is not none, gzip, lzf, bz2, zip or xz",
+		         p->compression);
+		return -1;
+	}
+	p->deflate = -1;
+	if (p->fmt == TRAIN_NPZ && c == 4) {
+		snprintf(err, errlen,
+		         "option --compression zip with --format npz (DLIO's savez_compressed: "
+		         "each member deflated, read whole) is not implemented in sonde");
+		return -1;
+	}
+	if (p->fmt != TRAIN_HDF5 || c < 2) {
+		if (p->fmt == TRAIN_HDF5 && c == 1)
+			p->deflate = p->compression_level;
+		return 0;
+	}
+	if (c == 2)
+		snprintf(
+		    err, errlen,
+		    "option --compression lzf: LZF is h5py's own HDF5 filter, not one HDF5's C "
+		    "library has (gzip is)");
+	else
+		snprintf(
+		    err, errlen,
+		    "option --compression %s: HDF5 has no %s filter (h5py refuses it, so DLIO's "
+		    "hdf5 generator fails with it; gzip is HDF5's)",
+		    p->compression, p->compression);
+	return -1;
+}
+
 int train_params_check(struct train_params *p, char *err, size_t errlen)
 {
 	static const char *const formats[] = {"npy", "npz", "indexed", "hdf5"};
@@ -277,6 +352,8 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		         "npz)");
 		return -1;
 	}
+	if (compression_of(p, err, errlen) < 0)
+		return -1;
 	if (p->chunk_dims && p->fmt == TRAIN_HDF5 && chunk_dims_of(p, err, errlen) < 0)
 		return -1;
 	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {

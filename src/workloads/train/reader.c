@@ -99,13 +99,16 @@ static int read_range(struct worker *w, struct sonde_file *f, const char *path, 
 	const struct train_reader *r = w->r;
 	for (int64_t done = 0; done < len;) {
 		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
+		/* hdf5: the bytes HDF5 took from the file (deflated chunks are read whole) */
+		int hdf5 = r->p->fmt == TRAIN_HDF5;
+		int64_t before = hdf5 ? train_hdf5_read_bytes(f) : 0;
 		double t0 = sonde_now();
 		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);
 		sonde_latency_acc_add(&w->io.latency, sonde_now() - t0);
 		if (got < 0)
 			return fail(w, (int)-got, path, sonde_io_last_error());
 		(*calls)++;
-		*bytes += got;
+		*bytes += hdf5 ? train_hdf5_read_bytes(f) - before : got;
 		if ((size_t)got < n && done + got >= need)
 			break;
 		if ((size_t)got < n) {

@@ -28,6 +28,8 @@ struct train_params {
 	int num_subfolders;        /* 0: the files directly under DIR/train */
 	const char *format;        /* npy, npz, indexed, hdf5 */
 	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
+	const char *compression;   /* DLIO's dataset.compression: none, gzip, lzf, bz2, zip, xz */
+	int compression_level;     /* gzip's level, 0 to 9 (DLIO's dataset.compression_level) */
 	int batch_size;            /* samples per batch (step) */
 	int epochs;
 	int read_threads;    /* 0: the main thread reads each batch itself */
@@ -49,7 +51,8 @@ struct train_params {
 	/* From the strings above, by train_params_check. */
 	enum train_format fmt;
 	enum train_shuffle file_order, sample_order;
-	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous */
+	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous (or, with deflate, h5py's) */
+	int deflate;      /* hdf5 with --compression gzip: the level; -1: no compression */
 };
 
 extern const struct sonde_option_table train_options;
@@ -119,8 +122,15 @@ uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
 /* What the HDF5 files' backend is told at open (sonde_io_options.params): the file's shape. */
 struct train_hdf5_layout {
 	int64_t samples, size;
-	const int64_t *chunk; /* records_0's chunk dimensions; all 0: contiguous */
+	int64_t chunk[3]; /* records_0's chunk dimensions; all 0: contiguous */
+	int deflate;      /* the deflate (gzip) filter's level; -1: none */
 };
+/* The chunks h5py gives a data set of this shape (uint8) when it is compressed and no chunks
+ * are asked for, as DLIO's generator creates it (h5py's guess from the data set's size). */
+void train_hdf5_guess_chunk(const int64_t shape[3], int64_t chunk[3]);
+/* The bytes the reads of a file open with train_hdf5_backend took from it so far: the bytes
+ * selected, or with deflate the stored (compressed) size of every chunk each read touched. */
+int64_t train_hdf5_read_bytes(const struct sonde_file *f);
 /* DLIO's HDF5 files: write_at and read_at take byte ranges of records_0's array (hdf5.c). */
 extern const struct sonde_backend train_hdf5_backend;
 /* On the main thread, before any other HDF5 call of the run: 0, or -1 with one line in err. */
