@@ -442,6 +442,7 @@ class TRAIN(Params):
     NUM_SUBFOLDERS = Name("num_subfolders", INT)
     FORMAT = Name("format", STR)
     CHUNK_DIMS = Name("chunk_dims", STR_OR_NONE)
+    MAX_SHAPE = Name("max_shape", STR_OR_NONE)
     COMPRESSION = Name("compression", STR)
     COMPRESSION_LEVEL = Name("compression_level", INT)
     BATCH_SIZE = Name("batch_size", INT)

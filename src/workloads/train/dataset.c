@@ -159,8 +159,10 @@ void train_open_options(const struct train_params *p, int64_t file, struct train
 	lay->samples = p->samples_per_file;
 	lay->size = train_sample_size(p, file);
 	memcpy(lay->chunk, p->chunk, sizeof lay->chunk);
+	memcpy(lay->max, p->max, sizeof lay->max);
 	lay->deflate = p->deflate;
-	if (p->fmt == TRAIN_HDF5 && p->deflate >= 0 && !p->chunk_dims) {
+	/* h5py chunks a data set that is compressed or may grow, when no chunks are given */
+	if (p->fmt == TRAIN_HDF5 && (p->deflate >= 0 || p->max[0]) && !p->chunk_dims) {
 		int64_t shape[3] = {lay->samples};
 		train_sample_dims(lay->size, &shape[1], &shape[2]);
 		train_hdf5_guess_chunk(shape, lay->chunk);

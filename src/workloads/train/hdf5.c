@@ -53,6 +53,7 @@ struct sonde_file {
 	 * as HDF5 has it (chunked): a file shorter than a read's end is cut short */
 	int64_t data_at;
 	hsize_t dims[3];
+	hsize_t max[3];     /* the most records_0 may grow to (--max-shape), else dims */
 	hsize_t chunk[3];   /* records_0's chunks; all 0: contiguous */
 	int deflate;        /* the deflate filter's level; -1: none */
 	hsize_t grid[3];    /* chunks along each dimension */
@@ -256,12 +257,13 @@ static int open_records(struct sonde_file *f)
 		return h5_check(-1, f->path, "open data set " RECORDS " in");
 	hid_t type = H5Dget_type(f->dset), space = H5Dget_space(f->dset);
 	hid_t dcpl = H5Dget_create_plist(f->dset);
-	hsize_t dims[3] = {0, 0, 0};
+	hsize_t dims[3] = {0, 0, 0}, max[3] = {0, 0, 0};
 	int ok = type >= 0 && space >= 0 && dcpl >= 0 && H5Tget_class(type) == H5T_INTEGER &&
 	         H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE &&
 	         H5Sget_simple_extent_ndims(space) == 3 &&
-	         H5Sget_simple_extent_dims(space, dims, NULL) == 3 &&
-	         memcmp(dims, f->dims, sizeof dims) == 0 && storage_as_asked(f, dcpl);
+	         H5Sget_simple_extent_dims(space, dims, max) == 3 &&
+	         memcmp(dims, f->dims, sizeof dims) == 0 && memcmp(max, f->max, sizeof max) == 0 &&
+	         storage_as_asked(f, dcpl);
 	/* chunks have addresses of their own: a read is checked against the file's end as HDF5
 	 * has it (every chunk lies below it) */
 	haddr_t at = HADDR_UNDEF;
@@ -279,8 +281,8 @@ static int open_records(struct sonde_file *f)
 	if (!ok) {
 		sonde_io_set_error(
 		    "%s: data set " RECORDS " is not the %s uint8 array of shape (%llu, %llu, "
-		    "%llu) the options make (a file generated with other options, or not by "
-		    "sonde train --format hdf5)",
+		    "%llu) the options make, growing as far as they say (a file generated with "
+		    "other options, or not by sonde train --format hdf5)",
 		    f->path,
 		    f->deflate >= 0 ? "deflated"
 		    : f->chunk[0]   ? "chunked"
@@ -383,6 +385,9 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	f->dims[1] = (hsize_t)rows;
 	f->dims[2] = (hsize_t)row;
 	f->deflate = lay->deflate;
+	f->max[0] = f->dims[0];
+	f->max[1] = lay->max[0] ? (hsize_t)lay->max[0] : f->dims[1];
+	f->max[2] = lay->max[1] ? (hsize_t)lay->max[1] : f->dims[2];
 	for (int k = 0; k < 3; k++) {
 		f->chunk[k] = (hsize_t)lay->chunk[k];
 		f->grid[k] = f->chunk[k] ? (f->dims[k] + f->chunk[k] - 1) / f->chunk[k] : 0;
@@ -390,7 +395,7 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	pthread_mutex_lock(&h5_lock);
 	int rc = open_file(f);
 	if (rc == 0 && f->writing) {
-		f->space = H5Screate_simple(3, f->dims, NULL);
+		f->space = H5Screate_simple(3, f->dims, f->max);
 		rc = h5_check(f->space, path, "create the data space of " RECORDS " in");
 		if (rc == 0)
 			rc = create_datasets(f);

@@ -82,6 +82,11 @@ static const struct sonde_option options[] = {
      "dataset.hdf5.chunk_dims; each at most the file's shape), read with HDF5's chunk cache "
      "off (default: contiguous)",
      .key = "chunk_dims", .inert = unless_hdf5},
+    {0, "max-shape", SONDE_OPT_STRING, F(max_shape), "B,C",
+     "hdf5: records_0 may grow to B rows x C bytes a sample (DLIO's dataset.hdf5.max_shape; "
+     "each at least the file's shape), so HDF5 stores it in chunks: those of --chunk-dims or "
+     "else h5py's (default: it cannot grow)",
+     .key = "max_shape", .inert = unless_hdf5},
     {0, "compression", SONDE_OPT_STRING, F(compression), "none|gzip|lzf|bz2|zip|xz",
      "DLIO's dataset.compression. hdf5: gzip stores records_0 deflated, in the chunks of "
      "--chunk-dims or else h5py's (DLIO's); a read reads each chunk it touches whole, and the "
@@ -233,36 +238,56 @@ static int shuffle_of(const char *word, const char *option, enum train_shuffle *
 	return -1;
 }
 
-/* --chunk-dims A,B,C: three whole numbers from 1; within every file's shape (the files' sizes
- * are drawn: each is looked at). */
-static int chunk_dims_of(struct train_params *p, char *err, size_t errlen)
+/* n whole numbers from 1, comma-separated, into out; or one line naming option. */
+static int dims_of(const char *text, int n, int64_t *out, const char *option, const char *form,
+                   char *err, size_t errlen)
 {
-	const char *s = p->chunk_dims;
-	for (int k = 0; k < 3; k++) {
+	const char *s = text;
+	for (int k = 0; k < n; k++) {
 		char *end;
 		errno = 0;
 		long long v = strtoll(s, &end, 10);
-		if (end == s || errno || v < 1 || *end != (k < 2 ? ',' : '\0')) {
+		if (end == s || errno || v < 1 || *end != (k < n - 1 ? ',' : '\0')) {
 			snprintf(err, errlen,
-			         "option --chunk-dims: '%s' is not three whole numbers from 1, "
-			         "A,B,C",
-			         p->chunk_dims);
+			         "option --%s: '%s' is not %d whole numbers from 1, %s", option,
+			         text, n, form);
 			return -1;
 		}
-		p->chunk[k] = v;
+		out[k] = v;
 		s = end + 1;
 	}
+	return 0;
+}
+
+/* --chunk-dims A,B,C within every file's shape, --max-shape B,C at least every file's (the
+ * files' sizes are drawn: each is looked at). */
+static int hdf5_dims_of(struct train_params *p, char *err, size_t errlen)
+{
+	if (p->chunk_dims &&
+	    dims_of(p->chunk_dims, 3, p->chunk, "chunk-dims", "A,B,C", err, errlen) < 0)
+		return -1;
+	if (p->max_shape && dims_of(p->max_shape, 2, p->max, "max-shape", "B,C", err, errlen) < 0)
+		return -1;
 	int64_t files = p->record_size_stdev ? p->num_files : 1;
 	for (int64_t f = 0; f < files; f++) {
 		int64_t rows, row, size = train_sample_size(p, f);
 		train_sample_dims(size, &rows, &row);
-		if (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows || p->chunk[2] > row) {
+		if (p->chunk_dims && (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows ||
+		                      p->chunk[2] > row)) {
 			snprintf(
 			    err, errlen,
 			    "option --chunk-dims: chunks of %s do not fit file %lld's records_0, "
 			    "of shape (%lld, %lld, %lld)",
 			    p->chunk_dims, (long long)f, (long long)p->samples_per_file,
 			    (long long)rows, (long long)row);
+			return -1;
+		}
+		if (p->max_shape && (p->max[0] < rows || p->max[1] < row)) {
+			snprintf(
+			    err, errlen,
+			    "option --max-shape: %s is below file %lld's samples, of %lld rows "
+			    "x %lld bytes",
+			    p->max_shape, (long long)f, (long long)rows, (long long)row);
 			return -1;
 		}
 	}
@@ -354,7 +379,8 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 	}
 	if (compression_of(p, err, errlen) < 0)
 		return -1;
-	if (p->chunk_dims && p->fmt == TRAIN_HDF5 && chunk_dims_of(p, err, errlen) < 0)
+	if ((p->chunk_dims || p->max_shape) && p->fmt == TRAIN_HDF5 &&
+	    hdf5_dims_of(p, err, errlen) < 0)
 		return -1;
 	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {
 		snprintf(

@@ -28,6 +28,7 @@ struct train_params {
 	int num_subfolders;        /* 0: the files directly under DIR/train */
 	const char *format;        /* npy, npz, indexed, hdf5 */
 	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
+	const char *max_shape;     /* hdf5: "B,C", records_0's largest rows and row (max_shape) */
 	const char *compression;   /* DLIO's dataset.compression: none, gzip, lzf, bz2, zip, xz */
 	int compression_level;     /* gzip's level, 0 to 9 (DLIO's dataset.compression_level) */
 	int batch_size;            /* samples per batch (step) */
@@ -51,7 +52,8 @@ struct train_params {
 	/* From the strings above, by train_params_check. */
 	enum train_format fmt;
 	enum train_shuffle file_order, sample_order;
-	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous (or, with deflate, h5py's) */
+	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous (or h5py's chunks, below) */
+	int64_t max[2];   /* max_shape parsed; 0: records_0 cannot grow */
 	int deflate;      /* hdf5 with --compression gzip: the level; -1: no compression */
 };
 
@@ -123,10 +125,11 @@ uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
 struct train_hdf5_layout {
 	int64_t samples, size;
 	int64_t chunk[3]; /* records_0's chunk dimensions; all 0: contiguous */
+	int64_t max[2];   /* the most rows and row records_0 may grow to; 0: its own */
 	int deflate;      /* the deflate (gzip) filter's level; -1: none */
 };
-/* The chunks h5py gives a data set of this shape (uint8) when it is compressed and no chunks
- * are asked for, as DLIO's generator creates it (h5py's guess from the data set's size). */
+/* The chunks h5py gives a data set of this shape (uint8) when it is compressed or may grow and
+ * no chunks are asked for, as DLIO's generator creates it (h5py's guess from its size). */
 void train_hdf5_guess_chunk(const int64_t shape[3], int64_t chunk[3]);
 /* The bytes the reads of a file open with train_hdf5_backend took from it so far: the bytes
  * selected, or with deflate the stored (compressed) size of every chunk each read touched. */
