@@ -73,15 +73,15 @@ def chunk_part_reads(path, records):
     return reads
 
 
-def epoch_read_as(log, out, expected):
+def epoch_read_as(log, out, expected, calls=1):
     """The logged reads at the places of the expected (path, offset, length) are those; the one
-    epoch's record counts a read call a sample, the bytes of those reads, and every sample's
-    4096 bytes checked. Returns the record."""
+    epoch's record counts calls read calls a sample, the bytes of those reads, and every
+    sample's 4096 bytes checked. Returns the record."""
     at = {(f, o) for f, o, _ in expected}
     reads = [(p, o, n) for entries in read_logs(log) for p, o, n, _ in entries if (p, o) in at]
     assert sorted(reads) == sorted(expected)
     (m,) = records(out, "measurement", "train")
-    assert m["ops"] == FILES * PER_FILE and m["bytes"] == sum(n for _, _, n in reads)
+    assert m["ops"] == calls * FILES * PER_FILE and m["bytes"] == sum(n for _, _, n in reads)
     assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": FILES * PER_FILE * 4096}
     return m
 
@@ -228,6 +228,10 @@ def test_a_build_without_hdf5_refuses_the_format(tmp_path):
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
     assert "--max-shape: 256,255 is below file 0's samples, of 256 rows x 256" in line, line
+    out = run_sonde(args + ["--num-dset-per-record", 3], mpi=False, check=False)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "--num-dset-per-record: 3 does not divide the 256 rows" in line, line
 
 
 def test_chunked_records_are_read_a_part_of_a_chunk_at_a_time(tmp_path, read_log):
@@ -325,3 +329,31 @@ def test_compressions_hdf5_lacks_are_refused(tmp_path):
     (line,) = out.stderr.strip().splitlines()
     assert "--compression has no effect here" in line, line
 
+
+
+def test_a_sample_split_over_data_sets_is_read_a_part_at_a_time(tmp_path, read_log):
+    """--num-dset-per-record 4 (DLIO's dataset.hdf5.num_dset_per_record): a sample of 64 x 64
+    bytes is split over records_0 .. records_3, each of shape (3, 16, 64) holding the
+    pattern's next 1024 bytes of the sample; each sample is read as 4 calls, one pread of its
+    part of each data set (at the data set's offset, which h5py gives), verified."""
+    require_hdf5()
+    data, out = tmp_path / "ds", tmp_path / "ds.jsonl"
+    data.mkdir()
+    log, env = logging_reads(tmp_path, read_log)
+    run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
+               "--num-dset-per-record", 4, "--verify", "--json", out] + COMMON, np=2, env=env)
+    expected = []
+    for f in dataset_files(data, "hdf5"):
+        pattern = pattern_bytes(SEED, f, PER_FILE * 4096)
+        with h5py.File(f, "r") as h:
+            assert sorted(h.keys()) == ["labels"] + [f"records_{k}" for k in range(4)]
+            for k in range(4):
+                r = h[f"records_{k}"]
+                assert r.shape == (PER_FILE, 16, 64) and r.chunks is None
+                for s in range(PER_FILE):
+                    part = s * 4096 + k * 1024
+                    assert r[s].tobytes() == pattern[part:part + 1024]
+                    expected.append((f, r.id.get_offset() + s * 1024, 1024))
+    m = epoch_read_as(log, out, expected, calls=4)
+    assert m["bytes"] == FILES * PER_FILE * 4096
+    assert m["params"]["num_dset_per_record"] == 4

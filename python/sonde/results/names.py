@@ -442,6 +442,7 @@ class TRAIN(Params):
     NUM_SUBFOLDERS = Name("num_subfolders", INT)
     FORMAT = Name("format", STR)
     CHUNK_DIMS = Name("chunk_dims", STR_OR_NONE)
+    NUM_DSET_PER_RECORD = Name("num_dset_per_record", INT)
     MAX_SHAPE = Name("max_shape", STR_OR_NONE)
     COMPRESSION = Name("compression", STR)
     COMPRESSION_LEVEL = Name("compression_level", INT)

@@ -4,12 +4,14 @@
  * "records_0", unsigned bytes of shape (samples, rows, row) with rows x row the file's sample
  * size (train_sample_dims), contiguous or in the chunks of --chunk-dims, and "labels", one
  * 64-bit zero a sample, written with the latest file format, as DLIO's generator makes them;
- * with --compression gzip records_0 is deflated, chunked as --chunk-dims says or as h5py
- * chunks it when DLIO gives none (train_hdf5_guess_chunk). write_at and read_at take byte ranges
- * of records_0's array in C order (offset s x size is sample s): a range becomes a hyperslab
- * selection of the data set, for a whole sample [s, 0, 0] of [1, rows, row], the one read
- * DLIO's records_0[s] makes, and in general the union of up to five hyperslabs (a range may
- * start and end inside a row or a sample).
+ * with --compression gzip records_0 is deflated, and with --max-shape it may grow; either
+ * needs chunks: those of --chunk-dims or h5py's when DLIO gives none (train_hdf5_guess_chunk).
+ * With --num-dset-per-record N a sample is split over records_0 .. records_<N-1>, each of
+ * rows / N of its rows. write_at and read_at take byte ranges of the samples in C order
+ * (offset s x size is sample s; its parts in the data sets one after the other): a range
+ * becomes a hyperslab selection of each data set it covers, for a whole sample [s, 0, 0] of
+ * [1, rows, row], the one read DLIO's records_0[s] makes, and in general the union of up to
+ * five hyperslabs (a range may start and end inside a row or a sample).
  *
  * HDF5's sec2 driver (plain POSIX, the driver h5py opens DLIO's files with), not its MPI-IO
  * driver on MPI_COMM_SELF: every file is one process's (a rank writes its files alone, a reader
@@ -42,22 +44,28 @@
 
 #define RECORDS "records_0"
 #define LABELS  "labels"
+/* records_<k>: the name of a file's data set k (DLIO's records_{dataset_id}) */
+#define RECORDS_NAME_MAX 24
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct sonde_file {
-	hid_t file, dset, space; /* space: records_0's, where the selections are made */
-	int fd;                  /* the sec2 driver's: fstat finds a file cut short */
+	hid_t file, space; /* space: records_0's, where the selections are made */
+	hid_t *dset;       /* records_0 .. records_<ndset - 1>, each of shape dims */
+	int ndset;         /* DLIO's num_dset_per_record: each holds a part of every sample */
+	int fd;            /* the sec2 driver's: fstat finds a file cut short */
 	int writing;
-	/* reading: where records_0's bytes start in the file (contiguous), or where the file ends
-	 * as HDF5 has it (chunked): a file shorter than a read's end is cut short */
+	/* reading: where records_0's bytes start in the file (contiguous, one data set), or where
+	 * the file ends as HDF5 has it (chunked, or several data sets): a file shorter than a
+	 * read's end is cut short */
 	int64_t data_at;
 	hsize_t dims[3];
 	hsize_t max[3];     /* the most records_0 may grow to (--max-shape), else dims */
 	hsize_t chunk[3];   /* records_0's chunks; all 0: contiguous */
 	int deflate;        /* the deflate filter's level; -1: none */
 	hsize_t grid[3];    /* chunks along each dimension */
-	int64_t *stored;    /* reading deflated chunks: each chunk's bytes in the file, C order */
+	int64_t *stored;    /* reading deflated chunks: each chunk's bytes in the file, C order,
+	                     * data set after data set */
 	int64_t read_bytes; /* bytes the reads took from the file */
 	char path[];
 };
@@ -151,9 +159,9 @@ static hid_t records_write_access(const struct sonde_file *f)
 	return dapl;
 }
 
-/* records_0, then the labels (DLIO's order); records_0's storage is allocated at its first
- * write (a chunk's at the first write into it), without a fill (HDF5's default without a fill
- * value): each byte is written once. */
+/* records_0 (.. records_<ndset - 1>), then the labels (DLIO's order); records_0's storage is
+ * allocated at its first write (a chunk's at the first write into it), without a fill (HDF5's
+ * default without a fill value): each byte is written once. */
 static int create_datasets(struct sonde_file *f)
 {
 	hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -167,10 +175,12 @@ static int create_datasets(struct sonde_file *f)
 	hid_t dapl = rc == 0 ? records_write_access(f) : H5I_INVALID_HID;
 	if (rc == 0)
 		rc = h5_check(dapl, f->path, "size the chunk cache of " RECORDS " in");
-	if (rc == 0) {
-		f->dset =
-		    H5Dcreate2(f->file, RECORDS, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl, dapl);
-		rc = h5_check(f->dset, f->path, "create data set " RECORDS " in");
+	for (int k = 0; rc == 0 && k < f->ndset; k++) {
+		char name[RECORDS_NAME_MAX];
+		snprintf(name, sizeof name, "records_%d", k);
+		f->dset[k] =
+		    H5Dcreate2(f->file, name, H5T_STD_U8LE, f->space, H5P_DEFAULT, dcpl, dapl);
+		rc = h5_check(f->dset[k], f->path, "create a data set records_<k> in");
 	}
 	if (dapl >= 0)
 		H5Pclose(dapl);
@@ -199,17 +209,19 @@ static int storage_as_asked(const struct sonde_file *f, hid_t dcpl)
 	       nvalues == 1 && level == (unsigned)f->deflate;
 }
 
-/* Deflated records_0: every chunk's stored size, from the chunk index (a chunk never written
+/* Deflated data set k: every chunk's stored size, from the chunk index (a chunk never written
  * has none: the file is not a whole dataset file). */
-static int chunk_sizes(struct sonde_file *f)
+static int chunk_sizes(struct sonde_file *f, int k)
 {
 	hsize_t n = f->grid[0] * f->grid[1] * f->grid[2];
-	f->stored = malloc((size_t)n * sizeof *f->stored);
+	if (!f->stored)
+		f->stored = malloc((size_t)(n * (hsize_t)f->ndset) * sizeof *f->stored);
 	if (!f->stored) {
 		sonde_io_set_error("open %s: out of memory for %llu chunk sizes", f->path,
 		                   (unsigned long long)n);
 		return -ENOMEM;
 	}
+	int64_t *stored = f->stored + (hsize_t)k * n;
 	for (hsize_t i = 0; i < n; i++) {
 		hsize_t at[3] = {i / (f->grid[1] * f->grid[2]) * f->chunk[0],
 		                 i / f->grid[2] % f->grid[1] * f->chunk[1],
@@ -217,16 +229,16 @@ static int chunk_sizes(struct sonde_file *f)
 		unsigned mask;
 		haddr_t addr = HADDR_UNDEF;
 		hsize_t size = 0;
-		if (H5Dget_chunk_info_by_coord(f->dset, at, &mask, &addr, &size) < 0)
+		if (H5Dget_chunk_info_by_coord(f->dset[k], at, &mask, &addr, &size) < 0)
 			return h5_check(-1, f->path, "look up a chunk of " RECORDS " in");
 		if (addr == HADDR_UNDEF || size == 0) {
 			sonde_io_set_error(
-			    "%s: chunk %llu of data set " RECORDS
-			    " was never written (a file cut short in its generation)",
-			    f->path, (unsigned long long)i);
+			    "%s: chunk %llu of data set records_%d was never written (a file cut "
+			    "short in its generation)",
+			    f->path, (unsigned long long)i, k);
 			return -EINVAL;
 		}
-		f->stored[i] = (int64_t)size;
+		stored[i] = (int64_t)size;
 	}
 	return 0;
 }
@@ -244,19 +256,24 @@ static hid_t records_access(void)
 	return dapl;
 }
 
-/* records_0 of a file to read: the type, shape and storage the options make, its bytes in the
- * file (written: a data set never written has no storage). */
-static int open_records(struct sonde_file *f)
+/* Data set k (records_<k>) of a file to read: the type, shape and storage the options make,
+ * its bytes in the file (written: a data set never written has no storage). */
+static int open_records(struct sonde_file *f, int k)
 {
+	char name[RECORDS_NAME_MAX];
+	snprintf(name, sizeof name, "records_%d", k);
 	hid_t dapl = records_access();
 	if (dapl < 0)
 		return h5_check(-1, f->path, "turn the chunk cache off for");
-	f->dset = H5Dopen2(f->file, RECORDS, dapl);
+	f->dset[k] = H5Dopen2(f->file, name, dapl);
 	H5Pclose(dapl);
-	if (f->dset < 0)
-		return h5_check(-1, f->path, "open data set " RECORDS " in");
-	hid_t type = H5Dget_type(f->dset), space = H5Dget_space(f->dset);
-	hid_t dcpl = H5Dget_create_plist(f->dset);
+	if (f->dset[k] < 0) {
+		char what[64];
+		snprintf(what, sizeof what, "open data set %s in", name);
+		return h5_check(-1, f->path, what);
+	}
+	hid_t type = H5Dget_type(f->dset[k]), space = H5Dget_space(f->dset[k]);
+	hid_t dcpl = H5Dget_create_plist(f->dset[k]);
 	hsize_t dims[3] = {0, 0, 0}, max[3] = {0, 0, 0};
 	int ok = type >= 0 && space >= 0 && dcpl >= 0 && H5Tget_class(type) == H5T_INTEGER &&
 	         H5Tget_size(type) == 1 && H5Tget_sign(type) == H5T_SGN_NONE &&
@@ -267,10 +284,10 @@ static int open_records(struct sonde_file *f)
 	/* chunks have addresses of their own: a read is checked against the file's end as HDF5
 	 * has it (every chunk lies below it) */
 	haddr_t at = HADDR_UNDEF;
-	if (ok && f->chunk[0])
+	if (ok && (f->chunk[0] || f->ndset > 1))
 		ok = H5Fget_eoa(f->file, &at) >= 0;
 	else if (ok)
-		at = H5Dget_offset(f->dset);
+		at = H5Dget_offset(f->dset[k]);
 	if (type >= 0)
 		H5Tclose(type);
 	if (space >= 0)
@@ -280,10 +297,10 @@ static int open_records(struct sonde_file *f)
 	H5Eclear2(H5E_DEFAULT);
 	if (!ok) {
 		sonde_io_set_error(
-		    "%s: data set " RECORDS " is not the %s uint8 array of shape (%llu, %llu, "
-		    "%llu) the options make, growing as far as they say (a file generated with "
-		    "other options, or not by sonde train --format hdf5)",
-		    f->path,
+		    "%s: data set %s is not the %s uint8 array of shape (%llu, %llu, %llu) the "
+		    "options make, growing as far as they say (a file generated with other "
+		    "options, or not by sonde train --format hdf5)",
+		    f->path, name,
 		    f->deflate >= 0 ? "deflated"
 		    : f->chunk[0]   ? "chunked"
 		                    : "contiguous",
@@ -292,11 +309,11 @@ static int open_records(struct sonde_file *f)
 		return -EINVAL;
 	}
 	if (at == HADDR_UNDEF) {
-		sonde_io_set_error("%s: data set " RECORDS " has no data (never written)", f->path);
+		sonde_io_set_error("%s: data set %s has no data (never written)", f->path, name);
 		return -EINVAL;
 	}
 	f->data_at = (int64_t)at;
-	return f->deflate >= 0 ? chunk_sizes(f) : 0;
+	return f->deflate >= 0 ? chunk_sizes(f, k) : 0;
 }
 
 /* The file access: sec2 (the top comment says why), no sieve buffer, and for a file written
@@ -347,8 +364,11 @@ static int close_all(struct sonde_file *f)
 	int rc = 0;
 	if (f->space >= 0 && H5Sclose(f->space) < 0)
 		rc = h5_check(-1, f->path, "close the data space of " RECORDS " in");
-	if (f->dset >= 0 && H5Dclose(f->dset) < 0 && rc == 0)
-		rc = h5_check(-1, f->path, "close data set " RECORDS " in");
+	for (int k = 0; f->dset && k < f->ndset; k++)
+		if (f->dset[k] >= 0 && H5Dclose(f->dset[k]) < 0 && rc == 0)
+			rc = h5_check(-1, f->path, "close a data set records_<k> in");
+	free(f->dset);
+	f->dset = NULL;
 	if (f->file >= 0) {
 		int crc = sonde_hdf5_close_file(f->file, f->path);
 		rc = rc < 0 ? rc : crc;
@@ -378,11 +398,20 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 	}
 	strcpy(f->path, path);
 	f->writing = (flags & SONDE_IO_RDONLY) == 0;
-	f->file = f->dset = f->space = H5I_INVALID_HID;
+	f->file = f->space = H5I_INVALID_HID;
+	f->ndset = lay->dsets;
+	f->dset = malloc((size_t)f->ndset * sizeof *f->dset);
+	if (!f->dset) {
+		free(f);
+		sonde_io_set_error("open %s: out of memory", path);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < f->ndset; k++)
+		f->dset[k] = H5I_INVALID_HID;
 	int64_t rows, row;
 	train_sample_dims(lay->size, &rows, &row);
 	f->dims[0] = (hsize_t)lay->samples;
-	f->dims[1] = (hsize_t)rows;
+	f->dims[1] = (hsize_t)(rows / f->ndset);
 	f->dims[2] = (hsize_t)row;
 	f->deflate = lay->deflate;
 	f->max[0] = f->dims[0];
@@ -400,9 +429,10 @@ static int h5_open(const char *path, unsigned flags, const struct sonde_io_optio
 		if (rc == 0)
 			rc = create_datasets(f);
 	} else if (rc == 0) {
-		rc = open_records(f);
+		for (int k = 0; rc == 0 && k < f->ndset; k++)
+			rc = open_records(f, k);
 		if (rc == 0)
-			f->space = H5Dget_space(f->dset);
+			f->space = H5Dget_space(f->dset[0]);
 		if (rc == 0)
 			rc = h5_check(f->space, path, "get the data space of " RECORDS " in");
 	}
@@ -459,14 +489,15 @@ static int by_index(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The stored bytes of the chunks in l, each once: what HDF5 reads for them. */
-static int64_t stored_bytes(const struct sonde_file *f, struct chunk_list *l)
+/* The stored bytes of the chunks in l (of the data set whose sizes stored holds), each once:
+ * what HDF5 reads for them. */
+static int64_t stored_bytes(const int64_t *stored, struct chunk_list *l)
 {
 	qsort(l->index, l->n, sizeof *l->index, by_index);
 	int64_t bytes = 0;
 	for (size_t i = 0; i < l->n; i++)
 		if (i == 0 || l->index[i] != l->index[i - 1])
-			bytes += f->stored[l->index[i]];
+			bytes += stored[l->index[i]];
 	return bytes;
 }
 
@@ -513,12 +544,13 @@ static int check_not_cut(struct sonde_file *f, int64_t at, int64_t len)
 		sonde_io_set_error("read %s: fstat: %s", f->path, strerror(e));
 		return -e;
 	}
-	int64_t end = f->chunk[0] ? f->data_at : f->data_at + at + len;
+	int whole = f->chunk[0] || f->ndset > 1; /* data_at: the file's end as HDF5 has it */
+	int64_t end = whole ? f->data_at : f->data_at + at + len;
 	if (st.st_size >= end)
 		return 0;
-	if (f->chunk[0])
+	if (whole)
 		sonde_io_set_error(
-		    "read %s at byte %lld of data set " RECORDS ": the file ends at "
+		    "read %s at byte %lld of its data set: the file ends at "
 		    "%lld bytes, before HDF5's end of it, %lld (a short sample file)",
 		    f->path, (long long)at, (long long)st.st_size, (long long)end);
 	else
@@ -529,15 +561,53 @@ static int check_not_cut(struct sonde_file *f, int64_t at, int64_t len)
 	return -EIO;
 }
 
+/* One H5Dread or H5Dwrite: the bytes [at, at + len) of data set k's array in C order. */
+static int transfer_one(struct sonde_file *f, int writing, int k, void *buf, int64_t len,
+                        int64_t at)
+{
+	struct chunk_list touched = {NULL, 0, 0};
+	int rc = select_range(f, at, len, f->stored ? &touched : NULL);
+	hsize_t n = (hsize_t)len;
+	hid_t mspace = rc == 0 ? H5Screate_simple(1, &n, NULL) : H5I_INVALID_HID;
+	if (rc == 0)
+		rc = h5_check(mspace, f->path, "create a memory data space for");
+	if (rc == 0) {
+		struct sonde_mpio_op call;
+		sonde_mpio_begin(&call, "%s %s at byte %lld of data set records_%d",
+		                 writing ? "write" : "read", f->path, (long long)at, k);
+		herr_t hr =
+		    writing
+		        ? H5Dwrite(f->dset[k], H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf)
+		        : H5Dread(f->dset[k], H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf);
+		char words[600] = "";
+		if (hr < 0)
+			sonde_hdf5_words(words, sizeof words);
+		rc = sonde_lib_end(&call, hr < 0, words);
+	}
+	if (rc == 0 && !writing)
+		rc = check_not_cut(f, at, len);
+	hsize_t chunks = f->grid[0] * f->grid[1] * f->grid[2];
+	if (rc == 0 && !writing)
+		f->read_bytes +=
+		    f->stored ? stored_bytes(f->stored + (hsize_t)k * chunks, &touched) : len;
+	free(touched.index);
+	if (mspace >= 0)
+		H5Sclose(mspace);
+	return rc;
+}
+
+/* The bytes [at, at + len) of the file's samples in C order, a sample's parts in records_0 ..
+ * records_<ndset - 1> one after the other: one call per data set's part it covers (with one
+ * data set, one call). */
 static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len, int64_t at)
 {
 	const char *op = writing ? "write" : "read";
-	hsize_t total = f->dims[0] * f->dims[1] * f->dims[2];
-	if (at < 0 || len == 0 || (uint64_t)at + len > total) {
-		sonde_io_set_error("%s %s: bytes %lld to %lld are outside data set " RECORDS
-		                   " (%llu bytes)",
+	int64_t part = (int64_t)(f->dims[1] * f->dims[2]), sample = part * f->ndset;
+	int64_t total = (int64_t)f->dims[0] * sample;
+	if (at < 0 || len == 0 || at + (int64_t)len > total) {
+		sonde_io_set_error("%s %s: bytes %lld to %lld are outside the samples (%lld bytes)",
 		                   op, f->path, (long long)at, (long long)(at + (int64_t)len),
-		                   (unsigned long long)total);
+		                   (long long)total);
 		return -EINVAL;
 	}
 	if (writing != f->writing) {
@@ -546,32 +616,19 @@ static ssize_t transfer(struct sonde_file *f, int writing, void *buf, size_t len
 		return -EBADF;
 	}
 	pthread_mutex_lock(&h5_lock);
-	struct chunk_list touched = {NULL, 0, 0};
-	int rc = select_range(f, at, (int64_t)len, f->stored ? &touched : NULL);
-	hsize_t n = len;
-	hid_t mspace = rc == 0 ? H5Screate_simple(1, &n, NULL) : H5I_INVALID_HID;
-	if (rc == 0)
-		rc = h5_check(mspace, f->path, "create a memory data space for");
-	if (rc == 0) {
-		struct sonde_mpio_op call;
-		sonde_mpio_begin(&call, "%s %s at byte %lld of data set " RECORDS, op, f->path,
-		                 (long long)at);
-		herr_t hr =
-		    writing
-		        ? H5Dwrite(f->dset, H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf)
-		        : H5Dread(f->dset, H5T_NATIVE_UCHAR, mspace, f->space, H5P_DEFAULT, buf);
-		char words[600] = "";
-		if (hr < 0)
-			sonde_hdf5_words(words, sizeof words);
-		rc = sonde_lib_end(&call, hr < 0, words);
+	int rc = 0;
+	for (int64_t pos = at, end = at + (int64_t)len; rc == 0 && pos < end;) {
+		int k = 0;
+		int64_t in = pos, n = end - pos;
+		if (f->ndset > 1) {
+			int64_t within = pos % sample;
+			k = (int)(within / part);
+			in = pos / sample * part + within % part;
+			n = n < part - within % part ? n : part - within % part;
+		}
+		rc = transfer_one(f, writing, k, (unsigned char *)buf + (pos - at), n, in);
+		pos += n;
 	}
-	if (rc == 0 && !writing)
-		rc = check_not_cut(f, at, (int64_t)len);
-	if (rc == 0 && !writing)
-		f->read_bytes += f->stored ? stored_bytes(f, &touched) : (int64_t)len;
-	free(touched.index);
-	if (mspace >= 0)
-		H5Sclose(mspace);
 	pthread_mutex_unlock(&h5_lock);
 	return rc < 0 ? rc : (ssize_t)len;
 }

@@ -82,6 +82,11 @@ static const struct sonde_option options[] = {
      "dataset.hdf5.chunk_dims; each at most the file's shape), read with HDF5's chunk cache "
      "off (default: contiguous)",
      .key = "chunk_dims", .inert = unless_hdf5},
+    {0, "num-dset-per-record", SONDE_OPT_INT, F(num_dset), "N",
+     "hdf5: each sample split over N data sets, records_0 to records_<N-1>, each of rows/N of "
+     "its rows (N must divide every file's rows), read as N hyperslab reads (DLIO's "
+     "dataset.hdf5.num_dset_per_record; default 1)",
+     1, 1 << 16, .key = "num_dset_per_record", .inert = unless_hdf5},
     {0, "max-shape", SONDE_OPT_STRING, F(max_shape), "B,C",
      "hdf5: records_0 may grow to B rows x C bytes a sample (DLIO's dataset.hdf5.max_shape; "
      "each at least the file's shape), so HDF5 stores it in chunks: those of --chunk-dims or "
@@ -213,6 +218,7 @@ void train_params_defaults(struct train_params *p)
 	p->format = "npy";
 	p->compression = "none";
 	p->compression_level = 4;
+	p->num_dset = 1;
 	p->deflate = -1;
 	p->batch_size = 4;
 	p->epochs = 1;
@@ -259,8 +265,9 @@ static int dims_of(const char *text, int n, int64_t *out, const char *option, co
 	return 0;
 }
 
-/* --chunk-dims A,B,C within every file's shape, --max-shape B,C at least every file's (the
- * files' sizes are drawn: each is looked at). */
+/* --num-dset-per-record N divides every file's rows; --chunk-dims A,B,C within the shape of
+ * every file's data sets, --max-shape B,C at least it (the files' sizes are drawn: each is
+ * looked at). */
 static int hdf5_dims_of(struct train_params *p, char *err, size_t errlen)
 {
 	if (p->chunk_dims &&
@@ -272,6 +279,16 @@ static int hdf5_dims_of(struct train_params *p, char *err, size_t errlen)
 	for (int64_t f = 0; f < files; f++) {
 		int64_t rows, row, size = train_sample_size(p, f);
 		train_sample_dims(size, &rows, &row);
+		if (rows % p->num_dset) {
+			snprintf(err, errlen,
+			         "option --num-dset-per-record: %d does not divide the %lld rows "
+			         "of file "
+			         "%lld's samples (%lld rows x %lld bytes)",
+			         p->num_dset, (long long)rows, (long long)f, (long long)rows,
+			         (long long)row);
+			return -1;
+		}
+		rows /= p->num_dset;
 		if (p->chunk_dims && (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows ||
 		                      p->chunk[2] > row)) {
 			snprintf(
@@ -379,7 +396,7 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 	}
 	if (compression_of(p, err, errlen) < 0)
 		return -1;
-	if ((p->chunk_dims || p->max_shape) && p->fmt == TRAIN_HDF5 &&
+	if ((p->chunk_dims || p->max_shape || p->num_dset > 1) && p->fmt == TRAIN_HDF5 &&
 	    hdf5_dims_of(p, err, errlen) < 0)
 		return -1;
 	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {

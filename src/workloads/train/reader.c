@@ -205,9 +205,16 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t
 	}
 	int64_t start, len, before = w->io.bytes;
 	train_read_span(p, offset, size, &start, &len);
-	if (read_range(w, w->f, w->path, dst, len, offset + size - start, start, r->keep,
-	               &w->io.bytes, &w->io.calls) < 0)
-		return -1;
+	/* hdf5 with several data sets: the sample's part in each is read on its own (DLIO's
+	 * records_<k>[s], one after the other) */
+	int parts = p->fmt == TRAIN_HDF5 ? p->num_dset : 1;
+	for (int k = 0; k < parts; k++) {
+		int64_t piece = len / parts, at = k * piece;
+		if (read_range(w, w->f, w->path, r->keep ? dst + at : dst, piece,
+		               parts == 1 ? offset + size - start : piece, start + at, r->keep,
+		               &w->io.bytes, &w->io.calls) < 0)
+			return -1;
+	}
 	*moved += w->io.bytes - before;
 	*skip = offset - start;
 	w->io.samples++;

@@ -29,9 +29,10 @@ struct train_params {
 	const char *format;        /* npy, npz, indexed, hdf5 */
 	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
 	const char *max_shape;     /* hdf5: "B,C", records_0's largest rows and row (max_shape) */
-	const char *compression;   /* DLIO's dataset.compression: none, gzip, lzf, bz2, zip, xz */
-	int compression_level;     /* gzip's level, 0 to 9 (DLIO's dataset.compression_level) */
-	int batch_size;            /* samples per batch (step) */
+	int num_dset;            /* hdf5: data sets a sample is split over (num_dset_per_record) */
+	const char *compression; /* DLIO's dataset.compression: none, gzip, lzf, bz2, zip, xz */
+	int compression_level;   /* gzip's level, 0 to 9 (DLIO's dataset.compression_level) */
+	int batch_size;          /* samples per batch (step) */
 	int epochs;
 	int read_threads;    /* 0: the main thread reads each batch itself */
 	int prefetch;        /* batches read ahead per rank */
@@ -126,6 +127,7 @@ struct train_hdf5_layout {
 	int64_t samples, size;
 	int64_t chunk[3]; /* records_0's chunk dimensions; all 0: contiguous */
 	int64_t max[2];   /* the most rows and row records_0 may grow to; 0: its own */
+	int dsets;        /* records_0 .. records_<dsets - 1>, each rows / dsets of a sample */
 	int deflate;      /* the deflate (gzip) filter's level; -1: none */
 };
 /* The chunks h5py gives a data set of this shape (uint8) when it is compressed or may grow and
