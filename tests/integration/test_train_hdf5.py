@@ -310,6 +310,20 @@ def test_gzip_chunks_are_read_whole_and_counted_as_read(tmp_path, read_log):
         assert m["params"]["compression"] == "gzip"
         assert m["params"]["compression_level"] == level
 
+    # a byte of a deflated chunk changed on the file system: HDF5 cannot inflate the chunk, a
+    # read error naming the file (before --verify could look at the sample)
+    bad, at, _ = expected[0]
+    with open(bad, "r+b") as f:
+        f.seek(at + 100)
+        byte = f.read(1)[0]
+        f.seek(at + 100)
+        f.write(bytes([byte ^ 0xFF]))
+    proc = run_sonde(["train", "-d", data, "--train", "--record-size", 4096, "--compression",
+                      "gzip", "--verify"] + extra + COMMON, np=2, check=False)
+    assert proc.returncode == 1, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert bad in line and "inflate" in line, line
+
 
 def test_compressions_hdf5_lacks_are_refused(tmp_path):
     """lzf (h5py's own filter), bz2, zip and xz with hdf5, and zip with npz (DLIO's
