@@ -97,10 +97,11 @@ static int read_range(struct worker *w, struct sonde_file *f, const char *path, 
                       int64_t *calls)
 {
 	const struct train_reader *r = w->r;
+	/* hdf5: the bytes counted are those HDF5 took from the file (deflated chunks are read
+	 * whole) */
+	int hdf5 = r->p->fmt == TRAIN_HDF5;
 	for (int64_t done = 0; done < len;) {
 		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
-		/* hdf5: the bytes HDF5 took from the file (deflated chunks are read whole) */
-		int hdf5 = r->p->fmt == TRAIN_HDF5;
 		int64_t before = hdf5 ? train_hdf5_read_bytes(f) : 0;
 		double t0 = sonde_now();
 		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);

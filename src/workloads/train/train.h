@@ -136,7 +136,8 @@ void train_hdf5_guess_chunk(const int64_t shape[3], int64_t chunk[3]);
 /* The bytes the reads of a file open with train_hdf5_backend took from it so far: the bytes
  * selected, or with deflate the stored (compressed) size of every chunk each read touched. */
 int64_t train_hdf5_read_bytes(const struct sonde_file *f);
-/* DLIO's HDF5 files: write_at and read_at take byte ranges of records_0's array (hdf5.c). */
+/* DLIO's HDF5 files: write_at and read_at take byte ranges of the samples in C order, records_0's
+ * array (with several data sets, each sample's parts in records_0, records_1, ... in turn). */
 extern const struct sonde_backend train_hdf5_backend;
 /* On the main thread, before any other HDF5 call of the run: 0, or -1 with one line in err. */
 int train_hdf5_start(char *err, size_t errlen);
