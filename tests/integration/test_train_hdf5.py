@@ -310,6 +310,21 @@ def test_gzip_chunks_are_read_whole_and_counted_as_read(tmp_path, read_log):
         assert m["params"]["compression"] == "gzip"
         assert m["params"]["compression_level"] == level
 
+    # samples of 500 x 600 bytes in h5py's chunks of (1, 125, 150), written in calls of 1 MiB
+    # that end inside a sample: every chunk is deflated and written once (a chunk written
+    # twice leaves its first copy's space in the file: with HDF5's chunk cache off here the
+    # file grew by 19 KiB), so the file is its chunks and a few KiB of metadata
+    once = tmp_path / "once"
+    once.mkdir()
+    run_sonde(["train", "-d", once, "--generate", "--format", "hdf5", "--num-files", 1,
+               "--samples-per-file", 4, "--record-size", 300000, "--compression", "gzip",
+               "--seed", SEED], np=1)
+    (f,) = dataset_files(once, "hdf5")
+    with h5py.File(f, "r") as h:
+        r = h["records_0"]
+        assert r.chunks == (1, 125, 150) and r[()].tobytes() == pattern_bytes(SEED, f, r.size)
+        assert 0 < os.path.getsize(f) - r.id.get_storage_size() < 4096
+
     # a byte of a deflated chunk changed on the file system: HDF5 cannot inflate the chunk, a
     # read error naming the file (before --verify could look at the sample)
     bad, at, _ = expected[0]
