@@ -426,9 +426,13 @@ static void verify_batch(struct train_reader *r, const struct train_params *p, i
 			for (int m = 0; m < one.kept; m++)
 				one.first[m].offset += (uint64_t)head;
 			train_file_path(p, file, 0, path, sizeof path);
-			/* hdf5: the offsets are in records_0's array */
+			/* hdf5: the offsets are in records_0's array (with more data sets, in
+			 * the samples', each sample's parts in turn) */
 			if (p->fmt == TRAIN_HDF5)
-				strncat(path, " (data set records_0)",
+				strncat(path,
+				        p->num_dset > 1
+				            ? " (data sets records_*, a sample's parts in turn)"
+				            : " (data set records_0)",
 				        sizeof path - strlen(path) - 1);
 			sonde_verify_report(&one, rank, path);
 		}

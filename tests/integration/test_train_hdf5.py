@@ -4,8 +4,10 @@ and types as DLIO's hdf5 generator makes them, the bytes as sonde's pattern reco
 the reads of each epoch mapped to records through the data set's offset in the file, which h5py
 gives (every sample exactly once per epoch across 2 ranks, logged by an LD_PRELOAD shim under
 HDF5's own pread calls), a changed byte found by --verify, a file cut short refused, and the
-refusals of a build without HDF5 (the MPICH leg's); chunked records_0 (DLIO's chunk_dims)
-mapped through h5py's chunk index."""
+refusals of a build without HDF5 (the MPICH leg's); chunked records_0 (DLIO's chunk_dims, and
+max_shape, which makes h5py chunk it) mapped through h5py's chunk index; gzip (DLIO's
+compression) read a whole deflated chunk at a time, the bytes counted those read, and the
+compressions HDF5's C library lacks refused."""
 
 import math
 import os
@@ -55,6 +57,33 @@ def logging_reads(tmp_path, shim):
     log.parent.mkdir()
     return str(log), preload_env(shim, {"SONDE_TEST_READ_MATCH": "/train/",
                                         "SONDE_TEST_READ_LOG": str(log)})
+
+
+def chunk_part_reads(path, records):
+    """The reads of every sample of records (an h5py data set of uncompressed chunks that lie
+    inside its shape) with HDF5's chunk cache off: (path, offset, length), one a sample and
+    chunk it lies in, of its part of the chunk at the chunk's address (h5py's chunk index)."""
+    part = records.chunks[1] * records.chunks[2]
+    reads = []
+    for i in range(records.id.get_num_chunks()):
+        info = records.id.get_chunk_info(i)
+        first = info.chunk_offset[0]
+        last = min(first + records.chunks[0], records.shape[0])
+        reads += [(path, info.byte_offset + (s - first) * part, part) for s in range(first, last)]
+    return reads
+
+
+def epoch_read_as(log, out, expected, calls=1):
+    """The logged reads at the places of the expected (path, offset, length) are those; the one
+    epoch's record counts calls read calls a sample, the bytes of those reads, and every
+    sample's 4096 bytes checked. Returns the record."""
+    at = {(f, o) for f, o, _ in expected}
+    reads = [(p, o, n) for entries in read_logs(log) for p, o, n, _ in entries if (p, o) in at]
+    assert sorted(reads) == sorted(expected)
+    (m,) = records(out, "measurement", "train")
+    assert m["ops"] == calls * FILES * PER_FILE and m["bytes"] == sum(n for _, _, n in reads)
+    assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": FILES * PER_FILE * 4096}
+    return m
 
 
 def largest_divisor_to_root(size):
@@ -194,33 +223,166 @@ def test_a_build_without_hdf5_refuses_the_format(tmp_path):
     assert out.returncode == 2
     (line,) = out.stderr.strip().splitlines()
     assert "--chunk-dims: chunks of 2,1,1 do not fit" in line, line
+    # a most shape below the samples' (64 KiB: 256 x 256)
+    out = run_sonde(args + ["--max-shape", "256,255"], mpi=False, check=False)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "--max-shape: 256,255 is below file 0's samples, of 256 rows x 256" in line, line
+    out = run_sonde(args + ["--num-dset-per-record", 3], mpi=False, check=False)
+    assert out.returncode == 2
+    (line,) = out.stderr.strip().splitlines()
+    assert "--num-dset-per-record: 3 does not divide the 256 rows" in line, line
 
 
 def test_chunked_records_are_read_a_part_of_a_chunk_at_a_time(tmp_path, read_log):
     """--chunk-dims 2,16,64 (DLIO's chunk_dims): h5py finds records_0 in chunks of 2 samples x
     16 rows x 64 bytes; with HDF5's chunk cache off each sample is read as its 1024 bytes in
     each of the 4 chunks it lies in, one pread each at the chunk's address (h5py's chunk
-    index), verified."""
+    index), verified. A second launch, --max-shape 64,100 (DLIO's dataset.hdf5.max_shape):
+    records_0 of shape (3, 64, 64) may grow to (3, 64, 100), so HDF5 needs chunks: h5py's own
+    guess for the shape when DLIO gives no chunk_dims, not compressed, read the same way."""
     require_hdf5()
-    data, out = tmp_path / "ch", tmp_path / "ch.jsonl"
+    for name, extra, chunks, most in (("ch", ["--chunk-dims", "2,16,64"], (2, 16, 64), 64),
+                                      ("mx", ["--max-shape", "64,100"], None, 100)):
+        data, out = tmp_path / name, tmp_path / f"{name}.jsonl"
+        data.mkdir()
+        (tmp_path / f"{name}-log").mkdir()
+        log, env = logging_reads(tmp_path / f"{name}-log", read_log)
+        run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
+                   "--verify", "--json", out] + extra + COMMON, np=2, env=env)
+        expected = []
+        for f in dataset_files(data, "hdf5"):
+            with h5py.File(f, "r") as h:
+                r = h["records_0"]
+                assert r.shape == (PER_FILE, 64, 64) and r.maxshape == (PER_FILE, 64, most)
+                assert r.chunks == (chunks or h5py._hl.filters.guess_chunk(r.shape, None, 1))
+                assert r.compression is None
+                assert r[()].tobytes() == pattern_bytes(SEED, f, PER_FILE * 4096)
+                expected += chunk_part_reads(f, r)
+        m = epoch_read_as(log, out, expected)
+        assert m["bytes"] == FILES * PER_FILE * 4096
+        assert m["params"]["max_shape"] == ("64,100" if most == 100 else None)
+
+
+def deflated_chunks(path, level, chunks=None):
+    """h5py's view of a file written with --compression gzip: records_0 deflated at level (the
+    one filter), in the chunks asked or else in those h5py itself picks for a compressed data
+    set of that shape (its guess_chunk, which DLIO's generator gets), its bytes sonde's pattern.
+    Returns the chunks as (first sample, samples, file offset, stored bytes)."""
+    with h5py.File(path, "r") as h:
+        r = h["records_0"]
+        dcpl = r.id.get_create_plist()
+        assert dcpl.get_nfilters() == 1 and dcpl.get_filter(0)[0] == h5py.h5z.FILTER_DEFLATE
+        assert r.compression == "gzip" and r.compression_opts == level
+        assert r.chunks == (chunks or h5py._hl.filters.guess_chunk(r.shape, None, 1))
+        assert r[()].tobytes() == pattern_bytes(SEED, path, r.size)
+        found = []
+        for i in range(r.id.get_num_chunks()):
+            info = r.id.get_chunk_info(i)
+            found.append((info.chunk_offset[0], r.chunks[0], info.byte_offset, info.size))
+        return found
+
+
+def test_gzip_chunks_are_read_whole_and_counted_as_read(tmp_path, read_log):
+    """--compression gzip (DLIO's dataset.compression) at level 6, no --chunk-dims: records_0
+    is deflated, in the chunks h5py picks when DLIO gives none, and holds the pattern once
+    inflated. Each sample's read reads the chunk it lies in whole (one pread of the chunk's
+    stored bytes at its address: a chunk of 2 samples is read twice an epoch), and the epoch's
+    bytes are those reads' sum, not the samples' 4096 bytes each; --verify checks every sample
+    inflated. A second launch, --chunk-dims 1,32,64 at the default level (4), reads a sample as
+    its 2 chunks."""
+    require_hdf5()
+    for name, extra, level, chunks in (("g6", ["--compression-level", 6], 6, None),
+                                       ("g4", ["--chunk-dims", "1,32,64"], 4, (1, 32, 64))):
+        data, out = tmp_path / name, tmp_path / f"{name}.jsonl"
+        data.mkdir()
+        (tmp_path / f"{name}-log").mkdir()
+        log, env = logging_reads(tmp_path / f"{name}-log", read_log)
+        run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
+                   "--compression", "gzip", "--verify", "--json", out] + extra + COMMON,
+                  np=2, env=env)
+        expected = []
+        for f in dataset_files(data, "hdf5"):
+            for first, count, at, stored in deflated_chunks(f, level, chunks):
+                expected += [(f, at, stored)] * min(count, PER_FILE - first)
+        m = epoch_read_as(log, out, expected)
+        assert m["bytes"] != FILES * PER_FILE * 4096
+        assert m["params"]["compression"] == "gzip"
+        assert m["params"]["compression_level"] == level
+
+    # samples of 500 x 600 bytes in h5py's chunks of (1, 125, 150), written in calls of 1 MiB
+    # that end inside a sample: every chunk is deflated and written once (a chunk written
+    # twice leaves its first copy's space in the file: with HDF5's chunk cache off here the
+    # file grew by 19 KiB), so the file is its chunks and a few KiB of metadata
+    once = tmp_path / "once"
+    once.mkdir()
+    run_sonde(["train", "-d", once, "--generate", "--format", "hdf5", "--num-files", 1,
+               "--samples-per-file", 4, "--record-size", 300000, "--compression", "gzip",
+               "--seed", SEED], np=1)
+    (f,) = dataset_files(once, "hdf5")
+    with h5py.File(f, "r") as h:
+        r = h["records_0"]
+        assert r.chunks == (1, 125, 150) and r[()].tobytes() == pattern_bytes(SEED, f, r.size)
+        assert 0 < os.path.getsize(f) - r.id.get_storage_size() < 4096
+
+    # a byte of a deflated chunk changed on the file system: HDF5 cannot inflate the chunk, a
+    # read error naming the file (before --verify could look at the sample)
+    bad, at, _ = expected[0]
+    with open(bad, "r+b") as f:
+        f.seek(at + 100)
+        byte = f.read(1)[0]
+        f.seek(at + 100)
+        f.write(bytes([byte ^ 0xFF]))
+    proc = run_sonde(["train", "-d", data, "--train", "--record-size", 4096, "--compression",
+                      "gzip", "--verify"] + extra + COMMON, np=2, check=False)
+    assert proc.returncode == 1, proc.stderr
+    (line,) = error_lines(proc.stderr)
+    assert bad in line and "inflate" in line, line
+
+
+def test_compressions_hdf5_lacks_are_refused(tmp_path):
+    """lzf (h5py's own filter), bz2, zip and xz with hdf5, and zip with npz (DLIO's
+    savez_compressed, which sonde does not write), are refused in one line, exit 2; the
+    formats DLIO never compresses take --compression with a warning that it has no effect."""
+    args = ["--parse-only", 2, 2, "train", "-d", tmp_path, "--train"]
+    refused = [(["--format", "npz", "--compression", "zip"], "not implemented")]
+    if has_hdf5():
+        refused += [(["--format", "hdf5", "--compression", "lzf"], "h5py's own HDF5 filter"),
+                    (["--format", "hdf5", "--compression", "xz"], "HDF5 has no xz filter")]
+    for extra, words in refused:
+        out = run_sonde(args + extra, mpi=False, check=False)
+        assert out.returncode == 2, out.stderr
+        (line,) = out.stderr.strip().splitlines()
+        assert f"--compression {extra[-1]}" in line and words in line, line
+    out = run_sonde(args + ["--format", "npy", "--compression", "gzip"], mpi=False)
+    (line,) = out.stderr.strip().splitlines()
+    assert "--compression has no effect here" in line, line
+
+
+
+def test_a_sample_split_over_data_sets_is_read_a_part_at_a_time(tmp_path, read_log):
+    """--num-dset-per-record 4 (DLIO's dataset.hdf5.num_dset_per_record): a sample of 64 x 64
+    bytes is split over records_0 .. records_3, each of shape (3, 16, 64) holding the
+    pattern's next 1024 bytes of the sample; each sample is read as 4 calls, one pread of its
+    part of each data set (at the data set's offset, which h5py gives), verified."""
+    require_hdf5()
+    data, out = tmp_path / "ds", tmp_path / "ds.jsonl"
     data.mkdir()
     log, env = logging_reads(tmp_path, read_log)
     run_sonde(["train", "-d", data, "--generate", "--train", "--record-size", 4096,
-               "--chunk-dims", "2,16,64", "--verify", "--json", out] + COMMON, np=2, env=env)
+               "--num-dset-per-record", 4, "--verify", "--json", out] + COMMON, np=2, env=env)
     expected = []
     for f in dataset_files(data, "hdf5"):
+        pattern = pattern_bytes(SEED, f, PER_FILE * 4096)
         with h5py.File(f, "r") as h:
-            r = h["records_0"]
-            assert r.shape == (PER_FILE, 64, 64) and r.chunks == (2, 16, 64)
-            assert r[()].tobytes() == pattern_bytes(SEED, f, PER_FILE * 4096)
-            for i in range(r.id.get_num_chunks()):
-                info = r.id.get_chunk_info(i)
-                first = info.chunk_offset[0]
-                expected += [(f, info.byte_offset + (s - first) * 1024, 1024)
-                             for s in range(first, min(first + 2, PER_FILE))]
-    at = {o for f, o, _ in expected}
-    reads = [(p, o, n) for entries in read_logs(log) for p, o, n, _ in entries if o in at]
-    assert sorted(reads) == sorted(expected)
-    (m,) = records(out, "measurement", "train")
-    assert m["ops"] == FILES * PER_FILE and m["bytes"] == FILES * PER_FILE * 4096
-    assert m["verify"] == {"checked": True, "errors": 0, "bytes_checked": m["bytes"]}
+            assert sorted(h.keys()) == ["labels"] + [f"records_{k}" for k in range(4)]
+            for k in range(4):
+                r = h[f"records_{k}"]
+                assert r.shape == (PER_FILE, 16, 64) and r.chunks is None
+                for s in range(PER_FILE):
+                    part = s * 4096 + k * 1024
+                    assert r[s].tobytes() == pattern[part:part + 1024]
+                    expected.append((f, r.id.get_offset() + s * 1024, 1024))
+    m = epoch_read_as(log, out, expected, calls=4)
+    assert m["bytes"] == FILES * PER_FILE * 4096
+    assert m["params"]["num_dset_per_record"] == 4

@@ -158,7 +158,17 @@ void train_open_options(const struct train_params *p, int64_t file, struct train
 	opt->comm = MPI_COMM_SELF;
 	lay->samples = p->samples_per_file;
 	lay->size = train_sample_size(p, file);
-	lay->chunk = p->chunk;
+	memcpy(lay->chunk, p->chunk, sizeof lay->chunk);
+	memcpy(lay->max, p->max, sizeof lay->max);
+	lay->deflate = p->deflate;
+	lay->dsets = p->fmt == TRAIN_HDF5 ? p->num_dset : 1;
+	/* h5py chunks a data set that is compressed or may grow, when no chunks are given */
+	if (p->fmt == TRAIN_HDF5 && (p->deflate >= 0 || p->max[0]) && !p->chunk_dims) {
+		int64_t shape[3] = {lay->samples};
+		train_sample_dims(lay->size, &shape[1], &shape[2]);
+		shape[1] /= lay->dsets;
+		train_hdf5_guess_chunk(shape, lay->chunk);
+	}
 	/* POSIX reads params as its own: only HDF5's get the layout */
 	opt->params = p->fmt == TRAIN_HDF5 ? lay : NULL;
 }

@@ -31,6 +31,27 @@ static const char *unless_hdf5(const void *cfg)
 	           : "applies to --format hdf5";
 }
 
+/* DLIO compresses hdf5 (h5py's filters) and npz (zip: numpy's savez_compressed); its other
+ * generators write what they write whatever dataset.compression says. */
+static const char *unless_compressing(const void *cfg)
+{
+	const struct train_params *p = cfg;
+	if (strcmp(p->compression, "none") == 0 || strcmp(p->format, "hdf5") == 0 ||
+	    (strcmp(p->format, "npz") == 0 && strcmp(p->compression, "zip") == 0))
+		return NULL;
+	return strcmp(p->format, "npz") == 0
+	           ? "applies to --format hdf5 (DLIO compresses npz with zip only)"
+	           : "applies to --format hdf5 (DLIO's npy and indexed files are never compressed)";
+}
+
+static const char *unless_gzip(const void *cfg)
+{
+	const struct train_params *p = cfg;
+	return strcmp(p->format, "hdf5") == 0 && strcmp(p->compression, "gzip") == 0
+	           ? NULL
+	           : "applies to --format hdf5 with --compression gzip";
+}
+
 static const struct sonde_option options[] = {
     {'d', "data-dir", SONDE_OPT_STRING, F(data_dir), "DIR",
      "required: the dataset is DIR/train (DLIO's data_folder)", .key = "data_dir"},
@@ -61,6 +82,26 @@ static const struct sonde_option options[] = {
      "dataset.hdf5.chunk_dims; each at most the file's shape), read with HDF5's chunk cache "
      "off (default: contiguous)",
      .key = "chunk_dims", .inert = unless_hdf5},
+    {0, "num-dset-per-record", SONDE_OPT_INT, F(num_dset), "N",
+     "hdf5: each sample split over N data sets, records_0 to records_<N-1>, each of rows/N of "
+     "its rows (N must divide every file's rows), read as N hyperslab reads (DLIO's "
+     "dataset.hdf5.num_dset_per_record; default 1)",
+     1, 1 << 16, .key = "num_dset_per_record", .inert = unless_hdf5},
+    {0, "max-shape", SONDE_OPT_STRING, F(max_shape), "B,C",
+     "hdf5: records_0 may grow to B rows x C bytes a sample (DLIO's dataset.hdf5.max_shape; "
+     "each at least the file's shape), so HDF5 stores it in chunks: those of --chunk-dims or "
+     "else h5py's (default: it cannot grow)",
+     .key = "max_shape", .inert = unless_hdf5},
+    {0, "compression", SONDE_OPT_STRING, F(compression), "none|gzip|lzf|bz2|zip|xz",
+     "DLIO's dataset.compression. hdf5: gzip stores records_0 deflated, in the chunks of "
+     "--chunk-dims or else h5py's (DLIO's); a read reads each chunk it touches whole, and the "
+     "bytes counted are those read, compressed. lzf (h5py's own filter), bz2, zip and xz (no "
+     "HDF5 filter) are refused, as is zip with npz; npy and indexed ignore it, as DLIO "
+     "(default none)",
+     .inert = unless_compressing},
+    {0, "compression-level", SONDE_OPT_INT, F(compression_level), "N",
+     "gzip's level, 0 to 9 (DLIO's dataset.compression_level; default 4)", 0, 9,
+     .key = "compression_level", .inert = unless_gzip},
     {0, "batch-size", SONDE_OPT_INT, F(batch_size), "N", "samples per batch (default 4)", 1,
      1 << 24, .key = "batch_size", .inert = unless_training},
     {0, "epochs", SONDE_OPT_INT, F(epochs), "N", "epochs (default 1)", 1, 1 << 24,
@@ -175,6 +216,10 @@ void train_params_defaults(struct train_params *p)
 	p->samples_per_file = 1;
 	p->record_size = 64 * 1024;
 	p->format = "npy";
+	p->compression = "none";
+	p->compression_level = 4;
+	p->num_dset = 1;
+	p->deflate = -1;
 	p->batch_size = 4;
 	p->epochs = 1;
 	p->read_threads = 1;
@@ -199,30 +244,53 @@ static int shuffle_of(const char *word, const char *option, enum train_shuffle *
 	return -1;
 }
 
-/* --chunk-dims A,B,C: three whole numbers from 1; within every file's shape (the files' sizes
- * are drawn: each is looked at). */
-static int chunk_dims_of(struct train_params *p, char *err, size_t errlen)
+/* n whole numbers from 1, comma-separated, into out; or one line naming option. */
+static int dims_of(const char *text, int n, int64_t *out, const char *option, const char *form,
+                   char *err, size_t errlen)
 {
-	const char *s = p->chunk_dims;
-	for (int k = 0; k < 3; k++) {
+	const char *s = text;
+	for (int k = 0; k < n; k++) {
 		char *end;
 		errno = 0;
 		long long v = strtoll(s, &end, 10);
-		if (end == s || errno || v < 1 || *end != (k < 2 ? ',' : '\0')) {
+		if (end == s || errno || v < 1 || *end != (k < n - 1 ? ',' : '\0')) {
 			snprintf(err, errlen,
-			         "option --chunk-dims: '%s' is not three whole numbers from 1, "
-			         "A,B,C",
-			         p->chunk_dims);
+			         "option --%s: '%s' is not %d whole numbers from 1, %s", option,
+			         text, n, form);
 			return -1;
 		}
-		p->chunk[k] = v;
+		out[k] = v;
 		s = end + 1;
 	}
+	return 0;
+}
+
+/* --num-dset-per-record N divides every file's rows; --chunk-dims A,B,C within the shape of
+ * every file's data sets, --max-shape B,C at least it (the files' sizes are drawn: each is
+ * looked at). */
+static int hdf5_dims_of(struct train_params *p, char *err, size_t errlen)
+{
+	if (p->chunk_dims &&
+	    dims_of(p->chunk_dims, 3, p->chunk, "chunk-dims", "A,B,C", err, errlen) < 0)
+		return -1;
+	if (p->max_shape && dims_of(p->max_shape, 2, p->max, "max-shape", "B,C", err, errlen) < 0)
+		return -1;
 	int64_t files = p->record_size_stdev ? p->num_files : 1;
 	for (int64_t f = 0; f < files; f++) {
 		int64_t rows, row, size = train_sample_size(p, f);
 		train_sample_dims(size, &rows, &row);
-		if (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows || p->chunk[2] > row) {
+		if (rows % p->num_dset) {
+			snprintf(err, errlen,
+			         "option --num-dset-per-record: %d does not divide the %lld rows "
+			         "of file "
+			         "%lld's samples (%lld rows x %lld bytes)",
+			         p->num_dset, (long long)rows, (long long)f, (long long)rows,
+			         (long long)row);
+			return -1;
+		}
+		rows /= p->num_dset;
+		if (p->chunk_dims && (p->chunk[0] > p->samples_per_file || p->chunk[1] > rows ||
+		                      p->chunk[2] > row)) {
 			snprintf(
 			    err, errlen,
 			    "option --chunk-dims: chunks of %s do not fit file %lld's records_0, "
@@ -231,8 +299,57 @@ static int chunk_dims_of(struct train_params *p, char *err, size_t errlen)
 			    (long long)rows, (long long)row);
 			return -1;
 		}
+		if (p->max_shape && (p->max[0] < rows || p->max[1] < row)) {
+			snprintf(
+			    err, errlen,
+			    "option --max-shape: %s is below file %lld's samples, of %lld rows "
+			    "x %lld bytes",
+			    p->max_shape, (long long)f, (long long)rows, (long long)row);
+			return -1;
+		}
 	}
 	return 0;
+}
+
+/* --compression: what HDF5's C library can do as DLIO asks it (h5py's calls), or one line
+ * saying why not; sets p->deflate. */
+static int compression_of(struct train_params *p, char *err, size_t errlen)
+{
+	static const char *const names[] = {"none", "gzip", "lzf", "bz2", "zip", "xz"};
+	int c = -1;
+	for (int i = 0; i < 6; i++)
+		if (strcmp(p->compression, names[i]) == 0)
+			c = i;
+	if (c < 0) {
+		snprintf(err, errlen,
+		         "option --compression: '%s' is not none, gzip, lzf, bz2, zip or xz",
+		         p->compression);
+		return -1;
+	}
+	p->deflate = -1;
+	if (p->fmt == TRAIN_NPZ && c == 4) {
+		snprintf(err, errlen,
+		         "option --compression zip with --format npz (DLIO's savez_compressed: "
+		         "each member deflated, read whole) is not implemented in sonde");
+		return -1;
+	}
+	if (p->fmt != TRAIN_HDF5 || c < 2) {
+		if (p->fmt == TRAIN_HDF5 && c == 1)
+			p->deflate = p->compression_level;
+		return 0;
+	}
+	if (c == 2)
+		snprintf(
+		    err, errlen,
+		    "option --compression lzf: LZF is h5py's own HDF5 filter, not one HDF5's C "
+		    "library has (gzip is)");
+	else
+		snprintf(
+		    err, errlen,
+		    "option --compression %s: HDF5 has no %s filter (h5py refuses it, so DLIO's "
+		    "hdf5 generator fails with it; gzip is HDF5's)",
+		    p->compression, p->compression);
+	return -1;
 }
 
 int train_params_check(struct train_params *p, char *err, size_t errlen)
@@ -277,7 +394,10 @@ int train_params_check(struct train_params *p, char *err, size_t errlen)
 		         "npz)");
 		return -1;
 	}
-	if (p->chunk_dims && p->fmt == TRAIN_HDF5 && chunk_dims_of(p, err, errlen) < 0)
+	if (compression_of(p, err, errlen) < 0)
+		return -1;
+	if ((p->chunk_dims || p->max_shape || p->num_dset > 1) && p->fmt == TRAIN_HDF5 &&
+	    hdf5_dims_of(p, err, errlen) < 0)
 		return -1;
 	if (p->odirect && p->transfer_size % TRAIN_DIRECT_ALIGN) {
 		snprintf(

@@ -97,15 +97,19 @@ static int read_range(struct worker *w, struct sonde_file *f, const char *path, 
                       int64_t *calls)
 {
 	const struct train_reader *r = w->r;
+	/* hdf5: the bytes counted are those HDF5 took from the file (deflated chunks are read
+	 * whole) */
+	int hdf5 = r->p->fmt == TRAIN_HDF5;
 	for (int64_t done = 0; done < len;) {
 		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
+		int64_t before = hdf5 ? train_hdf5_read_bytes(f) : 0;
 		double t0 = sonde_now();
 		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);
 		sonde_latency_acc_add(&w->io.latency, sonde_now() - t0);
 		if (got < 0)
 			return fail(w, (int)-got, path, sonde_io_last_error());
 		(*calls)++;
-		*bytes += got;
+		*bytes += hdf5 ? train_hdf5_read_bytes(f) - before : got;
 		if ((size_t)got < n && done + got >= need)
 			break;
 		if ((size_t)got < n) {
@@ -202,9 +206,16 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t
 	}
 	int64_t start, len, before = w->io.bytes;
 	train_read_span(p, offset, size, &start, &len);
-	if (read_range(w, w->f, w->path, dst, len, offset + size - start, start, r->keep,
-	               &w->io.bytes, &w->io.calls) < 0)
-		return -1;
+	/* hdf5 with several data sets: the sample's part in each is read on its own (DLIO's
+	 * records_<k>[s], one after the other) */
+	int parts = p->fmt == TRAIN_HDF5 ? p->num_dset : 1;
+	for (int k = 0; k < parts; k++) {
+		int64_t piece = len / parts, at = k * piece;
+		if (read_range(w, w->f, w->path, r->keep ? dst + at : dst, piece,
+		               parts == 1 ? offset + size - start : piece, start + at, r->keep,
+		               &w->io.bytes, &w->io.calls) < 0)
+			return -1;
+	}
 	*moved += w->io.bytes - before;
 	*skip = offset - start;
 	w->io.samples++;

@@ -28,7 +28,11 @@ struct train_params {
 	int num_subfolders;        /* 0: the files directly under DIR/train */
 	const char *format;        /* npy, npz, indexed, hdf5 */
 	const char *chunk_dims;    /* hdf5: "A,B,C", records_0's chunks (DLIO's chunk_dims); NULL */
-	int batch_size;            /* samples per batch (step) */
+	const char *max_shape;     /* hdf5: "B,C", records_0's largest rows and row (max_shape) */
+	int num_dset;            /* hdf5: data sets a sample is split over (num_dset_per_record) */
+	const char *compression; /* DLIO's dataset.compression: none, gzip, lzf, bz2, zip, xz */
+	int compression_level;   /* gzip's level, 0 to 9 (DLIO's dataset.compression_level) */
+	int batch_size;          /* samples per batch (step) */
 	int epochs;
 	int read_threads;    /* 0: the main thread reads each batch itself */
 	int prefetch;        /* batches read ahead per rank */
@@ -49,7 +53,9 @@ struct train_params {
 	/* From the strings above, by train_params_check. */
 	enum train_format fmt;
 	enum train_shuffle file_order, sample_order;
-	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous */
+	int64_t chunk[3]; /* chunk_dims parsed; all 0: contiguous (or h5py's chunks, below) */
+	int64_t max[2];   /* max_shape parsed; 0: records_0 cannot grow */
+	int deflate;      /* hdf5 with --compression gzip: the level; -1: no compression */
 };
 
 extern const struct sonde_option_table train_options;
@@ -119,9 +125,19 @@ uint32_t train_crc32(uint32_t crc, const void *buf, size_t len);
 /* What the HDF5 files' backend is told at open (sonde_io_options.params): the file's shape. */
 struct train_hdf5_layout {
 	int64_t samples, size;
-	const int64_t *chunk; /* records_0's chunk dimensions; all 0: contiguous */
+	int64_t chunk[3]; /* records_0's chunk dimensions; all 0: contiguous */
+	int64_t max[2];   /* the most rows and row records_0 may grow to; 0: its own */
+	int dsets;        /* records_0 .. records_<dsets - 1>, each rows / dsets of a sample */
+	int deflate;      /* the deflate (gzip) filter's level; -1: none */
 };
-/* DLIO's HDF5 files: write_at and read_at take byte ranges of records_0's array (hdf5.c). */
+/* The chunks h5py gives a data set of this shape (uint8) when it is compressed or may grow and
+ * no chunks are asked for, as DLIO's generator creates it (h5py's guess from its size). */
+void train_hdf5_guess_chunk(const int64_t shape[3], int64_t chunk[3]);
+/* The bytes the reads of a file open with train_hdf5_backend took from it so far: the bytes
+ * selected, or with deflate the stored (compressed) size of every chunk each read touched. */
+int64_t train_hdf5_read_bytes(const struct sonde_file *f);
+/* DLIO's HDF5 files: write_at and read_at take byte ranges of the samples in C order, records_0's
+ * array (with several data sets, each sample's parts in records_0, records_1, ... in turn). */
 extern const struct sonde_backend train_hdf5_backend;
 /* On the main thread, before any other HDF5 call of the run: 0, or -1 with one line in err. */
 int train_hdf5_start(char *err, size_t errlen);
