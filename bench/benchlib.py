@@ -450,3 +450,29 @@ def _ior_hard(sonde, seconds, options, wrap, work):
     recs = sonde_measurements(wrap(argv), "sonde ior " + " ".join(map(str, argv[4:])), results)
     return {op: (rec["bytes"] / rec["extra"]["wrrd_s"] / (1 << 20), command(argv))
             for op, rec in recs.items()}
+
+
+def pair_rounds(ctx, row, program, argv_of, sides, pairs, files, check=None, ranks=2):
+    """The rounds of a same-launch pair (bench/pair.h: hist_pair, series_pair, open_pair): one
+    launch of program per round, argv_of(first) its arguments, where first names the side that
+    goes first in the launch's first pair (sides[0] in even rounds, sides[1] in odd ones); rank
+    0 prints {"<side>_ns": [the mean ns of each turn], ...}, pairs turns a side. The round's
+    figures are each side's median turn as a rate per second, sides[0] as sonde's. files: what
+    the launch writes, removed after it; check(got), when given, refuses a launch's output."""
+    launcher = mpirun(ctx.sonde())
+    for i, measured in ctx.rounds(rows=[row]):
+        argv = [program, *argv_of(sides[i % 2])]
+        try:
+            got = json.loads(run_mpi(launcher, ranks, argv, os.path.basename(program)))
+        finally:
+            for name in files:
+                if os.path.exists(name):
+                    os.unlink(name)
+        if any(len(got[f"{side}_ns"]) != pairs for side in sides):
+            raise BenchError(f"{os.path.basename(program)}: {got}")
+        if check:
+            check(got)
+        cmd = command([launcher, "-n", ranks, *argv])
+        row.record(measured, 1e9 / statistics.median(got[f"{sides[0]}_ns"]),
+                   1e9 / statistics.median(got[f"{sides[1]}_ns"]), cmd, cmd)
+    return [row]

@@ -11,11 +11,9 @@ way, and the issue asks for the new one within 2 % of the old. Rows compare call
 Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN, SONDE_BENCH_HIST_CALLS (calls per turn, default
 50000)."""
 
-import json
 import os
-import statistics
 
-from benchlib import BenchError, Row, command, mpirun, run_mpi, scratch_places
+from benchlib import Row, pair_rounds, scratch_places
 
 RANKS = 2
 TARGET = 0.98
@@ -27,28 +25,15 @@ class HistAdd:
     description = "log-linear histogram add vs the log2 add, ior hard loop on tmpfs, one launch"
 
     def run(self, ctx):
-        pair = ctx.program("hist_pair")
-        launcher = mpirun(ctx.sonde())
         calls = int(os.environ.get("SONDE_BENCH_HIST_CALLS", "5000" if ctx.smoke else "50000"))
         pairs = 1 if ctx.smoke else PAIRS
         place = scratch_places(RANKS * calls * 4096, disk=False)[0]
         row = Row(self.name, f"{place}, {RANKS} ranks, 4 KiB pwrites, {calls} calls a turn",
                   "calls/s", "log2 add, same launch", TARGET)
-        for i, measured in ctx.rounds(rows=[row]):
-            first = "new" if i % 2 == 0 else "old"
-            path = os.path.join(place, f"sonde-bench-hist-{os.getpid()}")
-            argv = [pair, path, calls, pairs, first]
-            try:
-                got = json.loads(run_mpi(launcher, RANKS, argv, "hist_pair"))
-            finally:
-                if os.path.exists(path):
-                    os.unlink(path)
-            if len(got["new_ns"]) != pairs or len(got["old_ns"]) != pairs:
-                raise BenchError(f"hist_pair: {got}")
-            cmd = command([launcher, "-n", RANKS, *argv])
-            row.record(measured, 1e9 / statistics.median(got["new_ns"]),
-                       1e9 / statistics.median(got["old_ns"]), cmd, cmd)
-        return [row]
+        path = os.path.join(place, f"sonde-bench-hist-{os.getpid()}")
+        return pair_rounds(ctx, row, ctx.program("hist_pair"),
+                           lambda first: [path, calls, pairs, first], ("new", "old"), pairs,
+                           [path], ranks=RANKS)
 
 
 CASES = [HistAdd()]

@@ -11,11 +11,9 @@ opens per second. The target is 0.99: the look may cost an open at most 1 %.
 Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN, SONDE_BENCH_OPENS (opens per turn, default
 200)."""
 
-import json
 import os
-import statistics
 
-from benchlib import BenchError, Row, command, mpirun, run_mpi, scratch_places
+from benchlib import Row, pair_rounds, scratch_places
 
 RANKS = 2
 TARGET = 0.99
@@ -27,28 +25,15 @@ class MpioOpen:
     description = "MPI-IO open and close with sonde's look for a dead OMPIO semaphore vs without"
 
     def run(self, ctx):
-        pair = ctx.program("open_pair")
-        launcher = mpirun(ctx.sonde())
         opens = int(os.environ.get("SONDE_BENCH_OPENS", "20" if ctx.smoke else "200"))
         pairs = 1 if ctx.smoke else PAIRS
         place = scratch_places(1 << 20, disk=False)[0]
         row = Row(self.name, f"{place}, {RANKS} ranks, one shared file, {opens} opens a turn",
                   "opens/s", "without the look, same launch", TARGET)
-        for i, measured in ctx.rounds(rows=[row]):
-            first = "on" if i % 2 == 0 else "off"
-            path = os.path.join(place, f"sonde-bench-open-{os.getpid()}")
-            argv = [pair, path, opens, pairs, first]
-            try:
-                got = json.loads(run_mpi(launcher, RANKS, argv, "open_pair"))
-            finally:
-                if os.path.exists(path):
-                    os.unlink(path)
-            if len(got["on_ns"]) != pairs or len(got["off_ns"]) != pairs:
-                raise BenchError(f"open_pair: {got}")
-            cmd = command([launcher, "-n", RANKS, *argv])
-            row.record(measured, 1e9 / statistics.median(got["on_ns"]),
-                       1e9 / statistics.median(got["off_ns"]), cmd, cmd)
-        return [row]
+        path = os.path.join(place, f"sonde-bench-open-{os.getpid()}")
+        return pair_rounds(ctx, row, ctx.program("open_pair"),
+                           lambda first: [path, opens, pairs, first], ("on", "off"), pairs,
+                           [path], ranks=RANKS)
 
 
 CASES = [MpioOpen()]

@@ -15,11 +15,9 @@ end (two launches of sonde ior per round), which this machine resolves only to a
 Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN, SONDE_BENCH_SERIES_CALLS (calls per turn,
 default 600000: about two seconds, so each turn crosses interval boundaries)."""
 
-import json
 import os
-import statistics
 
-from benchlib import BenchError, Row, command, mpirun, run_mpi, scratch_places
+from benchlib import BenchError, Row, pair_rounds, scratch_places
 
 RANKS = 2
 TARGET = 0.98
@@ -32,8 +30,6 @@ class SeriesCall:
     description = "--interval 1 --live vs without, per call, ior hard loop on tmpfs, one launch"
 
     def run(self, ctx):
-        pair = ctx.program("series_pair")
-        launcher = mpirun(ctx.sonde())
         calls = int(os.environ.get("SONDE_BENCH_SERIES_CALLS",
                                    "20000" if ctx.smoke else "600000"))
         pairs = 1 if ctx.smoke else PAIRS
@@ -42,27 +38,19 @@ class SeriesCall:
                   f"{place}, {RANKS} ranks, 4 KiB pwrites, {calls} calls a turn, "
                   f"{INTERVAL_S} s intervals",
                   "calls/s", "without --interval, same launch", TARGET)
-        for i, measured in ctx.rounds(rows=[row]):
-            first = "on" if i % 2 == 0 else "off"
-            path = os.path.join(place, f"sonde-bench-series-{os.getpid()}")
-            live = path + ".live.jsonl"
-            argv = [pair, path, live, INTERVAL_S, calls, pairs, first]
-            try:
-                got = json.loads(run_mpi(launcher, RANKS, argv, "series_pair"))
-            finally:
-                for name in (path, live):
-                    if os.path.exists(name):
-                        os.unlink(name)
-            if len(got["on_ns"]) != pairs or len(got["off_ns"]) != pairs:
-                raise BenchError(f"series_pair: {got}")
-            # every recorded turn (the warm-up and one per pair) wrote its intervals
+        path = os.path.join(place, f"sonde-bench-series-{os.getpid()}")
+        live = path + ".live.jsonl"
+
+        def every_recorded_turn_wrote(got):
+            # the warm-up and one turn per pair are recorded: each wrote its intervals
             if got["intervals"] < pairs + 1:
                 raise BenchError(f"series_pair: {got['intervals']} interval records for "
                                  f"{pairs + 1} recorded turns")
-            cmd = command([launcher, "-n", RANKS, *argv])
-            row.record(measured, 1e9 / statistics.median(got["on_ns"]),
-                       1e9 / statistics.median(got["off_ns"]), cmd, cmd)
-        return [row]
+
+        return pair_rounds(ctx, row, ctx.program("series_pair"),
+                           lambda first: [path, live, INTERVAL_S, calls, pairs, first],
+                           ("on", "off"), pairs, [path, live], every_recorded_turn_wrote,
+                           ranks=RANKS)
 
 
 CASES = [SeriesCall()]

@@ -183,28 +183,31 @@ void sonde_error(const char *fmt, ...)
 	emit("error", 0, msg);
 }
 
+static void warn_line(int with_rank, const char *fmt, va_list ap)
+{
+	char msg[1536];
+	format_line(msg, sizeof msg, fmt, ap);
+	emit("warning", with_rank, msg);
+}
+
 void sonde_warn(const char *fmt, ...)
 {
 	if (home_rank() != 0 || warnings_off)
 		return;
-	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
-	format_line(msg, sizeof msg, fmt, ap);
+	warn_line(0, fmt, ap);
 	va_end(ap);
-	emit("warning", 0, msg);
 }
 
 void sonde_warn_here(const char *fmt, ...)
 {
 	if (warnings_off)
 		return;
-	char msg[1536];
 	va_list ap;
 	va_start(ap, fmt);
-	format_line(msg, sizeof msg, fmt, ap);
+	warn_line(world_size() > 1, fmt, ap);
 	va_end(ap);
-	emit("warning", world_size() > 1, msg);
 }
 
 /* MPICH's launcher ends every process of the job at MPI_Abort, and what a rank wrote into its
