@@ -3,7 +3,6 @@
  * --version, the help texts, --parse-only and --describe-options need no MPI launcher and never
  * initialise MPI. */
 #include <mpi.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,13 +272,10 @@ static void start_mpi(struct sonde_context *ctx, int *argc, char ***argv)
 	 * SIGINT then come to the thread running the workload, whose handler ends the run (one
 	 * handled on another thread let the workload go on writing records after the end record);
 	 * one arriving meanwhile waits until the mask is restored. */
-	sigset_t stops, before;
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGINT);
-	pthread_sigmask(SIG_BLOCK, &stops, &before);
+	sigset_t before;
+	sonde_stop_defer(&before);
 	MPI_Init(argc, argv);
-	pthread_sigmask(SIG_SETMASK, &before, NULL);
+	sonde_stop_allow(&before);
 	ctx->mpi = 1;
 	ctx->comm = MPI_COMM_WORLD;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

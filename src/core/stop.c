@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -132,4 +133,18 @@ void sonde_stop_linger(void)
 	struct timespec pause = {1, 0};
 	while (nanosleep(&pause, &pause) != 0)
 		;
+}
+
+void sonde_stop_defer(sigset_t *before)
+{
+	sigset_t stops;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stops, before);
+}
+
+void sonde_stop_allow(const sigset_t *before)
+{
+	pthread_sigmask(SIG_SETMASK, before, NULL);
 }

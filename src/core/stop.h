@@ -8,6 +8,8 @@
 #ifndef SONDE_STOP_H
 #define SONDE_STOP_H
 
+#include <signal.h>
+
 /* Collective over MPI_COMM_WORLD once MPI is up: rank 0 learns the process ids of the ranks on
  * its node. A no-op without MPI. */
 void sonde_stop_init(void);
@@ -22,5 +24,10 @@ int sonde_stop_failed_peer(void);
  * writer of end records (each group's rank 0, world rank 0 for the mix's) lingers after
  * writing them, for the same reason. */
 void sonde_stop_linger(void);
+
+/* SIGTERM and SIGINT wait (blocked in the calling thread, *before keeps its mask) until
+ * sonde_stop_allow(before): what must happen whole before a stop handler sees it. */
+void sonde_stop_defer(sigset_t *before);
+void sonde_stop_allow(const sigset_t *before);
 
 #endif
