@@ -2,14 +2,15 @@
 """What the look for a semaphore Open MPI left taken costs each MPI-IO open (src/io/
 ompio_semaphore.h): sonde's timed opens (ior -a MPIIO/HDF5/NCMPI, mpiio, btio) include it.
 bench/open_pair.c opens and closes one shared file on /dev/shm collectively on 2 ranks, the side
-"on" with sonde's look on rank 0 before each open (one failed open(2) on a healthy node), the
-side "off" without; the sides take turns of OPENS opens in the same processes, the side going
-first alternating from turn to turn and from round to round, so the launch's speed divides out
-(the hist_add case's design). The round's figures are each side's median over its turns, as
-opens per second. The target is 0.99: the look may cost an open at most 1 %.
+"on" with sonde's look on rank 0 before each open (one failed open(2) on a healthy node), the side
+"off" without (the look is made as sonde makes it: once per file name and process, so the warm-up
+turn's first open pays the failed open(2) and every other open a comparison); the sides take turns
+of OPENS opens in the same processes, the side going first alternating from turn to turn and from
+round to round, so the launch's speed divides out (the hist_add case's design). The round's figures
+are each side's median over its turns, as opens per second. The target is 0.99: the look may cost an
+open at most 1 %.
 
-Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN, SONDE_BENCH_OPENS (opens per turn, default
-200)."""
+Knobs: SONDE_BENCH_SHM_DIR, SONDE_BENCH_MPIRUN, SONDE_BENCH_OPENS (opens per turn, default 200)."""
 
 import os
 

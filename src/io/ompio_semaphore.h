@@ -24,8 +24,9 @@
  * hold it cannot be looked at, one still taken a second later is dead too. Removing the name
  * never disturbs a holder: its handle stays valid, and the offset it guards is its own job's.
  * One that cannot be removed (another user's) ends the run with sonde_fatal, one line saying
- * whose it is: no rank could open the file. Costs one failed open(2) when no such semaphore
- * exists; nothing outside Open MPI. */
+ * whose it is: no rank could open the file. Looks once per file name and process (the name
+ * last looked at is kept): one failed open(2) when no such semaphore exists, a comparison for
+ * the opens after; nothing outside Open MPI. */
 void sonde_ompio_clear_dead_semaphore(MPI_Comm comm, const char *path);
 
 #endif
