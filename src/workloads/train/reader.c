@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "stop.h"
 #include "workloads/train/train.h"
 
 struct worker {
@@ -432,10 +433,18 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 		return NULL;
 	}
 	int want = p->read_threads > 0 ? r->nworkers : 0, made = 0;
+	/* The threads start with SIGTERM and SIGINT blocked, as MPI's own do (main.c): a stop
+	 * signal comes to the workload's thread, whose handler writes the end record, also while
+	 * that thread defers it around a record it writes (results.c). */
+	sigset_t before;
+	sonde_stop_defer(&before);
 	while (made < want &&
 	       pthread_create(&r->workers[made].thread, NULL, work, &r->workers[made]) == 0)
 		made++;
-	if (made == want && (!keep || pthread_create(&r->checker, NULL, run_checks, r) == 0))
+	int started =
+	    made == want && (!keep || pthread_create(&r->checker, NULL, run_checks, r) == 0);
+	sonde_stop_allow(&before);
+	if (started)
 		return r;
 	/* the started ones end at once, then nothing was read */
 	pthread_mutex_lock(&r->mu);
