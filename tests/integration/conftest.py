@@ -64,8 +64,8 @@ MULTI_NODE = [
 
 # Debian's MPICH 4.0.2 (ch4:ucx) has no setting that makes a waiting rank yield: with more ranks
 # than this machine's 2 cores each spins through its peers' time slices (coll over every
-# operation took 68 s on 6 ranks under MPICH, 6 s under Open MPI). Rank counts above 3 that only
-# vary what the MPI library does run in the Open MPI and ASan legs alone.
+# operation took 68 s on 6 ranks under MPICH, 6 s under Open MPI). Where a test's larger rank
+# counts only vary what the MPI library does, they run in the Open MPI and ASan legs alone.
 SPINS_UNDER_MPICH = pytest.mark.skipif(not OPEN_MPI, reason="more ranks than cores: MPICH's "
                                        "ranks spin (the Open MPI and ASan legs run it)")
 
