@@ -850,14 +850,21 @@ int sonde_results_close(int exit_code)
 	/* Results that could not be written fail a run that would otherwise succeed. */
 	if (exit_code == SONDE_EXIT_OK && R.write_errno)
 		exit_code = SONDE_EXIT_RUNTIME;
+	/* An MPI or MPI-IO call that fails because another rank died is that rank's failure, not
+	 * an I/O error: judged on what happened, as the stop handler judges the launcher's SIGTERM.
+	 * A collective whose peer was killed fails so; and Open MPI's mpirun removes the job's
+	 * session directory the moment a rank dies, so an MPI_File_open on the node meanwhile fails
+	 * with EIO (OMPIO's sharedfp component maps a file there), an error that names a data file
+	 * and says nothing of the rank. Rank 0 says which rank it was, as its end record does. */
+	enum sonde_reason reason = sonde_reason_of_exit(exit_code);
+	int peer = R.rank0 && reason == SONDE_REASON_IO_ERROR ? sonde_stop_failed_peer() : -1;
+	if (peer >= 0) {
+		reason = SONDE_REASON_PEER_FAILED;
+		sonde_error("rank %d ended (killed or failed) before the run failed; the error "
+		            "reported follows from it",
+		            peer);
+	}
 	if (R.json.fd1 && R.header_written) {
-		enum sonde_reason reason = sonde_reason_of_exit(exit_code);
-		/* An MPI or MPI-IO call that fails because another rank died (a collective write
-		 * whose peer was killed) is that rank's failure, not an I/O error: judged on what
-		 * happened, as the stop handler judges the launcher's SIGTERM. */
-		int peer = reason == SONDE_REASON_IO_ERROR ? sonde_stop_failed_peer() : -1;
-		if (peer >= 0)
-			reason = SONDE_REASON_PEER_FAILED;
 		begin_record("end", R.workload ? R.workload : "");
 		sonde_json_int(&R.rec, "exit_code", exit_code);
 		sonde_json_string(&R.rec, "reason", sonde_reason_name(reason));

@@ -21,8 +21,8 @@ FAULTS = {
     "file removed": "a run that writes, then reads back; the file goes while it runs, at the "
                     "moment each cell names",
     "directory removed": "as a removed file, the run's directory (`{d}/sub`) instead",
-    "rank killed": "the ranks are stopped (SIGSTOP) as the header is written, rank 1 gets "
-                   "SIGKILL, the others go on (SIGCONT)",
+    "rank killed": "the ranks are stopped (SIGSTOP) as the header is written, the others go "
+                   "on (SIGCONT), then rank 1 gets SIGKILL",
     "SIGTERM": "the ranks are stopped as the header is written, every rank gets SIGTERM, as "
                "from a Slurm time limit, and they go on",
 }
