@@ -95,7 +95,8 @@ def test_gamed_runs_are_not_counted(golden):
     assert verified.end["exit_code"] == 3
     assert table["verified"]["not_counted_because"].split("; ") == [
         f"exit code 3 ({verified.ending})",
-        "--verify: the readers run ahead while samples are checked, so AU is too high"]
+        "--verify: the readers stand still while samples are checked, a run unlike the one "
+        "measured for publication"]
     assert table["fresh"]["not_counted_because"] == (
         "--generate in the same run: the dataset was just written (its pages may be in "
         "memory), where MLPerf Storage generates it before the runs")

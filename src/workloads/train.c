@@ -389,8 +389,13 @@ static void check_dataset(struct train *t)
 		    sonde_exit_class(err, p->generate ? SONDE_STAGE_RUN : SONDE_STAGE_INPUT));
 }
 
-/* The accelerator: sleeps the batch's drawn compute time; returns the time it really took. */
-static double compute(const struct train *t, int epoch, int64_t batch)
+/* The emulated accelerator computes batch b: a sleep of the time drawn for it, which is the
+ * time returned. The sleep may end late (the thread woke when a core was free: readers busy on
+ * every core, or readers that had stood still for a check and so came first): *overrun is by how
+ * much. An accelerator takes its time and no more, so the lateness is the harness's, never the
+ * accelerator's: counted as compute it raised AU (2x with --verify on tmpfs, where the paused
+ * readers took the cores when the sleeps ended). */
+static double compute(const struct train *t, int epoch, int64_t batch, double *overrun)
 {
 	const struct train_params *p = &t->p;
 	double want = p->compute_time;
@@ -399,7 +404,11 @@ static double compute(const struct train *t, int epoch, int64_t batch)
 		        train_normal((uint64_t)p->seed,
 		                     sonde_pattern_stream(STREAM_COMPUTE, epoch, t->ctx->rank),
 		                     (uint64_t)batch);
-	return train_sleep(want);
+	if (!(want > 0))
+		return 0;
+	double took = train_sleep(want);
+	*overrun = took > want ? took - want : 0;
+	return want;
 }
 
 /* Samples whose mismatches a rank prints, per epoch (the count of all is in the error line). */
@@ -510,6 +519,10 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 	sonde_progress_begin(&live, t->ctx, "train", SONDE_PROGRESS_BYTES,
 	                     span_bytes(p, ep->order, ep->count), t->ctx->size, 0);
 	ep->start = sonde_now();
+	/* The emulated accelerator's wait for a batch runs from when its last compute was due to
+	 * end (or the epoch or a checkpoint ended) until the batch's last sample was handed over:
+	 * a batch that was whole by then is no wait, even if this thread woke later. */
+	double free_at = ep->start;
 	train_reader_go(r);
 	for (int64_t b = 0; b < ep->batches; b++) {
 		int64_t n = ep->count - b * p->batch_size < p->batch_size
@@ -519,7 +532,12 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			double t0 = sonde_now();
 			ep->failed = train_reader_wait(r, b) < 0;
 			double t1 = sonde_now();
-			ep->part.wait += t1 - t0;
+			if (!ep->failed) {
+				/* without reader threads the reads start when it asks */
+				double from = p->read_threads > 0 ? free_at : t0;
+				double ready = train_reader_ready_at(r, b);
+				ep->part.wait += ready > from ? ready - from : 0;
+			}
 			/* the time series and the progress line count batches as the accelerator
 			 * gets them: their samples, their bytes, and the wait for them as the
 			 * latency */
@@ -538,7 +556,11 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 				ep->part.verify += train_reader_check(r, check_batch, &c);
 			}
 			train_reader_release(r, b);
-			ep->part.compute += compute(t, e, b);
+			double overrun = 0, begun = sonde_now();
+			double drawn = compute(t, e, b, &overrun);
+			ep->part.compute += drawn;
+			ep->part.overrun += overrun;
+			free_at = begun + drawn;
 			ep->part.batches++;
 			t->step++;
 			sonde_progress_update(&live, got);
@@ -552,6 +574,7 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 			ep->exit_code = checkpoint(t, e, &ep->part);
 			if (ep->exit_code)
 				break;
+			free_at = sonde_now();
 		}
 		if (ep->failed && p->ckpt.steps_between == 0)
 			break;
@@ -612,6 +635,7 @@ static void add_part(struct train_part *to, const struct train_part *from)
 	to->wait += from->wait;
 	to->verify += from->verify;
 	to->stalled += from->stalled;
+	to->overrun += from->overrun;
 	to->batches += from->batches;
 	to->io.samples += from->io.samples;
 	to->io.bytes += from->io.bytes;

@@ -204,6 +204,45 @@ def test_verify_leaves_au_and_wait_as_without_it(tmp_path, read_log_shim, thread
     assert figures[True]["au_mean"] == pytest.approx(figures[False]["au_mean"], rel=0.05)
 
 
+@pytest.mark.timing
+def test_a_late_wake_from_compute_is_neither_compute_nor_data(tmp_path, read_log_shim):
+    """The emulated accelerator's compute takes the time drawn, however late its thread wakes
+    from the sleep: a shim wakes the main thread x late from every compute sleep (as a busy node
+    does, and as --verify's paused readers did, AU 2x on tmpfs). One reader thread one batch
+    ahead (--prefetch 1) reads a sample in d (its delay and the read, timed by the shim) while
+    the accelerator computes c < d: batch k is whole d after batch k - 1 was released, so the
+    accelerator waits d for the first and d - c for each other, late wake or not: AU = n c /
+    (n d + c) (3 % of the recomputation). Counting the late wake as compute, as before, read
+    n (c + x) / (n d + c + x), 0.67 where this reads 0.24. The compute counted is n c exactly,
+    and compute_overrun_s_max at least n x. A timing (marker timing), as the tests above."""
+    data = tmp_path / "ds"
+    data.mkdir()
+    delay, compute, late, n = 0.04, 0.01, 0.02, 6
+    late_wake = build_shim("late_wake", tmp_path)
+    log = tmp_path / "log" / "reads"
+    log.parent.mkdir()
+    env = preload_env(read_log_shim, {"SONDE_TEST_READ_MATCH": "/train/",
+                                      "SONDE_TEST_READ_LOG": str(log),
+                                      "SONDE_TEST_READ_DELAY": str(delay),
+                                      "SONDE_TEST_LATE_WAKE": str(late),
+                                      "SONDE_TEST_LATE_WAKE_MIN": str(compute / 2)})
+    env["LD_PRELOAD"] += " " + str(late_wake)
+    out = tmp_path / "r.jsonl"
+    run_sonde(["train", "-d", data, "--generate", "--train", "--num-files", n,
+               "--samples-per-file", 1, "--record-size", 3000, "--batch-size", 1,
+               "--read-threads", 1, "--prefetch", 1, "--compute-time", compute,
+               "--json", out], env=env)
+    calls = [r[3] for rank in read_logs(str(log)) for r in rank]
+    assert len(calls) == n
+    d = sum(calls) / n
+    (m,) = records(out, "measurement", "train")
+    x = m["extra"]
+    assert x["compute_s_mean"] == pytest.approx(n * compute, rel=1e-9)
+    assert x["compute_overrun_s_max"] >= n * late
+    assert x["wait_s_mean"] == pytest.approx(n * d - (n - 1) * compute, rel=0.03)
+    assert x["au_mean"] == pytest.approx(n * compute / (n * d + compute), rel=0.03)
+
+
 def test_indexed_and_npz_files(tmp_path):
     """indexed: the index file's (offset, length) pairs describe the data file, and a sample
     larger than the transfer size takes ceil(size / transfer) calls; npz: numpy loads it."""

@@ -9,9 +9,9 @@ them. The rules judged (docs/workloads/train.md, "How many accelerators a node k
 - every epoch the run asked for was measured, and each read the whole dataset;
 - the same number of ranks (accelerators) on every node (MLPerf Storage: "every host node must
   run the same number of simulated accelerators");
-- no --verify (checking the samples lets the readers run ahead: AU too high), no --generate in
-  the run (the dataset is generated before the runs, its pages not in the clients' memory), a
-  compute time above 0 (AU of no compute measures no accelerator);
+- no --verify (the checks pause the readers: not the run MLPerf Storage measures), no
+  --generate in the run (the dataset is generated before the runs, its pages not in the
+  clients' memory), a compute time above 0 (AU of no compute measures no accelerator);
 - with --preset: every parameter is the preset's for its --accelerator, as the binary fills it,
   except those MLPerf Storage's CLOSED division lets a submitter set (ALTERABLE).
 
@@ -97,8 +97,8 @@ def _placement(run):
 def _workload(params):
     out = []
     if params.get(TRAIN.VERIFY):
-        out.append("--verify: the readers run ahead while samples are checked, so AU is too "
-                   "high")
+        out.append("--verify: the readers stand still while samples are checked, a run "
+                   "unlike the one measured for publication")
     if params.get(TRAIN.GENERATE):
         out.append("--generate in the same run: the dataset was just written (its pages may be "
                    "in memory), where MLPerf Storage generates it before the runs")

@@ -497,6 +497,7 @@ class TrainExtra:
     WAIT_S_MAX = Name("wait_s_max", (int, float))
     VERIFY_S_MAX = Name("verify_s_max", (int, float))
     CHECKPOINT_STALL_S_MAX = Name("checkpoint_stall_s_max", (int, float))
+    COMPUTE_OVERRUN_S_MAX = Name("compute_overrun_s_max", (int, float))
 
 
 class TrainSummary:

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The figures DLIO reports, from what every rank did: samples/s and MiB/s over the epoch's time
  * (the longest rank's compute + wait: verification is outside it), and the accelerator
- * utilization AU = compute / (compute + wait) of each rank, against the threshold. */
+ * utilization AU = compute / (compute + wait) of each rank, against the threshold. Compute and
+ * wait are the emulated accelerator's (train.c): its compute takes exactly the time drawn, and
+ * it waits from when that compute was due to end. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +54,8 @@ void train_figures_reduce(MPI_Comm comm, const struct train_part *mine, int epoc
 	f->verify_max = s.max;
 	sonde_stats_across(comm, mine->stalled, &s);
 	f->stalled_max = s.max;
+	sonde_stats_across(comm, mine->overrun, &s);
+	f->overrun_max = s.max;
 	f->seconds = f->busy.max;
 	f->samples_per_s = f->seconds > 0 ? (double)f->samples / f->seconds : 0;
 	f->mib_per_s = f->seconds > 0 ? (double)f->bytes / SONDE_MIB / f->seconds : 0;
@@ -92,6 +96,7 @@ void train_figures_json(const struct train_figures *f, struct sonde_json *j)
 	sonde_json_double(j, "wait_s_max", f->wait_max);
 	sonde_json_double(j, "verify_s_max", f->verify_max);
 	sonde_json_double(j, "checkpoint_stall_s_max", f->stalled_max);
+	sonde_json_double(j, "compute_overrun_s_max", f->overrun_max);
 }
 
 void train_figures_print(FILE *out, const struct train_figures *f)

@@ -59,6 +59,7 @@ struct train_reader {
 	int64_t released; /* batches released */
 	int64_t *done;    /* per slot: samples read of its batch */
 	int64_t *moved;   /* per slot: bytes read for its batch */
+	double *ready_at; /* per slot: when the last sample of its batch was handed over */
 	int failed;
 	int stop;              /* the consumer is done: readers end */
 	int started;           /* train_reader_go was called: readers may read */
@@ -312,8 +313,10 @@ static void *work(void *arg)
 		r->moved[(i / r->bs) % r->slots] += moved;
 		if (rc < 0)
 			r->failed = 1;
-		else if (++r->done[(i / r->bs) % r->slots] == batch_len(r, i / r->bs))
+		else if (++r->done[(i / r->bs) % r->slots] == batch_len(r, i / r->bs)) {
+			r->ready_at[(i / r->bs) % r->slots] = sonde_now();
 			pthread_cond_broadcast(&r->ready);
+		}
 		if (rc < 0) {
 			pthread_cond_broadcast(&r->ready);
 			pthread_cond_broadcast(&r->space);
@@ -349,6 +352,7 @@ static void reader_free(struct train_reader *r)
 	free(r->workers);
 	free(r->done);
 	free(r->moved);
+	free(r->ready_at);
 	free(r->skip);
 	free(r->buf);
 	pthread_mutex_destroy(&r->mu);
@@ -411,6 +415,7 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	r->nworkers = p->read_threads > 0 ? p->read_threads : 1;
 	r->done = calloc((size_t)r->slots, sizeof *r->done);
 	r->moved = calloc((size_t)r->slots, sizeof *r->moved);
+	r->ready_at = calloc((size_t)r->slots, sizeof *r->ready_at);
 	r->workers = calloc((size_t)r->nworkers, sizeof *r->workers);
 	void *buf = NULL;
 	/* slots x batch x span can pass 64 bits (--prefetch, --batch-size, --record-size at their
@@ -425,7 +430,7 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 		 * not spend */
 		memset(buf, 0, places * r->stride);
 	}
-	int ok = r->done && r->moved && r->workers && (!keep || (r->buf && r->skip));
+	int ok = r->done && r->moved && r->ready_at && r->workers && (!keep || (r->buf && r->skip));
 	for (int t = 0; ok && t < r->nworkers; t++)
 		ok = worker_init(r, &r->workers[t]) == 0;
 	if (!ok) {
@@ -472,6 +477,7 @@ int train_reader_wait(struct train_reader *r, int64_t b)
 		for (int64_t i = b * r->bs; i < b * r->bs + batch_len(r, b); i++)
 			if (read_place(r, w, i, &r->moved[0]) < 0)
 				return -1;
+		r->ready_at[0] = sonde_now();
 		return 0;
 	}
 	pthread_mutex_lock(&r->mu);
@@ -480,6 +486,14 @@ int train_reader_wait(struct train_reader *r, int64_t b)
 	int failed = r->failed;
 	pthread_mutex_unlock(&r->mu);
 	return failed ? -1 : 0;
+}
+
+double train_reader_ready_at(struct train_reader *r, int64_t b)
+{
+	pthread_mutex_lock(&r->mu);
+	double at = r->ready_at[b % r->slots];
+	pthread_mutex_unlock(&r->mu);
+	return at;
 }
 
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b)

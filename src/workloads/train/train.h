@@ -199,6 +199,9 @@ void train_reader_go(struct train_reader *r);
 /* Blocks until batch b (in order, from 0) is read. Returns 0, or -1 when a read failed (the
  * failure is in train_reader_finish's io). */
 int train_reader_wait(struct train_reader *r, int64_t b);
+/* When batch b's last sample was handed over (after train_reader_wait returned 0; without
+ * reader threads, when the wait's own reads ended). */
+double train_reader_ready_at(struct train_reader *r, int64_t b);
 /* The bytes the readers read for batch b (after train_reader_wait returned 0). */
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 /* The bytes of sample k of batch b (keep only) and its global id. */
@@ -219,6 +222,7 @@ void train_reader_finish(struct train_reader *r, struct train_io *io);
 /* One rank's part of an epoch (or of the run). */
 struct train_part {
 	double compute, wait, verify; /* seconds: emulated compute, waiting for batches, checks */
+	double overrun;               /* seconds the compute sleeps lasted past their time */
 	double stalled;               /* seconds training stood still for checkpoints */
 	int64_t batches;
 	struct train_io io;
@@ -230,7 +234,7 @@ struct train_figures {
 	int64_t samples, bytes, calls, index_bytes, index_calls, batches;
 	double seconds; /* the longest rank's compute + wait */
 	double samples_per_s, mib_per_s;
-	double compute_mean, wait_mean, wait_max, verify_max, stalled_max;
+	double compute_mean, wait_mean, wait_max, verify_max, stalled_max, overrun_max;
 	struct sonde_stats au, busy; /* AU per rank; compute + wait per rank */
 	double threshold;
 	int pass;   /* every rank's AU at least the threshold */
