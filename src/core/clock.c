@@ -67,6 +67,9 @@ void sonde_clock_sync(MPI_Comm comm, int rounds, struct sonde_clock *c)
 	} else {
 		measure(comm, rounds, c);
 	}
+	/* Two ranks' times compared on this clock are off by up to the sum of their errors, even
+	 * on one node, where they share the hardware clock and the offsets are estimates of 0. */
+	MPI_Allreduce(&c->error, &c->error_max, 1, MPI_DOUBLE, MPI_MAX, comm);
 	MPI_Barrier(comm);
 	if (rank == 0)
 		c->zero = sonde_now();

@@ -9,9 +9,10 @@
 #include <mpi.h>
 
 struct sonde_clock {
-	double offset; /* add to a local time to get rank 0's time */
-	double error;  /* half of the best round trip, seconds */
-	double zero;   /* the global zero, in rank 0's time */
+	double offset;    /* add to a local time to get rank 0's time */
+	double error;     /* half of the best round trip, seconds */
+	double error_max; /* the largest error of the ranks synced together */
+	double zero;      /* the global zero, in rank 0's time */
 };
 
 double sonde_now(void); /* seconds, local clock */

@@ -525,6 +525,7 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 	for (int i = 0; i < t->size; i++)
 		sonde_json_int(&R.rec, NULL, t->node_of_rank[i]);
 	sonde_json_array_end(&R.rec);
+	sonde_json_double(&R.rec, "clock_error_s", ctx->clock.error_max);
 	if (t->slurm_job_id) {
 		sonde_json_object_begin(&R.rec, "slurm");
 		sonde_json_string(&R.rec, "job_id", t->slurm_job_id);

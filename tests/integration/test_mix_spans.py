@@ -14,14 +14,18 @@ from conftest import read_jsonl, run_sonde
 from faultlib import NEEDS_SHIM, SHIM
 
 
-def spans_in_order(measured, launch_seconds):
+def spans_in_order(measured, launch_seconds, records):
     """Each measurement's span: after the mix's zero, before the launch ended, at least its own
-    seconds long, and after the one before it (the workload runs its phases one by one)."""
+    seconds long, and after the one before it (the workload runs its phases one by one). A
+    span's start and end are different ranks' times, on the mix's clock within twice the
+    headers' clock_error_s of each other (docs/results-schema.md): 0.5 ms across two loops of
+    coll under MPICH, whose ranks' offsets (0 in truth, on one node) were estimated that far."""
+    slack = 2 * max(r.get("clock_error_s", 0) for r in records if r["type"] == "header")
     for m in measured:
-        assert 0 <= m["start"] <= m["end"] <= launch_seconds, m
-        assert m["end"] - m["start"] >= m["seconds"] - 1e-6, m
+        assert -slack <= m["start"] <= m["end"] <= launch_seconds, m
+        assert m["end"] - m["start"] >= m["seconds"] - 1e-6 - slack, m
     for before, after in zip(measured, measured[1:], strict=False):
-        assert before["end"] <= after["start"], (before, after)
+        assert before["end"] <= after["start"] + slack, (before, after, slack)
 
 
 def by_workload(records):
@@ -60,7 +64,7 @@ def test_btio_and_mpiio_phases_overlap(tmp_path):
     measured = by_workload(records)
     for workload in ("btio", "mpiio"):
         assert [m["phase"] for m in measured[workload]] == ["write", "read"]
-        spans_in_order(measured[workload], seconds)
+        spans_in_order(measured[workload], seconds, records)
     # the windows, recomputed: where a phase of one group meets a phase of the other
     btio, mpiio = measured["btio"], measured["mpiio"]
     expected = sorted((max(a["start"], b["start"]), min(a["end"], b["end"]), a["phase"],
@@ -85,6 +89,6 @@ def test_coll_loops_are_on_the_mix_clock(tmp_path):
     records = read_jsonl(results)
     measured = by_workload(records)["coll"]
     assert [m["phase"] for m in measured] == ["Barrier", "Bcast"]
-    spans_in_order(measured, seconds)
+    spans_in_order(measured, seconds, records)
     windows = [(r["start"], r["end"]) for r in records if r["type"] == "mix"]
     assert windows == [(m["start"], m["end"]) for m in measured]

@@ -577,6 +577,7 @@ class Header:
     HOSTNAMES = Name("hostnames", LIST)
     TASKS_ON_NODE = Name("tasks_on_node", LIST)  # ranks on each node, node 0 first
     NODE_OF_RANK = Name("node_of_rank", LIST)  # the node of each rank
+    CLOCK_ERROR = Name("clock_error_s", (int, float))  # a rank's time off rank 0's by at most
     SONDE_VERSION = Name("sonde_version", STR)
     PARAMS = Name("params", (dict,))
 
