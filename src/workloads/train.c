@@ -528,14 +528,15 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 		int64_t n = ep->count - b * p->batch_size < p->batch_size
 		                ? ep->count - b * p->batch_size
 		                : p->batch_size;
+		double ready = 0, from = 0; /* when batch b was whole; the accelerator free */
 		if (!ep->failed) {
 			double t0 = sonde_now();
 			ep->failed = train_reader_wait(r, b) < 0;
 			double t1 = sonde_now();
 			if (!ep->failed) {
 				/* without reader threads the reads start when it asks */
-				double from = p->read_threads > 0 ? free_at : t0;
-				double ready = train_reader_ready_at(r, b);
+				from = p->read_threads > 0 ? free_at : t0;
+				ready = train_reader_ready_at(r, b);
 				ep->part.wait += ready > from ? ready - from : 0;
 			}
 			/* the time series and the progress line count batches as the accelerator
@@ -547,20 +548,26 @@ static void epoch_loop(struct train *t, int e, struct epoch *ep, struct train_re
 				sonde_series_call(t1, t1 - t0, bytes, n);
 		}
 		if (!ep->failed) {
+			double paused = 0;
 			if (p->verify) {
 				/* the readers pause while the batch is checked, in a thread of its
 				 * own: reading ahead meanwhile would shorten the next waits
 				 * (reader.c) */
 				struct batch_check c = {r, p,           t->ctx->rank, b,
 				                        n, &ep->verify, &ep->shown};
-				ep->part.verify += train_reader_check(r, check_batch, &c);
+				ep->part.verify += train_reader_check(r, check_batch, &c, &paused);
 			}
 			train_reader_release(r, b);
 			double overrun = 0, begun = sonde_now();
 			double drawn = compute(t, e, b, &overrun);
 			ep->part.compute += drawn;
 			ep->part.overrun += overrun;
-			free_at = begun + drawn;
+			/* A batch the accelerator waited for: it computes from when the batch was
+			 * whole, however late this thread woke to it (the readers' clock stood
+			 * still during a check). One that was there already: from when this thread
+			 * began, so that late wakes while the readers were ahead never pile up into
+			 * waits. */
+			free_at = (ready > from ? ready + paused : begun) + drawn;
 			ep->part.batches++;
 			t->step++;
 			sonde_progress_update(&live, got);

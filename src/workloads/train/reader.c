@@ -511,7 +511,8 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
 	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
 }
 
-double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg)
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg,
+                          double *paused)
 {
 	pthread_mutex_lock(&r->mu);
 	r->paused = 1;
@@ -524,7 +525,8 @@ double train_reader_check(struct train_reader *r, void (*check)(void *), void *a
 	while (r->check)
 		pthread_cond_wait(&r->posted, &r->mu);
 	double took = r->check_seconds;
-	r->paused_total += sonde_now() - r->pause_start;
+	*paused = sonde_now() - r->pause_start;
+	r->paused_total += *paused;
 	r->paused = 0;
 	pthread_cond_broadcast(&r->space);
 	pthread_mutex_unlock(&r->mu);

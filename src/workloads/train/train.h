@@ -208,8 +208,10 @@ int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
 /* keep (--verify): runs check(arg) in the readers' checker thread while the readers stand as if
  * time stood still (reader.c), so that neither the check's time nor its CPU changes a wait or
- * the main thread's sleeps; returns the seconds check took. */
-double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg);
+ * the main thread's sleeps; returns the seconds check took, and in *paused the seconds the
+ * readers stood still (the check, and the reads under way finishing before it). */
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg,
+                          double *paused);
 /* Batch b is consumed: its buffer may take the next batch. */
 void train_reader_release(struct train_reader *r, int64_t b);
 /* Stops and joins the readers, adds what they did to io, frees r. */
