@@ -511,8 +511,7 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
 	return r->buf + place_of(r, i) * r->stride + r->skip[place_of(r, i)];
 }
 
-double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg,
-                          double *paused)
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg, double *paused)
 {
 	pthread_mutex_lock(&r->mu);
 	r->paused = 1;

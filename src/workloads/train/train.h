@@ -210,8 +210,7 @@ const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int 
  * time stood still (reader.c), so that neither the check's time nor its CPU changes a wait or
  * the main thread's sleeps; returns the seconds check took, and in *paused the seconds the
  * readers stood still (the check, and the reads under way finishing before it). */
-double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg,
-                          double *paused);
+double train_reader_check(struct train_reader *r, void (*check)(void *), void *arg, double *paused);
 /* Batch b is consumed: its buffer may take the next batch. */
 void train_reader_release(struct train_reader *r, int64_t b);
 /* Stops and joins the readers, adds what they did to io, frees r. */
