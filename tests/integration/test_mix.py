@@ -74,7 +74,8 @@ def _files(root):
 
 # Timing figures, and what names a run rather than what it did.
 _TIMED = {"run_id", "group", "mix_stage", "start", "end", "start_time", "elapsed_seconds",
-          "free_bytes", "per_rank", "latency", "rank_seconds_before_barrier", "finish"}
+          "free_bytes", "per_rank", "latency", "rank_seconds_before_barrier", "finish",
+          "clock_error_s"}
 
 
 def _shape(value):
