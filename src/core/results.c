@@ -18,9 +18,9 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "results_file.h"
+#include "results_format.h"
 #include "stop.h"
 #include "stop_record.h"
-#include "units.h"
 #include "workload.h"
 
 /* The cause of the failure that ends the run, for its end record. */
@@ -543,53 +543,6 @@ void sonde_results_header(const struct sonde_context *ctx, const char *params_js
 	write_record();
 }
 
-static double ratio(double num, double den)
-{
-	return den > 0 ? num / den : NAN;
-}
-
-static void csv_number(double v)
-{
-	if (isfinite(v))
-		fprintf(R.csv, ",%.9g", v);
-	else
-		fputs(",", R.csv);
-}
-
-/* docs/results-schema.md lists them; python/sonde/results/__init__.py reads them by these names. */
-static void csv_header(void)
-{
-	fputs("run_id,workload,ranks,nodes,tasks_per_node,phase,iteration,bytes,seconds,"
-	      "bandwidth_mib_s,ops,ops_per_s,rank_min_s,rank_min_rank,rank_max_s,rank_max_rank,"
-	      "rank_mean_s,rank_stddev_s,lat_count,lat_p50_s,lat_p90_s,lat_p99_s,lat_p999_s,"
-	      "lat_max_s,lat_mean_s,lat_percentiles,lat_error_rel,verify_checked,verify_errors,"
-	      "params,extra\n",
-	      R.csv);
-}
-
-/* A JSON object as one quoted CSV field (quotes doubled). */
-static void csv_json(const char *json)
-{
-	fputs(",\"", R.csv);
-	for (const char *p = json ? json : "{}"; *p; p++) {
-		if (*p == '"')
-			fputc('"', R.csv);
-		fputc(*p, R.csv);
-	}
-	fputc('"', R.csv);
-}
-
-/* A latency figure, or NaN (null, an empty field) when no call was counted: never a 0. */
-static double counted(const struct sonde_latency *l, double figure)
-{
-	return l->count > 0 ? figure : NAN;
-}
-
-static const char *percentile_method(const struct sonde_latency *l)
-{
-	return l->from_histogram ? "log-linear-bucket-midpoint" : "exact";
-}
-
 /* The row built in the memory stream goes out whole (with the header row before the first
  * row of a new file), and the stream starts over. */
 static void csv_write_row(void)
@@ -601,148 +554,17 @@ static void csv_write_row(void)
 
 static void csv_row(const char *workload, const struct sonde_measurement *m)
 {
-	const struct sonde_stats *s = m->per_rank;
-	const struct sonde_latency *l = m->latency;
 	if (R.csv_out.was_empty && !R.csv_out.wrote)
-		csv_header();
-	fprintf(R.csv, "%s,%s,%d,%d,%d,%s,%d,%lld", R.run_id, workload, R.ranks, R.nodes,
-	        R.tasks_per_node, m->phase, m->iteration, (long long)m->bytes);
-	csv_number(m->seconds);
-	csv_number(ratio((double)m->bytes / (double)SONDE_MIB, m->seconds));
-	fprintf(R.csv, ",%lld", (long long)m->ops);
-	csv_number(ratio((double)m->ops, m->seconds));
-	csv_number(s ? s->min : NAN);
-	fprintf(R.csv, ",%s", "");
-	if (s)
-		fprintf(R.csv, "%d", s->min_rank);
-	csv_number(s ? s->max : NAN);
-	fputs(",", R.csv);
-	if (s)
-		fprintf(R.csv, "%d", s->max_rank);
-	csv_number(s ? s->mean : NAN);
-	csv_number(s ? s->stddev : NAN);
-	fputs(",", R.csv);
-	if (l)
-		fprintf(R.csv, "%lld", (long long)l->count);
-	csv_number(l ? counted(l, l->p50) : NAN);
-	csv_number(l ? counted(l, l->p90) : NAN);
-	csv_number(l ? counted(l, l->p99) : NAN);
-	csv_number(l ? counted(l, l->p999) : NAN);
-	csv_number(l ? counted(l, l->max) : NAN);
-	csv_number(l ? counted(l, l->mean) : NAN);
-	fprintf(R.csv, ",%s", l ? percentile_method(l) : "");
-	csv_number(l ? counted(l, l->error_rel) : NAN);
-	fprintf(R.csv, ",%s,%lld", m->verified ? "true" : "false", (long long)m->verify_errors);
-	csv_json(m->params_json);
-	csv_json(m->extra_json);
-	fputc('\n', R.csv);
+		results_csv_header(R.csv);
+	const struct results_csv_run run = {R.run_id, workload, R.ranks, R.nodes, R.tasks_per_node};
+	results_csv_row(R.csv, &run, m);
 	csv_write_row();
-}
-
-static void per_rank(const struct sonde_stats *s)
-{
-	if (!s) {
-		sonde_json_null(&R.rec, "per_rank");
-		return;
-	}
-	sonde_json_object_begin(&R.rec, "per_rank");
-	sonde_json_int(&R.rec, "n", s->n);
-	sonde_json_double(&R.rec, "min", s->min);
-	sonde_json_int(&R.rec, "min_rank", s->min_rank);
-	sonde_json_double(&R.rec, "max", s->max);
-	sonde_json_int(&R.rec, "max_rank", s->max_rank);
-	sonde_json_double(&R.rec, "mean", s->mean);
-	sonde_json_double(&R.rec, "stddev", s->stddev);
-	sonde_json_object_end(&R.rec);
-}
-
-static void latency(const struct sonde_latency *l)
-{
-	if (!l) {
-		sonde_json_null(&R.rec, "latency");
-		return;
-	}
-	sonde_json_object_begin(&R.rec, "latency");
-	sonde_json_int(&R.rec, "count", l->count);
-	sonde_json_double(&R.rec, "p50", counted(l, l->p50));
-	sonde_json_double(&R.rec, "p90", counted(l, l->p90));
-	sonde_json_double(&R.rec, "p99", counted(l, l->p99));
-	sonde_json_double(&R.rec, "p999", counted(l, l->p999));
-	sonde_json_double(&R.rec, "max", counted(l, l->max));
-	sonde_json_double(&R.rec, "mean", counted(l, l->mean));
-	sonde_json_string(&R.rec, "percentiles", percentile_method(l));
-	sonde_json_double(&R.rec, "error_rel", counted(l, l->error_rel));
-	/* Only the buckets that counted something, each with its edges: a few dozen entries
-	 * where the whole histogram has thousands. */
-	sonde_json_array_begin(&R.rec, "histogram_ns");
-	for (int b = 0; b < SONDE_HIST_BUCKETS; b++) {
-		if (l->hist.count[b] == 0)
-			continue;
-		sonde_json_array_begin(&R.rec, NULL);
-		sonde_json_double(&R.rec, NULL, sonde_hist_lower_ns(b));
-		sonde_json_double(&R.rec, NULL, sonde_hist_upper_ns(b));
-		sonde_json_int(&R.rec, NULL, l->hist.count[b]);
-		sonde_json_array_end(&R.rec);
-	}
-	sonde_json_array_end(&R.rec);
-	sonde_json_object_end(&R.rec);
-}
-
-static void finish(const struct sonde_finish *f)
-{
-	if (!f || f->n == 0) {
-		sonde_json_null(&R.rec, "finish");
-		return;
-	}
-	sonde_json_object_begin(&R.rec, "finish");
-	sonde_json_int(&R.rec, "n", f->n);
-	sonde_json_double(&R.rec, "min_s", f->min);
-	sonde_json_double(&R.rec, "p50_s", f->p50);
-	sonde_json_double(&R.rec, "max_s", f->max);
-	sonde_json_double(&R.rec, "mean_s", f->mean);
-	sonde_json_double(&R.rec, "lost_s", f->lost_s);
-	sonde_json_array_begin(&R.rec, "slowest");
-	for (int i = 0; i < f->nslowest; i++) {
-		sonde_json_object_begin(&R.rec, NULL);
-		sonde_json_int(&R.rec, "rank", f->slowest_rank[i]);
-		sonde_json_int(&R.rec, "node", f->slowest_node[i]);
-		sonde_json_string(&R.rec, "host", f->slowest_host[i] ? f->slowest_host[i] : "");
-		sonde_json_double(&R.rec, "seconds", f->slowest_s[i]);
-		sonde_json_object_end(&R.rec);
-	}
-	sonde_json_array_end(&R.rec);
-	sonde_json_object_begin(&R.rec, "first_done");
-	sonde_json_double(&R.rec, "bandwidth_mib_s", f->first_done_mib_s);
-	sonde_json_double(&R.rec, "ops_per_s", f->first_done_ops_s);
-	sonde_json_object_end(&R.rec);
-	sonde_json_object_begin(&R.rec, "last_done");
-	sonde_json_double(&R.rec, "bandwidth_mib_s", f->last_done_mib_s);
-	sonde_json_double(&R.rec, "ops_per_s", f->last_done_ops_s);
-	sonde_json_object_end(&R.rec);
-	sonde_json_object_end(&R.rec);
 }
 
 static void json_measurement(const char *workload, const struct sonde_measurement *m)
 {
 	begin_record("measurement", workload);
-	sonde_json_string(&R.rec, "phase", m->phase);
-	sonde_json_int(&R.rec, "iteration", m->iteration);
-	sonde_json_int(&R.rec, "bytes", m->bytes);
-	sonde_json_double(&R.rec, "seconds", m->seconds);
-	sonde_json_double(&R.rec, "bandwidth_mib_s",
-	                  ratio((double)m->bytes / (double)SONDE_MIB, m->seconds));
-	sonde_json_int(&R.rec, "ops", m->ops);
-	sonde_json_double(&R.rec, "ops_per_s", ratio((double)m->ops, m->seconds));
-	per_rank(m->per_rank);
-	latency(m->latency);
-	finish(m->finish);
-	sonde_json_object_begin(&R.rec, "verify");
-	sonde_json_bool(&R.rec, "checked", m->verified);
-	sonde_json_int(&R.rec, "errors", m->verify_errors);
-	sonde_json_int(&R.rec, "bytes_checked", m->bytes_checked);
-	sonde_json_object_end(&R.rec);
-	sonde_json_raw(&R.rec, "params", m->params_json ? m->params_json : "{}");
-	sonde_json_raw(&R.rec, "extra", m->extra_json ? m->extra_json : "{}");
+	results_json_measurement(&R.rec, m);
 	if (R.mix.in_mix) {
 		sonde_json_double(&R.rec, "start", mix_time(m->start));
 		sonde_json_double(&R.rec, "end", mix_time(m->end));
