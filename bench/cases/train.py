@@ -3,10 +3,21 @@
 
 `train`: samples/s against a bare C loop (bench/train_loop.c) reading the same samples of the
 same files in the same order: one rank, no shuffle, one reader thread, no compute, batches of
-8 (the reader hands the main thread a batch at a time, as in training), every sample in one
-pread, EPOCHS epochs (the loop: as many passes). The loop opens each file, reads its samples
-and closes it; sonde train does the same through its reader thread and prefetch queue, so the
-ratio is what sonde's harness (threads, queue, accounting) costs per sample.
+400 (resnet50's in MLPerf Storage, whose samples are about these 128 KiB; the reader hands the
+main thread a batch at a time, as in training), every sample in one pread, EPOCHS epochs (the
+loop: as many passes). The loop opens each file, reads its sample into the place sonde gives
+it (its batch's buffer, one of PREFETCH) and closes it; sonde train does the same through its
+reader thread and prefetch queue, so the ratio is what sonde's harness (threads, queue,
+accounting) costs per sample.
+
+A batch costs its handing over: the main thread sleeps until the reader wakes it, and on the
+core they share (a 1-rank launch is bound to one) that is two context switches (a futex
+ping-pong between two threads on one core takes 7.5 us a round trip on the bench machine). The
+size of a batch decides what that weighs: from the page cache, batches of 8 samples of 128 KiB
+(1 MiB, about 240 us to read) read 0.90-0.93 of the loop, batches of 128 0.98 and of 400 0.97
+(median of 11-13 alternated rounds, 2026-11-28). MLPerf Storage's batches hold 2.7 MB
+(cosmoflow) to about 1 GB (unet3d), resnet50's 45 MB: the row takes resnet50's, where the
+harness's cost per sample is what is left.
 
 Per place, `sonde train --generate` writes one dataset, then every run of either tool reads
 that same dataset, after a settle: the same files in the same pages of memory (tmpfs) or of the
@@ -19,7 +30,7 @@ one core, where sonde's reader thread and main thread take turns).
 
 Why the comparison is fair: both make the same calls in the same order (strace -c on 1024
 files: 1024 opens, 1024 preads of 128 KiB at the array's offset, 1024 closes on either side,
-per epoch), into a buffer reused for every sample, and both start their clocks in the same
+per epoch), into the same places of the same batch buffers, and both start their clocks in the same
 state: the loop is an MPI program that starts timing after MPI_Init and a barrier, as sonde's
 epoch does. Timed from the first instant of a fresh process, the loop measured 2-5x below sonde
 on a busy machine (8 jobs on 2 cores), a gap of process start-up, not of I/O. On such a machine
@@ -32,16 +43,19 @@ and the sides' data the same, but a verdict still needs a quiet machine.
 2 reader threads, a compute time shorter than a batch's reads (the readers are the bottleneck,
 where a check that let them read ahead would shorten the waits): samples/s and AU (the
 summary's mean) must come out the same, within 2 % either way (two-sided rows: a figure raised
-by --verify is as wrong as one lowered), over one dataset both sides read. Not yet measured on a
-quiet machine: smoke runs on this one shared by eight sessions (load 10 on 2 cores) read 0.1 to
-0.6 for samples/s with --verify, its compute sleeps overrunning 3-4x more than without: the
-checks' CPU time lowers the whole run's share of the cores against the other sessions (Linux
-schedules a session's threads as one group), which no change inside sonde undoes; the same
-commands (with 2 ms of compute) run at a real-time priority, out of the others' way, read
-1.07 and 0.86.
+by --verify is as wrong as one lowered), over one dataset both sides read. Samples of 4 MiB
+make a rank's batch buffers (2 x 16 samples) 128 MiB, four times the bench machine's L3 cache
+(32 MiB). With 1 MiB samples the buffers were as large as the cache, and the check, which
+reads each batch just before its buffer is written again, kept them there: the reads of the
+run with --verify took 0.72-0.94 of the time of those without, in every one of 10 alternated
+rounds, and its samples/s read 1.09. That is the cache and this machine's, not the pause's;
+with buffers far past the cache, the reads' latency with and without --verify matched (0.78 to
+1.23 a round, around 1) and samples/s followed it round by round. A machine under other work
+also moves the figures: the checks' CPU time lowers the run's share of the cores (Linux
+schedules a session's threads as one group).
 
 Knobs: SONDE_BENCH_TRAIN_FILES (`train`: files of one 128 KiB sample, default 4096),
-SONDE_BENCH_TRAIN_VERIFY_FILES (`train_verify`: files of one 1 MiB sample, default 512),
+SONDE_BENCH_TRAIN_VERIFY_FILES (`train_verify`: files of one 4 MiB sample, default 512),
 SONDE_BENCH_SHM_DIR, SONDE_BENCH_DISK_DIR."""
 
 import json
@@ -62,11 +76,12 @@ from benchlib import (
 )
 
 RECORD = 128 * 1024
-BATCH = 8
+BATCH = 400
+PREFETCH = 2
 EPOCHS = 3
 TARGET = 0.95
 
-VERIFY_RECORD = 1 << 20
+VERIFY_RECORD = 4 << 20
 VERIFY_FILES = 512
 VERIFY_BATCH = 16
 VERIFY_THREADS = 2
@@ -122,7 +137,7 @@ class Train:
         rows = []
         for place in places:
             label = (f"{place} ({fs_type(place)}), {files} files of {RECORD // 1024} KiB, "
-                     f"{EPOCHS} epochs")
+                     f"batches of {BATCH}, {EPOCHS} epochs")
             mine = {"read": Row(self.name, f"read {label}", "samples/s", "train_loop",
                                 TARGET)}
             rows += mine.values()
@@ -140,7 +155,7 @@ class Train:
         ctx.settle()
         results = os.path.join(work, "r.jsonl")
         argv = [sonde, "train", "-d", work, "--train", *_dataset(files, RECORD), "--batch-size",
-                BATCH, "--read-threads", 1, "--prefetch", 2, "--epochs", EPOCHS, "--json",
+                BATCH, "--read-threads", 1, "--prefetch", PREFETCH, "--epochs", EPOCHS, "--json",
                 results]
         summary = _summary(launcher, argv, results, files)
         return {"read": (summary["samples_per_s"], command([launcher, "-n", 1, *argv]))}
@@ -149,7 +164,7 @@ class Train:
     def _ref(ctx, launcher, ref, files, work):
         ctx.settle()
         # under the same launcher as sonde, so that both get its binding to a core
-        argv = [ref, work, files, 1, RECORD, EPOCHS]
+        argv = [ref, work, files, 1, RECORD, EPOCHS, BATCH, PREFETCH]
         got = json.loads(run_mpi(launcher, 1, argv, "train_loop"))
         if got["samples"] != files * EPOCHS:
             raise BenchError(f"train_loop read {got['samples']} samples, not {files * EPOCHS}")

@@ -111,7 +111,7 @@ def test_figures_of_4_ranks_and_a_dataset_that_is_not_the_options(tmp_path):
 
 
 def test_read_ahead_buffers_past_64_bits_are_refused(tmp_path):
-    """--verify keeps prefetch x batch x sample bytes: 1 x 2^24 x 1 TiB passes 64 bits. The run
+    """A rank holds prefetch x batch x sample bytes: 1 x 2^24 x 1 TiB passes 64 bits. The run
     says it cannot have the buffers (exit 1) instead of reading into a wrapped, tiny one. The
     1 TiB sample is a sparse file of the size the options make (its npy header recomputed)."""
     record = 1 << 40
@@ -124,8 +124,8 @@ def test_read_ahead_buffers_past_64_bits_are_refused(tmp_path):
         except OSError as e:
             pytest.skip(f"the file system of {tmp_path} has no sparse 1 TiB file: {e}")
     proc = run_sonde(["train", "-d", tmp_path, "--train", "--num-files", 1, "--record-size",
-                      "1t", "--batch-size", 1 << 24, "--prefetch", 1, "--transfer-size", "4k",
-                      "--verify"], np=1, check=False, timeout=60)
+                      "1t", "--batch-size", 1 << 24, "--prefetch", 1, "--transfer-size", "4k"],
+                     np=1, check=False, timeout=60)
     assert proc.returncode == 1, proc.stderr
     (line,) = error_lines(proc)
     assert "out of memory or threads for the readers" in line

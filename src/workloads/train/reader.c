@@ -2,10 +2,13 @@
 /* The readers of one rank's epoch: threads that take the rank's samples in order, each whole
  * sample by one thread in calls of --transfer-size, at most --prefetch batches ahead of the batch
  * the main thread consumes (a batch's slot is free again once it is released). A sample's bytes
- * go into its batch's slot when they are kept for --verify, else into the thread's scratch
- * buffer. Each thread keeps the file of its last sample open (and, for indexed files, that
- * file's index). With --odirect a read covers the aligned span around the sample, into aligned
- * buffers, and the sample is found inside it. The first failure stops every reader; the waiting
+ * go to its place in its batch's slot, as a loader holds the batches it has read in memory: with
+ * or without --verify the same memory, so that a read from memory costs the same (one buffer a
+ * thread, reused, stayed in the CPU's caches where the slots do not always, and --verify, which
+ * needs the bytes, read 0.87 of the samples/s without it on tmpfs). Each thread keeps the file
+ * of its last sample open (and, for indexed files, that file's index). With --odirect a read
+ * covers the aligned span around the sample, into aligned buffers, and the sample is found
+ * inside it. The first failure stops every reader; the waiting
  * consumer is told. Without threads the consumer reads each batch itself when it waits for it.
  * hdf5: a sample is a byte range of the file's records_0, read through HDF5 (hdf5.c).
  *
@@ -34,7 +37,6 @@
 struct worker {
 	struct train_reader *r;
 	pthread_t thread;
-	unsigned char *scratch;
 	int64_t file; /* the file open in f, -1: none */
 	struct sonde_file *f;
 	int64_t size, head;   /* its samples' size and where its array starts */
@@ -49,10 +51,10 @@ struct train_reader {
 	const int64_t *samples;
 	int64_t count, batches;
 	int bs, slots, keep;
-	size_t stride;      /* bytes per sample in a slot (keep): the largest read span */
+	size_t stride;      /* bytes per sample in a slot: the largest read span */
 	size_t call;        /* bytes per read call */
-	unsigned char *buf; /* keep: slots x bs x stride */
-	int64_t *skip;      /* keep: per place, where its sample starts in its span */
+	unsigned char *buf; /* slots x bs x stride: the batches in memory */
+	int64_t *skip;      /* per place, where its sample starts in its span */
 	pthread_mutex_t mu;
 	pthread_cond_t ready, space;
 	int64_t next;     /* the next sample to claim */
@@ -92,11 +94,10 @@ static int fail(struct worker *w, int err, const char *path, const char *why)
 	return -1;
 }
 
-/* Reads len bytes at offset of f in calls of r->call into dst (advancing when keep); the end of
- * the file may come after need bytes (a direct read's aligned span past it), not before. */
+/* Reads len bytes at offset of f in calls of r->call into dst; the end of the file may come
+ * after need bytes (a direct read's aligned span past it), not before. */
 static int read_range(struct worker *w, struct sonde_file *f, const char *path, unsigned char *dst,
-                      int64_t len, int64_t need, int64_t offset, int advance, int64_t *bytes,
-                      int64_t *calls)
+                      int64_t len, int64_t need, int64_t offset, int64_t *bytes, int64_t *calls)
 {
 	const struct train_reader *r = w->r;
 	/* hdf5: the bytes counted are those HDF5 took from the file (deflated chunks are read
@@ -106,7 +107,7 @@ static int read_range(struct worker *w, struct sonde_file *f, const char *path, 
 		size_t n = len - done < (int64_t)r->call ? (size_t)(len - done) : r->call;
 		int64_t before = hdf5 ? train_hdf5_read_bytes(f) : 0;
 		double t0 = sonde_now();
-		ssize_t got = r->backend->read_at(f, advance ? dst + done : dst, n, offset + done);
+		ssize_t got = r->backend->read_at(f, dst + done, n, offset + done);
 		sonde_latency_acc_add(&w->io.latency, sonde_now() - t0);
 		if (got < 0)
 			return fail(w, (int)-got, path, sonde_io_last_error());
@@ -150,9 +151,9 @@ static int open_file(struct worker *w, int64_t file)
 		int rc = w->r->backend->open(path, SONDE_IO_RDONLY, &opt, &idx);
 		if (rc < 0)
 			return fail(w, -rc, path, sonde_io_last_error());
-		rc = read_range(w, idx, path, w->index, 16 * p->samples_per_file,
-		                16 * p->samples_per_file, 0, 1, &w->io.index_bytes,
-		                &w->io.index_calls);
+		rc =
+		    read_range(w, idx, path, w->index, 16 * p->samples_per_file,
+		               16 * p->samples_per_file, 0, &w->io.index_bytes, &w->io.index_calls);
 		w->r->backend->close(idx);
 		if (rc < 0)
 			return -1;
@@ -179,8 +180,8 @@ static int64_t le64(const unsigned char *b)
 	return (int64_t)v;
 }
 
-/* Sample id into dst (the slot's place when keep, else the scratch buffer): adds the bytes read
- * to *moved and sets *skip to where the sample starts at dst. */
+/* Sample id into dst (its place in its batch's slot): adds the bytes read to *moved and sets
+ * *skip to where the sample starts at dst. */
 static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t *moved,
                        int64_t *skip)
 {
@@ -213,9 +214,9 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t
 	int parts = p->fmt == TRAIN_HDF5 ? p->num_dset : 1;
 	for (int k = 0; k < parts; k++) {
 		int64_t piece = len / parts, at = k * piece;
-		if (read_range(w, w->f, w->path, r->keep ? dst + at : dst, piece,
-		               parts == 1 ? offset + size - start : piece, start + at, r->keep,
-		               &w->io.bytes, &w->io.calls) < 0)
+		if (read_range(w, w->f, w->path, dst + at, piece,
+		               parts == 1 ? offset + size - start : piece, start + at, &w->io.bytes,
+		               &w->io.calls) < 0)
 			return -1;
 	}
 	*moved += w->io.bytes - before;
@@ -224,24 +225,18 @@ static int read_sample(struct worker *w, int64_t id, unsigned char *dst, int64_t
 	return 0;
 }
 
-/* Sample i's place among the slots' (keep). */
+/* Sample i's place among the slots'. */
 static size_t place_of(const struct train_reader *r, int64_t i)
 {
 	return (size_t)((i / r->bs) % r->slots) * (size_t)r->bs + (size_t)(i % r->bs);
-}
-
-static unsigned char *place(struct train_reader *r, struct worker *w, int64_t i)
-{
-	return r->keep ? r->buf + place_of(r, i) * r->stride : w->scratch;
 }
 
 /* Reads sample i of the rank's list; the caller adds *moved to its batch's bytes. */
 static int read_place(struct train_reader *r, struct worker *w, int64_t i, int64_t *moved)
 {
 	int64_t skip = 0;
-	int rc = read_sample(w, r->samples[i], place(r, w, i), moved, &skip);
-	if (r->keep)
-		r->skip[place_of(r, i)] = skip;
+	int rc = read_sample(w, r->samples[i], r->buf + place_of(r, i) * r->stride, moved, &skip);
+	r->skip[place_of(r, i)] = skip;
 	return rc;
 }
 
@@ -336,12 +331,6 @@ static int worker_init(struct train_reader *r, struct worker *w)
 	memset(w, 0, sizeof *w);
 	w->r = r;
 	w->file = -1;
-	void *scratch = NULL;
-	if (!r->keep && posix_memalign(&scratch, TRAIN_DIRECT_ALIGN, r->call) != 0)
-		return -1;
-	if (scratch) /* its pages faulted in now, before the epoch's clock (as the slots') */
-		memset(scratch, 0, r->call);
-	w->scratch = scratch;
 	if (r->p->fmt == TRAIN_INDEXED && !(w->index = malloc(16 * (size_t)r->p->samples_per_file)))
 		return -1;
 	return 0;
@@ -349,10 +338,8 @@ static int worker_init(struct train_reader *r, struct worker *w)
 
 static void reader_free(struct train_reader *r)
 {
-	for (int t = 0; t < r->nworkers; t++) {
-		free(r->workers[t].scratch);
+	for (int t = 0; t < r->nworkers; t++)
 		free(r->workers[t].index);
-	}
 	free(r->workers);
 	free(r->done);
 	free(r->moved);
@@ -425,16 +412,15 @@ struct train_reader *train_reader_start(const struct train_params *p, const int6
 	/* slots x batch x span can pass 64 bits (--prefetch, --batch-size, --record-size at their
 	 * largest): no buffer then, rather than a wrapped small one */
 	size_t places = (size_t)r->slots * (size_t)r->bs;
-	if (keep && places <= SIZE_MAX / r->stride &&
+	if (places <= SIZE_MAX / r->stride &&
 	    posix_memalign(&buf, TRAIN_DIRECT_ALIGN, places * r->stride) == 0) {
 		r->buf = buf;
 		r->skip = calloc(places, sizeof *r->skip);
 		/* touched now, before the epoch's clock: else the first batches' reads would fault
-		 * in the slots' pages, time that a run without --verify (one buffer a thread) does
-		 * not spend */
+		 * in the slots' pages, a cost of the harness's memory, not of the storage */
 		memset(buf, 0, places * r->stride);
 	}
-	int ok = r->done && r->moved && r->ready_at && r->workers && (!keep || (r->buf && r->skip));
+	int ok = r->done && r->moved && r->ready_at && r->workers && r->buf && r->skip;
 	for (int t = 0; ok && t < r->nworkers; t++)
 		ok = worker_init(r, &r->workers[t]) == 0;
 	if (!ok) {

@@ -189,8 +189,9 @@ struct train_io {
 struct train_reader;
 /* Starts p->read_threads readers over the rank's samples of the epoch (none: the batches are
  * read by train_reader_wait), waiting for train_reader_go, then at most p->prefetch batches
- * ahead of the consumer. keep: the samples' bytes stay in the batch until released (for
- * --verify). Returns NULL when out of memory or threads. */
+ * ahead of the consumer, each batch in a buffer of its own until released. keep (--verify): a
+ * checker thread runs train_reader_check's checks. Returns NULL when out of memory or
+ * threads. */
 struct train_reader *train_reader_start(const struct train_params *p, const int64_t *samples,
                                         int64_t count, int keep);
 /* The epoch starts: the readers begin (they wait for this, so that no read precedes the epoch's
@@ -204,7 +205,7 @@ int train_reader_wait(struct train_reader *r, int64_t b);
 double train_reader_ready_at(struct train_reader *r, int64_t b);
 /* The bytes the readers read for batch b (after train_reader_wait returned 0). */
 int64_t train_reader_batch_bytes(struct train_reader *r, int64_t b);
-/* The bytes of sample k of batch b (keep only) and its global id. */
+/* The bytes of sample k of batch b (until it is released) and its global id. */
 const unsigned char *train_reader_sample(struct train_reader *r, int64_t b, int k, int64_t *id);
 /* keep (--verify): runs check(arg) in the readers' checker thread while the readers stand as if
  * time stood still (reader.c), so that neither the check's time nor its CPU changes a wait or
