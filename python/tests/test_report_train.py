@@ -94,6 +94,25 @@ def test_train_figures_are_the_records(train_run):
         assert abs(got - r["bytes"] / 2**20 / r["seconds"]) <= 1e-6 * got
 
 
+def test_a_run_without_compute_time_is_not_judged(tmp_path):
+    """No compute time: every second is a wait and AU is 0, which says nothing of the storage.
+    The record's au_pass is null, and the report's verdict says "not judged", never fail."""
+    results = tmp_path / "r.jsonl"
+    argv = launcher(1) + [SONDE, "train", "-d", str(tmp_path), "--generate", "--train",
+                          "--num-files", "4", "--record-size", "4k", "--batch-size", "2",
+                          "--json", str(results)]
+    proc = subprocess.run(argv, env=env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (epoch,) = measured(raw(results), "train")
+    assert epoch["extra"]["au_pass"] is None and epoch["extra"]["au_max"] == 0
+    page = report.build([str(results)])
+    (section,) = [s for s in page.sections if s.id == "train"]
+    au = {t.id: t for t in section.tables}["train-au"]
+    (row,) = au.rows
+    assert row[au.columns.index("verdict")].text == "not judged"
+    check_page(report.write(page, tmp_path / "report.html"), page, 60)
+
+
 def test_train_tables_are_the_records(train_run):
     recs = raw(train_run)
     page = report.build([str(train_run)])

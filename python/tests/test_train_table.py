@@ -102,6 +102,9 @@ def test_gamed_runs_are_not_counted(golden):
         "memory), where MLPerf Storage generates it before the runs")
     assert table["idle"]["not_counted_because"] == (
         "compute time 0: AU of no compute measures no accelerator")
+    # its AU (0: every second a wait) is judged neither way, as its summary says (null)
+    assert results.load(files["idle"])[-1].summaries[0]["au_pass"] is None
+    assert table["idle"]["au_pass"] == "not judged"
     assert [r for r in table if table[r]["counted"] == "yes"] == ["fed"]
     answer = train_table.answer(list(table.values())).splitlines()
     assert ": 1 (fed, " in answer[0]

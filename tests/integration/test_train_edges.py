@@ -64,17 +64,24 @@ def test_figures_of_4_ranks_and_a_dataset_that_is_not_the_options(tmp_path):
     out = tmp_path / "r.jsonl"
     data = tmp_path / "d"
     data.mkdir()
-    run_sonde(["train", "-d", data, "--generate", "--train", "--batch-size", 2,
-               "--read-threads", 3, "--prefetch", 1, "--sample-shuffle", "seed", "--json", out]
-              + DATASET, np=4)
+    proc = run_sonde(["train", "-d", data, "--generate", "--train", "--batch-size", 2,
+                      "--read-threads", 3, "--prefetch", 1, "--sample-shuffle", "seed",
+                      "--json", out] + DATASET, np=4)
     files = npy_files(data)
     assert len(files) == FILES
     (m,) = [r for r in read_jsonl(out) if r["type"] == "measurement" and r["phase"] == "train"]
     assert m["bytes"] == sum(npy_array_bytes(f) for f in files)
     assert m["extra"]["samples"] == FILES * PER_FILE == m["ops"]
     assert m["extra"]["samples_per_s"] == pytest.approx(FILES * PER_FILE / m["seconds"])
-    # no compute: every rank only waited, AU 0
+    # no compute: every rank only waited, AU 0, which judges nothing: no pass, no FAIL, no
+    # rank named below the threshold, in the records and on the lines
     assert m["extra"]["au_max"] == 0 and m["extra"]["wait_s_max"] == pytest.approx(m["seconds"])
+    (summary,) = [r for r in read_jsonl(out) if r["type"] == "summary"]
+    for x in (m["extra"], summary):
+        assert x["au_pass"] is None and x["ranks_below_threshold"] == []
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("epoch 1:", "train:"))]
+    assert len(lines) == 2
+    assert all("no compute time: AU not judged" in ln and "FAIL" not in ln for ln in lines)
 
     before = snapshot(data)
     first = files[0]

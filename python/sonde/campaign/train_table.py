@@ -50,8 +50,10 @@ def rows(launches, load_run, run_dir, statuses, sonde=None):
                       "au_min": summary[TrainExtra.AU_MIN],
                       "au_mean": summary[TrainExtra.AU_MEAN],
                       "au_threshold": threshold,
-                      # every rank, the slowest one included, over the whole run
-                      "au_pass": "yes" if summary[TrainExtra.AU_MIN] >= threshold else "no",
+                      # every rank, the slowest one included, over the whole run; a run
+                      # without compute time has no AU to judge (its au_pass is null)
+                      "au_pass": ("not judged" if summary[TrainExtra.AU_PASS] is None else
+                                  "yes" if summary[TrainExtra.AU_MIN] >= threshold else "no"),
                       "counted": "no" if problems else "yes",
                       "not_counted_because": "; ".join(problems),
                       "status": statuses.get(ln.id, ""),

@@ -490,7 +490,7 @@ class TrainExtra:
     AU_MEAN = Name("au_mean", (int, float))
     AU_MAX = Name("au_max", (int, float))
     AU_THRESHOLD = Name("au_threshold", (int, float))
-    AU_PASS = Name("au_pass", BOOL)
+    AU_PASS = Name("au_pass", (bool, NONE))  # null: no compute time, AU not judged
     RANKS_BELOW_THRESHOLD = Name("ranks_below_threshold", LIST)
     COMPUTE_S_MEAN = Name("compute_s_mean", (int, float))
     WAIT_S_MEAN = Name("wait_s_mean", (int, float))

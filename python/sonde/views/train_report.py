@@ -40,7 +40,7 @@ def _au_figure(run, label):
         Series(LINE, "mean over ranks", x, [e[TrainExtra.AU_MEAN] for e in ex], color=0,
                markers=True,
                hover={"slowest rank": [e[TrainExtra.AU_MIN_RANK] for e in ex],
-                      "pass": ["yes" if e[TrainExtra.AU_PASS] else "no" for e in ex]}),
+                      "pass": [_PASS_WORD[e[TrainExtra.AU_PASS]] for e in ex]}),
         Series(HLINE, "threshold", y=[ex[0][TrainExtra.AU_THRESHOLD]] if ex else [],
                color=HIGHLIGHT, dash=True),
     ]
@@ -119,9 +119,16 @@ def figures(runs, labels):
     return out
 
 
+# au_pass null: a run without compute time, whose AU (every second a wait) says nothing
+_PASS_WORD = {True: "yes", False: "no", None: "not judged (no compute time)"}
+
+
 def _verdict(ex):
-    return text("pass" if ex[TrainExtra.AU_PASS] else "fail",
-                "good" if ex[TrainExtra.AU_PASS] else "bad")
+    judged = ex[TrainExtra.AU_PASS]
+    if judged is None:
+        return text("not judged", tip="no compute time: every second was a wait, so AU (0) "
+                                      "says nothing of the storage")
+    return text("pass" if judged else "fail", "good" if judged else "bad")
 
 
 def tables(runs, labels):
@@ -159,7 +166,8 @@ def tables(runs, labels):
                           "AU min rank", "AU mean", "AU max", "threshold", "verdict"], epochs,
                          "AU of a rank = its emulated compute / (compute + its wait for "
                          "batches); an epoch passes when every rank's AU reaches the "
-                         "threshold."))
+                         "threshold. Without compute time it is not judged: every second is "
+                         "a wait, and its samples/s are what the readers deliver."))
     if checkpoints:
         out.append(Table("train-checkpoints", "Checkpoints",
                          ["run", "checkpoint", "in epoch", "step", "files", "MiB",

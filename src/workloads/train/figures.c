@@ -63,8 +63,9 @@ void train_figures_reduce(MPI_Comm comm, const struct train_part *mine, int epoc
 	if (rank == 0 && !(all = malloc(sizeof *all * (size_t)ranks)))
 		sonde_fatal("out of memory for the AU of %d ranks", ranks);
 	MPI_Gather(&au, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
-	f->pass = f->au.min >= threshold;
-	if (rank == 0) {
+	f->judged = f->compute_mean > 0;
+	f->pass = f->judged && f->au.min >= threshold;
+	if (rank == 0 && f->judged) {
 		if (!(f->below = malloc(sizeof *f->below * (size_t)ranks)))
 			sonde_fatal("out of memory for the AU of %d ranks", ranks);
 		for (int r = 0; r < ranks; r++)
@@ -86,7 +87,10 @@ void train_figures_json(const struct train_figures *f, struct sonde_json *j)
 	sonde_json_double(j, "au_mean", f->au.mean);
 	sonde_json_double(j, "au_max", f->au.max);
 	sonde_json_double(j, "au_threshold", f->threshold);
-	sonde_json_bool(j, "au_pass", f->pass);
+	if (f->judged)
+		sonde_json_bool(j, "au_pass", f->pass);
+	else
+		sonde_json_null(j, "au_pass");
 	sonde_json_array_begin(j, "ranks_below_threshold");
 	for (int i = 0; i < f->nbelow; i++)
 		sonde_json_int(j, NULL, f->below[i]);
@@ -105,11 +109,15 @@ void train_figures_print(FILE *out, const struct train_figures *f)
 		fprintf(out, "epoch %d:", f->epoch + 1);
 	else
 		fprintf(out, "train:");
-	fprintf(out,
-	        " %lld samples in %.3f s: %.1f samples/s, %.2f MiB/s; AU min %.4f (rank %d) mean "
-	        "%.4f max %.4f: %s (threshold %.2f)",
-	        (long long)f->samples, f->seconds, f->samples_per_s, f->mib_per_s, f->au.min,
-	        f->au.min_rank, f->au.mean, f->au.max, f->pass ? "pass" : "FAIL", f->threshold);
+	fprintf(out, " %lld samples in %.3f s: %.1f samples/s, %.2f MiB/s; ", (long long)f->samples,
+	        f->seconds, f->samples_per_s, f->mib_per_s);
+	if (!f->judged)
+		fprintf(out, "no compute time: AU not judged (the samples/s are what the readers "
+		             "deliver)");
+	else
+		fprintf(out, "AU min %.4f (rank %d) mean %.4f max %.4f: %s (threshold %.2f)",
+		        f->au.min, f->au.min_rank, f->au.mean, f->au.max, f->pass ? "pass" : "FAIL",
+		        f->threshold);
 	if (f->nbelow) {
 		fprintf(out, "; below it: rank");
 		for (int i = 0; i < f->nbelow && i < 16; i++)

@@ -239,7 +239,9 @@ struct train_figures {
 	double compute_mean, wait_mean, wait_max, verify_max, stalled_max, overrun_max;
 	struct sonde_stats au, busy; /* AU per rank; compute + wait per rank */
 	double threshold;
-	int pass;   /* every rank's AU at least the threshold */
+	int judged; /* some rank computed: without compute time every second is a wait, and AU
+	             * (0) says nothing of the storage; samples/s is then the readers' ceiling */
+	int pass;   /* judged, and every rank's AU at least the threshold */
 	int nbelow; /* ranks below it */
 	int *below; /* rank 0: the ranks below it (malloc'd) */
 };
