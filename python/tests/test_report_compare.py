@@ -170,3 +170,23 @@ def test_a_path_given_relative_or_absolute_is_the_same_measurement(golden):
     assert compare.unmatched([relative, absolute], PATHS) == [0, 0]
     assert compare.match([absolute, larger], PATHS) == []
     assert compare.unmatched([absolute, larger], PATHS) == [1, 1]  # one write each
+
+
+def test_hints_files_match_by_what_they_hold(golden):
+    """ior through MPI-IO with a hints file: the file's name is a path and stays out of the
+    match, its hints do not. The same two hints in another file, in the other order, match;
+    one hint more is another experiment. The oracle for what the records hold: the files."""
+    lines = ["IOR_HINT__MPI__striping_unit=1048576", "IOR_HINT__MPI__romio_cb_write=enable"]
+    files = {"first": lines, "same": lines[::-1], "more": lines + ["IOR_HINT__MPI__cb_nodes=1"]}
+    runs = {}
+    for name, held in files.items():
+        hints = golden.dir / f"hints-{name}"
+        hints.write_text("\n".join(held) + "\n")
+        runs[name] = results.load(golden.run("ior", "-a", "MPIIO", "-w", "-t", "4k", "-b", "16k",
+                                             "-U", hints, "-o", f"{{dir}}/cmp-hints-{name}"))
+        for m in runs[name][0].measurements:
+            assert m["extra"]["mpi_hints"] == [ln.split("__MPI__")[1] for ln in held]
+    [matched] = compare.match([runs["first"], runs["same"]], PATHS)
+    assert [len(v) for v in matched.values] == [1, 1]
+    assert compare.match([runs["first"], runs["more"]], PATHS) == []
+    assert compare.unmatched([runs["first"], runs["more"]], PATHS) == [1, 1]

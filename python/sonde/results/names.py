@@ -188,6 +188,14 @@ class IORExtra:
     NODE_BYTES = Name("node_bytes", LIST)
 
 
+class IORHintsExtra:
+    """sonde ior's measurements through a backend that takes MPI-IO hints (MPIIO, NCMPI, HDF5):
+    the hints every open passed, "key=value" in the order given (rank 0's IOR_HINT__MPI__
+    variables, then -U's file). They define the experiment; the file's name does not."""
+
+    MPI_HINTS = Name("mpi_hints", LIST)
+
+
 class IORReadExtra:
     """sonde ior's read measurements with -C: what the reordering did (rank 0 works it out)."""
 

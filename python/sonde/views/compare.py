@@ -5,7 +5,9 @@ on each node: 3 + 1 is another measurement than 2 + 2) and
 parameters that define the experiment, so mib runs with different call sizes or collectives of
 different sizes never match each other. Left out of the match: paths, the parameters whose
 value names a file or directory as the binary's option tables say (`sonde --describe-options`;
-the same benchmark on another file system, or given a relative name, matches), and the seeds
+the same benchmark on another file system, or given a relative name, matches; what a file gave
+stays in where the records hold it: ior's MPI-IO hints, from -U's file or the environment, in
+any order), and the seeds
 of SEEDS (they pick one sample of the same random experiment; mdtest draws its data seed from
 the clock when -G is not given, so two runs of one suite never had the same). A group of a
 sonde mix that ran concurrently with others matches only a group that ran beside the same
@@ -24,6 +26,7 @@ from ..results.names import (
     COLLExtra,
     End,
     Header,
+    IORHintsExtra,
     Measurement,
     Mix,
 )
@@ -96,12 +99,15 @@ def mix_contexts(runs, paths):
 
 def key_of(run, m, paths, contexts=None):
     """What a measurement is the same experiment as: workload, phase, shape, parameters but
-    its paths (paths as mix_contexts takes them), and for a concurrent mix group what ran
+    its paths (paths as mix_contexts takes them), the MPI-IO hints it passed (ior: a hints
+    file's contents, where its name is a path), and for a concurrent mix group what ran
     beside it (contexts, mix_contexts of its campaign)."""
     h = run.header or {}
+    hints = (m.get(Measurement.EXTRA) or {}).get(IORHintsExtra.MPI_HINTS)
     return (run.workload, m[Measurement.PHASE], h.get(Header.RANKS), h.get(Header.NODES),
             placement(h),
             _experiment(m.get(Measurement.PARAMS), paths.get(run.workload, frozenset())),
+            None if hints is None else tuple(sorted(hints)),
             (contexts or {}).get(run.run_id))
 
 

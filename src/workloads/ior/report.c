@@ -153,6 +153,14 @@ int ior_json_record(struct ior_run *r, const struct ior_test *t, enum ior_access
 		rank_arrays(&ej, ranks, r->ntasks);
 		node_bytes(&ej, ranks, &r->ctx->topo, r->ntasks);
 	}
+	/* the hints every open passed (IOR_HINT__MPI__ variables, -U's file): part of the
+	 * experiment, where the file's name is not (--compare leaves paths out of its match) */
+	if (sonde_backend_find(p->api)->caps & SONDE_CAP_HINTS) {
+		sonde_json_array_begin(&ej, "mpi_hints");
+		for (int i = 0; i < r->hints.count; i++)
+			sonde_json_string(&ej, NULL, r->hints.items[i]);
+		sonde_json_array_end(&ej);
+	}
 	sonde_json_object_end(&ej);
 	struct sonde_measurement m = {
 	    .phase = ior_phase_name(acc),
