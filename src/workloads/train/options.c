@@ -110,11 +110,12 @@ static const struct sonde_option options[] = {
      "reader threads per rank; 0: the main thread reads each batch (default 1)", 0, 1024,
      .key = "read_threads", .inert = unless_training},
     {0, "prefetch", SONDE_OPT_INT, F(prefetch), "N",
-     "batches the readers read ahead of compute, per rank (default 2)", 1, 1 << 20,
-     .inert = unless_threads},
+     "batches the readers read ahead of compute, per rank, each held in memory (default 2)", 1,
+     1 << 20, .inert = unless_threads},
     {0, "compute-time", SONDE_OPT_DOUBLE, F(compute_time), "SECONDS",
-     "emulated accelerator time per batch (default 0)", .key = "compute_time",
-     .inert = unless_training},
+     "emulated accelerator time per batch (default 0: no accelerator, AU is not judged and "
+     "samples/s is what the readers deliver)",
+     .key = "compute_time", .inert = unless_training},
     {0, "compute-time-stdev", SONDE_OPT_DOUBLE, F(compute_time_stdev), "SECONDS",
      "standard deviation of the compute time, drawn per batch with --seed (default 0)",
      .key = "compute_time_stdev", .inert = unless_training},
@@ -141,7 +142,7 @@ static const struct sonde_option options[] = {
      .inert = unless_training},
     {0, "au-threshold", SONDE_OPT_DOUBLE, F(au_threshold), "FRACTION",
      "the run passes when every rank's accelerator utilization is at least this (default "
-     "0.9)",
+     "0.9; not judged without --compute-time)",
      .key = "au_threshold", .inert = unless_training},
     {0, "preset", SONDE_OPT_STRING, F(preset), "NAME",
      "the dataset, reader and compute settings of a known training workload (options given "
