@@ -660,13 +660,14 @@ static void epoch(struct train *t, int e)
 	struct train_reader *r =
 	    ep.order ? train_reader_start(p, ep.order, ep.count, p->verify) : NULL;
 	/* the batches' buffers are most of it: --prefetch (1 without threads) x --batch-size x the
-	 * epoch's largest sample */
+	 * epoch's largest sample, worked out only where the message is printed (a failed rank) */
 	if (!sonde_agree(t->ctx->comm, r != NULL,
 	                 "out of memory or threads for the readers of %lld samples, %d threads, "
 	                 "%d batches of %d samples of up to %lld bytes in memory",
 	                 (long long)ep.count, p->read_threads,
 	                 p->read_threads > 0 ? p->prefetch : 1, p->batch_size,
-	                 ep.order ? (long long)train_max_sample_size(p, ep.order, ep.count) : 0LL))
+	                 !r && ep.order ? (long long)train_max_sample_size(p, ep.order, ep.count)
+	                                : 0LL))
 		sonde_exit(SONDE_EXIT_RUNTIME);
 	ep.batches = (ep.count + p->batch_size - 1) / p->batch_size;
 	sonde_series_begin(t->ctx->comm, "train", e);

@@ -8,8 +8,8 @@
  * needs the bytes, read 0.87 of the samples/s without it on tmpfs). Each thread keeps the file
  * of its last sample open (and, for indexed files, that file's index). With --odirect a read
  * covers the aligned span around the sample, into aligned buffers, and the sample is found
- * inside it. The first failure stops every reader; the waiting
- * consumer is told. Without threads the consumer reads each batch itself when it waits for it.
+ * inside it. The first failure stops every reader; the waiting consumer is told. Without
+ * threads the consumer reads each batch itself when it waits for it.
  * hdf5: a sample is a byte range of the file's records_0, read through HDF5 (hdf5.c).
  *
  * --verify checks a batch in the consumer between its wait and its compute, and the checks must
